@@ -1,0 +1,135 @@
+"""The exceptions of showctl, raised from the Rust core.
+
+Every exception derives from :class:`ShowctlError`. Refusals of bad input before anything is
+sent are plain :class:`ValueError` (or :class:`TypeError` for a wrong type).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ApiError",
+    "BadRequestError",
+    "ClientClosedError",
+    "ConnectError",
+    "DecodeError",
+    "ForbiddenError",
+    "MethodNotAllowedError",
+    "NotConfirmedError",
+    "NotFoundError",
+    "ServerError",
+    "ServiceUnavailableError",
+    "ShowctlError",
+    "Timeout",
+    "UnauthorizedError",
+]
+
+
+class ShowctlError(Exception):
+    """Base class of every error showctl raises (besides ValueError/TypeError for bad input)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        method: str | None = None,
+        url: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.method = method
+        self.url = url
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (_rebuild, (type(self), self.message, dict(self.__dict__)))
+
+
+def _rebuild(cls: type[ShowctlError], message: str, state: dict[str, object]) -> ShowctlError:
+    exc = cls.__new__(cls)
+    Exception.__init__(exc, message)
+    exc.__dict__.update(state)
+    return exc
+
+
+class ApiError(ShowctlError):
+    """The application answered with a non-2xx status.
+
+    Attributes: ``status`` (int), ``method``, ``url`` (never with the key) and ``body`` (an
+    excerpt of the response body, at most 512 bytes).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int,
+        method: str | None = None,
+        url: str | None = None,
+        body: str = "",
+    ) -> None:
+        super().__init__(message, method=method, url=url)
+        self.status = status
+        self.body = body
+
+
+class BadRequestError(ApiError):
+    """400: an unknown layer, cue or playlist, or a malformed body."""
+
+
+class UnauthorizedError(ApiError):
+    """401: the API key is missing or wrong."""
+
+
+class ForbiddenError(ApiError):
+    """403: the endpoint is reserved for administrators."""
+
+
+class NotFoundError(ApiError):
+    """404: a wrong path, a disabled API, or the documentation port instead of the API port."""
+
+
+class MethodNotAllowedError(ApiError):
+    """405: the endpoint does not accept this method."""
+
+
+class ServerError(ApiError):
+    """5xx: a server-side problem."""
+
+
+class ServiceUnavailableError(ServerError):
+    """503: the application is temporarily unavailable."""
+
+
+class ConnectError(ShowctlError, ConnectionError):
+    """No connection could be made, or it broke before a complete answer."""
+
+
+class Timeout(ShowctlError, TimeoutError):
+    """No complete answer within the timeout."""
+
+
+class DecodeError(ShowctlError):
+    """The answer was not the JSON the endpoint returns (or was larger than ``max_body``)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        method: str | None = None,
+        url: str | None = None,
+        body: str = "",
+    ) -> None:
+        super().__init__(message, method=method, url=url)
+        self.body = body
+
+
+class NotConfirmedError(ShowctlError):
+    """A confirmed command was sent, but reading back never showed the expected state."""
+
+    def __init__(self, message: str, *, expected: str = "", actual: str = "") -> None:
+        super().__init__(message)
+        self.expected = expected
+        self.actual = actual
+
+
+class ClientClosedError(ShowctlError):
+    """The client was closed; nothing was sent."""

@@ -1,0 +1,217 @@
+//! The error type of the core. The binding layer maps each variant to one Python exception
+//! class of `showctl.exceptions`; nothing here knows about Python.
+
+use std::fmt::Write as _;
+
+/// Longest part of a response body kept in an error (bytes of UTF-8, cut on a char boundary).
+pub const BODY_EXCERPT: usize = 512;
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum Error {
+    /// The application answered with a status outside 2xx.
+    #[error("{message}")]
+    Api {
+        status: u16,
+        method: String,
+        url: String,
+        body: String,
+        message: String,
+    },
+    /// No connection could be made, or it broke before a full answer arrived.
+    #[error("{message}")]
+    Connect {
+        method: String,
+        url: String,
+        message: String,
+    },
+    /// No complete answer within the timeout.
+    #[error("{message}")]
+    Timeout {
+        method: String,
+        url: String,
+        message: String,
+    },
+    /// The answer was not the JSON the endpoint returns.
+    #[error("{message}")]
+    Decode {
+        method: String,
+        url: String,
+        body: String,
+        message: String,
+    },
+    /// Refused on the client side before anything was sent (Python `ValueError`).
+    #[error("{0}")]
+    InvalidInput(String),
+    /// A command was applied but the read-back never showed the expected value.
+    #[error("{message}")]
+    NotConfirmed {
+        message: String,
+        expected: String,
+        actual: String,
+    },
+    /// The client was closed; no request is sent.
+    #[error("the client is closed: create a new client to send requests")]
+    Closed,
+    /// Any other failure of the library itself (a bug, never a hang or a crash).
+    #[error("{0}")]
+    Internal(String),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn invalid(msg: impl Into<String>) -> Self {
+        Error::InvalidInput(msg.into())
+    }
+
+    /// Status of an `Api` error.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Error::Api { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// True for the failures a GET is retried on: connection failure, timeout, 500, 503.
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            Error::Connect { .. } | Error::Timeout { .. } => true,
+            Error::Api { status, .. } => *status == 500 || *status == 503,
+            _ => false,
+        }
+    }
+
+    pub fn api(status: u16, method: &str, url: &str, body: &[u8]) -> Self {
+        let body = excerpt(body);
+        let reason = reason_phrase(status);
+        let mut message = format!("{status} {reason} for {method} {url}");
+        match status {
+            300..=399 => message.push_str(
+                ": the application answered with a redirect, which is not followed \
+                 (is the scheme right? an application set to HTTPS needs an https:// URL)",
+            ),
+            400 => message
+                .push_str(": the application rejected the request (an unknown layer, cue or playlist, or a malformed body)"),
+            401 => message.push_str(": authorization failed (check the API key)"),
+            403 => message.push_str(": the endpoint is reserved for administrators"),
+            404 => message.push_str(
+                ": the path may be wrong, the API may be disabled in the application's \
+                 preferences, or this may be the documentation port rather than the API port",
+            ),
+            405 => message.push_str(": the endpoint does not accept this method"),
+            503 => message.push_str(": the application is temporarily unavailable; retry later"),
+            500..=599 => message.push_str(": a server-side problem; retry later"),
+            _ => {}
+        }
+        if !body.trim().is_empty() {
+            let _ = write!(message, "; body: {}", body.trim());
+        }
+        Error::Api {
+            status,
+            method: method.to_string(),
+            url: url.to_string(),
+            body,
+            message,
+        }
+    }
+
+    pub fn decode(method: &str, url: &str, body: &[u8], what: impl std::fmt::Display) -> Self {
+        let body = excerpt(body);
+        let mut message = format!("could not decode the answer to {method} {url}: {what}");
+        if !body.trim().is_empty() {
+            let _ = write!(message, "; body: {}", body.trim());
+        } else {
+            message.push_str("; the body was empty");
+        }
+        Error::Decode {
+            method: method.to_string(),
+            url: url.to_string(),
+            body,
+            message,
+        }
+    }
+}
+
+/// The first [`BODY_EXCERPT`] bytes of a body as text, lossy, cut on a character boundary.
+pub fn excerpt(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    if text.len() <= BODY_EXCERPT {
+        return text.into_owned();
+    }
+    let mut end = BODY_EXCERPT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+/// The whole `source()` chain of an error, joined with ": " (reqwest's top message alone says
+/// little: "error sending request" hides "connection refused").
+pub fn chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = err.to_string();
+    let mut cur = err.source();
+    while let Some(e) = cur {
+        let s = e.to_string();
+        if !out.contains(&s) {
+            out.push_str(": ");
+            out.push_str(&s);
+        }
+        cur = e.source();
+    }
+    out
+}
+
+pub fn reason_phrase(status: u16) -> &'static str {
+    match status {
+        301 => "Moved Permanently",
+        302 => "Found",
+        303 => "See Other",
+        307 => "Temporary Redirect",
+        308 => "Permanent Redirect",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        408 => "Request Timeout",
+        409 => "Conflict",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        501 => "Not Implemented",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => "Error",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn api_404_explains_the_likely_causes() {
+        let e = Error::api(404, "GET", "http://h:1/api/0/x", b"nope");
+        let msg = e.to_string();
+        assert!(msg.contains("404 Not Found for GET http://h:1/api/0/x"));
+        assert!(msg.contains("documentation port"));
+        assert!(msg.contains("body: nope"));
+        assert_eq!(e.status(), Some(404));
+    }
+
+    #[test]
+    fn excerpt_cuts_on_a_char_boundary() {
+        let body = "é".repeat(600);
+        let e = excerpt(body.as_bytes());
+        assert!(e.ends_with('…'));
+        assert!(e.len() <= BODY_EXCERPT + '…'.len_utf8());
+    }
+
+    #[test]
+    fn retryable_set() {
+        assert!(Error::api(503, "GET", "u", b"").is_retryable());
+        assert!(Error::api(500, "GET", "u", b"").is_retryable());
+        assert!(!Error::api(502, "GET", "u", b"").is_retryable());
+        assert!(!Error::api(404, "GET", "u", b"").is_retryable());
+    }
+}

@@ -1,0 +1,14 @@
+//! showctl: a client for the HTTP APIs of a media playback application and a scoreboard
+//! application. The core (everything outside `python/`) has no PyO3 dependency and is tested
+//! with `cargo test`; the `python` feature adds the binding layer that only converts.
+
+pub mod error;
+pub mod ident;
+pub mod runtime;
+pub mod score;
+pub mod transport;
+
+#[cfg(feature = "python")]
+mod python;
+
+pub use error::{Error, Result};

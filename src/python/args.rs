@@ -1,0 +1,88 @@
+//! Conversion of Python arguments shared by the clients.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyInt, PyString};
+
+use crate::error::{Error, Result};
+use crate::ident::Ident;
+use crate::transport::{resolve_key, resolve_url, Config, DEFAULT_MAX_BODY};
+
+/// Options every client takes, as given from Python.
+#[allow(clippy::too_many_arguments)]
+pub fn client_config(
+    url: Option<String>,
+    api_key: Option<String>,
+    env_var: &str,
+    timeout: f64,
+    verify: bool,
+    ca_cert: Option<PathBuf>,
+    retries: i64,
+    retry_commands: bool,
+    max_body: Option<i64>,
+) -> Result<Config> {
+    let url = resolve_url(url, env_var)?;
+    if !timeout.is_finite() || timeout <= 0.0 || timeout > 3600.0 {
+        return Err(Error::invalid(format!(
+            "timeout: must be a number of seconds above 0 and at most 3600, got {timeout}"
+        )));
+    }
+    if !(0..=10).contains(&retries) {
+        return Err(Error::invalid(format!(
+            "retries: must be between 0 and 10, got {retries}"
+        )));
+    }
+    let max_body = match max_body {
+        None => DEFAULT_MAX_BODY,
+        Some(n) if n > 0 => n as usize,
+        Some(n) => {
+            return Err(Error::invalid(format!(
+                "max_body: must be a positive number of bytes, got {n}"
+            )))
+        }
+    };
+    let mut config = Config::new(url);
+    config.api_key = resolve_key(api_key);
+    config.timeout = Duration::from_secs_f64(timeout);
+    config.verify = verify;
+    config.ca_cert = ca_cert;
+    config.retries = retries as u32;
+    config.retry_commands = retry_commands;
+    config.max_body = max_body;
+    Ok(config)
+}
+
+/// An identifier argument: `int` (not `bool`) or `str`.
+pub fn ident(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Ident> {
+    if obj.is_instance_of::<PyBool>() {
+        return Err(PyValueError::new_err(format!(
+            "{arg}: a bool is not an identifier; pass an int index, a name or a UUID"
+        )));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        let v: i64 = obj.extract().map_err(|_| {
+            PyValueError::new_err(format!("{arg}: index out of range"))
+        })?;
+        return Ok(Ident::Index(v));
+    }
+    if obj.is_instance_of::<PyString>() {
+        return Ok(Ident::Name(obj.extract::<String>()?));
+    }
+    Err(PyTypeError::new_err(format!(
+        "{arg}: expected an int index, a name or a UUID string, got {}",
+        obj.get_type().name()?
+    )))
+}
+
+/// A finite float argument, with its range checked.
+pub fn number_in(value: f64, arg: &str, lo: f64, hi: f64) -> Result<f64> {
+    if !value.is_finite() || value < lo || value > hi {
+        return Err(Error::invalid(format!(
+            "{arg}: must be a finite number from {lo} to {hi}, got {value}"
+        )));
+    }
+    Ok(value)
+}

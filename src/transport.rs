@@ -1,0 +1,590 @@
+//! The HTTP transport: base URL forms, the `/api/0` prefix, the Bearer key, TLS options,
+//! per-attempt timeouts, retries with backoff and jitter, a cap on body size, and keep-alive
+//! connection reuse (one reqwest client per `Transport`).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
+
+use crate::error::{chain, Error, Result};
+
+/// API path prefix the client adds to every base URL.
+pub const API_PREFIX: &str = "/api/0";
+/// Environment variable with the media application's URL.
+pub const ENV_MEDIA_URL: &str = "SHOWCTL_MEDIA_URL";
+/// Environment variable with the scoreboard application's URL.
+pub const ENV_SCOREBOARD_URL: &str = "SHOWCTL_SCOREBOARD_URL";
+/// Environment variable with the API key.
+pub const ENV_API_KEY: &str = "SHOWCTL_API_KEY";
+
+/// Default per-attempt timeout.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+/// Default largest response body accepted (bytes).
+pub const DEFAULT_MAX_BODY: usize = 64 * 1024 * 1024;
+
+/// HTTP method of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    Get,
+    Post,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+        }
+    }
+    pub fn parse(s: &str) -> Result<Self> {
+        match s.to_ascii_uppercase().as_str() {
+            "GET" => Ok(Method::Get),
+            "POST" => Ok(Method::Post),
+            other => Err(Error::invalid(format!(
+                "method: the applications accept GET and POST only, got {other:?}"
+            ))),
+        }
+    }
+}
+
+/// One request, relative to the `/api/0` prefix. `path` is already encoded (see `ident`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    pub method: Method,
+    pub path: String,
+    pub query: Vec<(String, String)>,
+    /// Serialized JSON body, sent with `Content-Type: application/json`.
+    pub body: Option<Vec<u8>>,
+}
+
+impl Request {
+    pub fn get(path: impl Into<String>) -> Self {
+        Request {
+            method: Method::Get,
+            path: path.into(),
+            query: Vec::new(),
+            body: None,
+        }
+    }
+    pub fn post(path: impl Into<String>) -> Self {
+        Request {
+            method: Method::Post,
+            path: path.into(),
+            query: Vec::new(),
+            body: None,
+        }
+    }
+    pub fn query(mut self, key: &str, value: impl Into<String>) -> Self {
+        self.query.push((key.to_string(), value.into()));
+        self
+    }
+    pub fn json(mut self, body: &serde_json::Value) -> Self {
+        self.body = Some(serde_json::to_vec(body).expect("a JSON value always serializes"));
+        self
+    }
+    /// The path and query as sent (for logs and error messages).
+    pub fn path_and_query(&self) -> String {
+        let mut s = self.path.clone();
+        if !self.query.is_empty() {
+            s.push('?');
+            let q: Vec<String> = self
+                .query
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{}={}",
+                        crate::ident::encode_segment(k),
+                        crate::ident::encode_segment(v)
+                    )
+                })
+                .collect();
+            s.push_str(&q.join("&"));
+        }
+        s
+    }
+}
+
+/// Everything a client is built from.
+#[derive(Clone)]
+pub struct Config {
+    pub url: String,
+    pub api_key: Option<String>,
+    pub timeout: Duration,
+    pub verify: bool,
+    pub ca_cert: Option<std::path::PathBuf>,
+    pub retries: u32,
+    pub retry_commands: bool,
+    pub max_body: usize,
+    /// First backoff delay; doubles per attempt, with jitter, capped at 2 s.
+    pub backoff: Duration,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("url", &self.url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "***"))
+            .field("timeout", &self.timeout)
+            .field("verify", &self.verify)
+            .field("ca_cert", &self.ca_cert)
+            .field("retries", &self.retries)
+            .field("retry_commands", &self.retry_commands)
+            .finish()
+    }
+}
+
+impl Config {
+    pub fn new(url: impl Into<String>) -> Self {
+        Config {
+            url: url.into(),
+            api_key: None,
+            timeout: DEFAULT_TIMEOUT,
+            verify: true,
+            ca_cert: None,
+            retries: 2,
+            retry_commands: false,
+            max_body: DEFAULT_MAX_BODY,
+            backoff: Duration::from_millis(100),
+        }
+    }
+}
+
+/// Turn `http://h:p`, `https://h:p` or `h:p` into `scheme://h:p/api/0` (no trailing slash).
+pub fn normalize_base(url: &str) -> Result<String> {
+    let url = url.trim();
+    if url.is_empty() {
+        return Err(Error::invalid("url: must not be empty"));
+    }
+    if url.chars().any(|c| c.is_control() || c == ' ') {
+        return Err(Error::invalid(
+            "url: contains a control character, CR/LF or a space",
+        ));
+    }
+    let with_scheme = if url.contains("://") {
+        url.to_string()
+    } else {
+        format!("http://{url}")
+    };
+    let parsed = url::Url::parse(&with_scheme)
+        .map_err(|e| Error::invalid(format!("url: {url:?} is not a valid URL ({e})")))?;
+    match parsed.scheme() {
+        "http" | "https" => {}
+        other => {
+            return Err(Error::invalid(format!(
+                "url: scheme must be http or https, got {other:?}"
+            )))
+        }
+    }
+    if parsed.host_str().is_none_or(|h| h.is_empty()) {
+        return Err(Error::invalid(format!("url: {url:?} has no host")));
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(Error::invalid(
+            "url: must not carry credentials; pass api_key instead",
+        ));
+    }
+    if parsed.query().is_some() || parsed.fragment().is_some() {
+        return Err(Error::invalid(
+            "url: must not carry a query or a fragment",
+        ));
+    }
+    let mut base = format!("{}://{}", parsed.scheme(), parsed.host_str().unwrap_or(""));
+    if let Some(port) = parsed.port() {
+        base.push_str(&format!(":{port}"));
+    }
+    let path = parsed.path().trim_end_matches('/');
+    let path = path.strip_suffix(API_PREFIX).unwrap_or(path);
+    base.push_str(path);
+    base.push_str(API_PREFIX);
+    Ok(base)
+}
+
+/// Validate an API key for use in a header; the message never repeats the key.
+pub fn auth_header(api_key: &str) -> Result<HeaderValue> {
+    if api_key.is_empty() {
+        return Err(Error::invalid("api_key: must not be empty (pass None for no key)"));
+    }
+    if api_key.chars().any(|c| c.is_control()) {
+        return Err(Error::invalid(
+            "api_key: contains CR, LF or another control character",
+        ));
+    }
+    let mut v = HeaderValue::from_str(&format!("Bearer {api_key}"))
+        .map_err(|_| Error::invalid("api_key: contains characters a header cannot carry"))?;
+    v.set_sensitive(true);
+    Ok(v)
+}
+
+fn install_crypto_provider() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+}
+
+/// Build the reqwest client for a configuration (TLS options, no redirects, no proxy).
+pub fn build_client(config: &Config) -> Result<reqwest::Client> {
+    install_crypto_provider();
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        USER_AGENT,
+        HeaderValue::from_static(concat!("showctl/", env!("CARGO_PKG_VERSION"))),
+    );
+    let mut builder = reqwest::Client::builder()
+        .default_headers(headers)
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .tcp_nodelay(true)
+        .pool_idle_timeout(Duration::from_secs(60))
+        .connect_timeout(config.timeout);
+    if !config.verify {
+        builder = builder.tls_danger_accept_invalid_certs(true);
+    }
+    if let Some(path) = &config.ca_cert {
+        let pem = std::fs::read(path).map_err(|e| {
+            Error::invalid(format!("ca_cert: cannot read {}: {e}", path.display()))
+        })?;
+        let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
+            Error::invalid(format!(
+                "ca_cert: {} is not a PEM certificate: {}",
+                path.display(),
+                chain(&e)
+            ))
+        })?;
+        if certs.is_empty() {
+            return Err(Error::invalid(format!(
+                "ca_cert: {} holds no certificate",
+                path.display()
+            )));
+        }
+        builder = builder.tls_certs_only(certs);
+    }
+    builder
+        .build()
+        .map_err(|e| Error::Internal(format!("cannot build the HTTP client: {}", chain(&e))))
+}
+
+/// One application endpoint: a base URL and its key.
+#[derive(Clone)]
+pub struct Target {
+    base: String,
+    auth: Option<HeaderValue>,
+}
+
+impl Target {
+    pub fn new(url: &str, api_key: Option<&str>) -> Result<Self> {
+        Ok(Target {
+            base: normalize_base(url)?,
+            auth: api_key.map(auth_header).transpose()?,
+        })
+    }
+    /// `scheme://host:port/api/0`, never with the key.
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+    pub fn has_key(&self) -> bool {
+        self.auth.is_some()
+    }
+}
+
+impl std::fmt::Debug for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Target({})", self.base)
+    }
+}
+
+/// A client for one application (plus the options shared by its requests).
+pub struct Transport {
+    client: reqwest::Client,
+    target: Target,
+    timeout: Duration,
+    retries: u32,
+    retry_commands: bool,
+    max_body: usize,
+    backoff: Duration,
+    closed: AtomicBool,
+}
+
+impl std::fmt::Debug for Transport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Transport({})", self.target.base)
+    }
+}
+
+impl Transport {
+    pub fn new(config: &Config) -> Result<Self> {
+        if config.timeout.is_zero() {
+            return Err(Error::invalid("timeout: must be greater than 0 seconds"));
+        }
+        let target = Target::new(&config.url, config.api_key.as_deref())?;
+        let client = build_client(config)?;
+        Ok(Transport {
+            client,
+            target,
+            timeout: config.timeout,
+            retries: config.retries,
+            retry_commands: config.retry_commands,
+            max_body: config.max_body,
+            backoff: config.backoff,
+            closed: AtomicBool::new(false),
+        })
+    }
+
+    /// A transport to another target sharing this one's options (used for mirrors).
+    pub fn with_target(&self, target: Target) -> Self {
+        Transport {
+            client: self.client.clone(),
+            target,
+            timeout: self.timeout,
+            retries: self.retries,
+            retry_commands: self.retry_commands,
+            max_body: self.max_body,
+            backoff: self.backoff,
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+    pub fn base_url(&self) -> &str {
+        self.target.base()
+    }
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+    }
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    /// The full URL of a request (for messages; never holds the key).
+    pub fn url_of(&self, req: &Request) -> String {
+        format!("{}{}", self.target.base, req.path_and_query())
+    }
+
+    /// Send a request, retrying as configured, and return the body of a 2xx answer.
+    pub async fn send(&self, req: &Request) -> Result<Bytes> {
+        let retries = if req.method == Method::Get || self.retry_commands {
+            self.retries
+        } else {
+            0
+        };
+        let mut attempt = 0u32;
+        loop {
+            if self.is_closed() {
+                return Err(Error::Closed);
+            }
+            match self.attempt(req).await {
+                Ok(body) => return Ok(body),
+                Err(e) if attempt < retries && e.is_retryable() => {
+                    let delay = self.backoff_delay(attempt);
+                    log::info!(
+                        "{} {} failed ({}); retry {} of {} in {:.0?}",
+                        req.method.as_str(),
+                        self.url_of(req),
+                        short(&e),
+                        attempt + 1,
+                        retries,
+                        delay
+                    );
+                    tokio::time::sleep(delay).await;
+                    attempt += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn backoff_delay(&self, attempt: u32) -> Duration {
+        let base = self.backoff.as_secs_f64() * 2f64.powi(attempt.min(16) as i32);
+        let capped = base.min(2.0);
+        let jitter = rand::random::<f64>() * 0.5 + 0.75; // 0.75 .. 1.25
+        Duration::from_secs_f64(capped * jitter)
+    }
+
+    /// One attempt, bounded by the timeout from connecting to the last body byte.
+    async fn attempt(&self, req: &Request) -> Result<Bytes> {
+        let url = self.url_of(req);
+        let method = req.method.as_str();
+        let started = Instant::now();
+        let result = tokio::time::timeout(self.timeout, self.exchange(req, &url)).await;
+        let out = match result {
+            Ok(r) => r,
+            Err(_) => Err(Error::Timeout {
+                method: method.to_string(),
+                url: url.clone(),
+                message: format!(
+                    "{method} {url} timed out: no complete answer within {:.3}s",
+                    self.timeout.as_secs_f64()
+                ),
+            }),
+        };
+        match &out {
+            Ok(b) => log::debug!(
+                "{method} {url} -> {} bytes in {:.1?}",
+                b.len(),
+                started.elapsed()
+            ),
+            Err(e) => log::debug!("{method} {url} failed in {:.1?}: {e}", started.elapsed()),
+        }
+        out
+    }
+
+    async fn exchange(&self, req: &Request, url: &str) -> Result<Bytes> {
+        let method = req.method.as_str();
+        let mut builder = match req.method {
+            Method::Get => self.client.get(url),
+            Method::Post => self.client.post(url),
+        };
+        if let Some(auth) = &self.target.auth {
+            builder = builder.header(AUTHORIZATION, auth.clone());
+        }
+        if let Some(body) = &req.body {
+            builder = builder
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.clone());
+        }
+        let mut resp = builder
+            .send()
+            .await
+            .map_err(|e| transport_error(method, url, &e))?;
+        let status = resp.status().as_u16();
+        if let Some(len) = resp.content_length() {
+            if len as usize > self.max_body {
+                return Err(too_large(method, url, self.max_body));
+            }
+        }
+        let mut buf = Vec::with_capacity(resp.content_length().unwrap_or(0) as usize);
+        while let Some(chunk) = resp
+            .chunk()
+            .await
+            .map_err(|e| transport_error(method, url, &e))?
+        {
+            if buf.len() + chunk.len() > self.max_body {
+                return Err(too_large(method, url, self.max_body));
+            }
+            buf.extend_from_slice(&chunk);
+        }
+        if !(200..300).contains(&status) {
+            let mut err = Error::api(status, method, url, &buf);
+            if (300..400).contains(&status) {
+                if let (Error::Api { message, .. }, Some(loc)) =
+                    (&mut err, resp.headers().get(reqwest::header::LOCATION))
+                {
+                    message.push_str(&format!(
+                        "; Location: {}",
+                        String::from_utf8_lossy(loc.as_bytes())
+                    ));
+                }
+            }
+            return Err(err);
+        }
+        Ok(Bytes::from(buf))
+    }
+}
+
+fn too_large(method: &str, url: &str, max: usize) -> Error {
+    Error::Decode {
+        method: method.to_string(),
+        url: url.to_string(),
+        body: String::new(),
+        message: format!(
+            "the answer to {method} {url} is larger than max_body ({max} bytes); \
+             raise max_body if this is expected"
+        ),
+    }
+}
+
+fn short(e: &Error) -> String {
+    match e {
+        Error::Api { status, .. } => format!("status {status}"),
+        Error::Timeout { .. } => "timeout".into(),
+        Error::Connect { .. } => "connection failed".into(),
+        other => other.to_string(),
+    }
+}
+
+/// Map a reqwest error to the core's error, keeping the whole cause chain.
+fn transport_error(method: &str, url: &str, e: &reqwest::Error) -> Error {
+    let detail = chain(e);
+    if e.is_timeout() {
+        return Error::Timeout {
+            method: method.into(),
+            url: url.into(),
+            message: format!("{method} {url} timed out: {detail}"),
+        };
+    }
+    let hint = if detail.contains("certificate") || detail.contains("Certificate") {
+        " (the application's certificate is not trusted: pass ca_cert=PATH, or verify=False \
+         for its self-signed certificate)"
+    } else if detail.contains("refused") {
+        " (is the application running, with its API enabled, on this port?)"
+    } else {
+        ""
+    };
+    Error::Connect {
+        method: method.into(),
+        url: url.into(),
+        message: format!("{method} {url} failed: {detail}{hint}"),
+    }
+}
+
+/// Read the URL and key from arguments or environment variables.
+pub fn resolve_url(url: Option<String>, env_var: &str) -> Result<String> {
+    match url {
+        Some(u) => Ok(u),
+        None => match std::env::var(env_var) {
+            Ok(u) if !u.trim().is_empty() => Ok(u),
+            _ => Err(Error::invalid(format!(
+                "url: no URL given and {env_var} is not set; pass url=\"http://host:port\" \
+                 or set {env_var}"
+            ))),
+        },
+    }
+}
+
+pub fn resolve_key(api_key: Option<String>) -> Option<String> {
+    api_key.or_else(|| std::env::var(ENV_API_KEY).ok().filter(|k| !k.is_empty()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_forms() {
+        assert_eq!(normalize_base("http://h:1").unwrap(), "http://h:1/api/0");
+        assert_eq!(normalize_base("https://h:1/").unwrap(), "https://h:1/api/0");
+        assert_eq!(normalize_base("h:1").unwrap(), "http://h:1/api/0");
+        assert_eq!(normalize_base("127.0.0.1:80").unwrap(), "http://127.0.0.1/api/0");
+        assert_eq!(normalize_base("http://h:1/api/0").unwrap(), "http://h:1/api/0");
+        assert_eq!(normalize_base("http://[::1]:9").unwrap(), "http://[::1]:9/api/0");
+    }
+
+    #[test]
+    fn base_refusals() {
+        for bad in ["", "ftp://h", "http://h:1\r\nX: y", "http://u:p@h:1", "http://h/?q=1"] {
+            assert!(normalize_base(bad).is_err(), "{bad:?} should be refused");
+        }
+    }
+
+    #[test]
+    fn key_refusals_never_repeat_the_key() {
+        let e = auth_header("sec\r\nret").unwrap_err().to_string();
+        assert!(!e.contains("sec"), "{e}");
+        assert!(auth_header("good-key").unwrap().is_sensitive());
+    }
+
+    #[test]
+    fn query_is_encoded() {
+        let r = Request::post("/skip/layer/0")
+            .query("forwards", "true")
+            .query("offset", "1.5");
+        assert_eq!(r.path_and_query(), "/skip/layer/0?forwards=true&offset=1.5");
+    }
+}
