@@ -134,19 +134,31 @@ mod tests {
         assert_eq!(Ident::Index(0).segment(Kind::Layer, "id").unwrap(), "0");
         assert!(Ident::Index(-1).segment(Kind::Layer, "id").is_err());
         assert!(Ident::Index(-1).segment(Kind::Cue, "cue_id").is_err());
-        assert_eq!(Ident::Index(-1).segment(Kind::Playlist, "id").unwrap(), "-1");
-        let err = Ident::Index(-2).segment(Kind::Playlist, "playlist_id").unwrap_err();
+        assert_eq!(
+            Ident::Index(-1).segment(Kind::Playlist, "id").unwrap(),
+            "-1"
+        );
+        let err = Ident::Index(-2)
+            .segment(Kind::Playlist, "playlist_id")
+            .unwrap_err();
         assert!(err.to_string().starts_with("playlist_id:"), "{err}");
     }
 
     #[test]
     fn names_are_one_segment() {
-        let seg = Ident::from("Lower Third/Left").segment(Kind::Layer, "id").unwrap();
+        let seg = Ident::from("Lower Third/Left")
+            .segment(Kind::Layer, "id")
+            .unwrap();
         assert_eq!(seg, "Lower%20Third%2FLeft");
-        let seg = Ident::from("a?b#c%d\r\n..").segment(Kind::Layer, "id").unwrap();
+        let seg = Ident::from("a?b#c%d\r\n..")
+            .segment(Kind::Layer, "id")
+            .unwrap();
         assert!(!seg.contains(['/', '?', '#', '\r', '\n']));
         assert_eq!(seg, "a%3Fb%23c%25d%0D%0A..");
-        assert_eq!(Ident::from("Écran").segment(Kind::Layer, "id").unwrap(), "%C3%89cran");
+        assert_eq!(
+            Ident::from("Écran").segment(Kind::Layer, "id").unwrap(),
+            "%C3%89cran"
+        );
         assert_eq!(Ident::from("12").segment(Kind::Layer, "id").unwrap(), "12");
     }
 
@@ -155,6 +167,9 @@ mod tests {
         assert!(Ident::from("").segment(Kind::Layer, "id").is_err());
         assert!(Ident::from("..").segment(Kind::Layer, "id").is_err());
         assert!(Ident::from("-3").segment(Kind::Layer, "id").is_err());
-        assert_eq!(Ident::from("-1").segment(Kind::Playlist, "id").unwrap(), "-1");
+        assert_eq!(
+            Ident::from("-1").segment(Kind::Playlist, "id").unwrap(),
+            "-1"
+        );
     }
 }

@@ -4,8 +4,10 @@
 
 pub mod error;
 pub mod ident;
+pub mod media;
 pub mod runtime;
 pub mod score;
+pub mod simulator;
 pub mod transport;
 
 #[cfg(feature = "python")]

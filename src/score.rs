@@ -296,7 +296,9 @@ impl ScoreRecord {
     /// The typed value of one field of the table.
     pub fn field(&self, field: &Field) -> FieldValue {
         match field.kind {
-            Str => self.text(field.wire).map_or(FieldValue::Missing, FieldValue::Str),
+            Str => self
+                .text(field.wire)
+                .map_or(FieldValue::Missing, FieldValue::Str),
             Int => match self.raw.get(field.wire) {
                 Some(Value::Number(n)) => n
                     .as_i64()
@@ -517,7 +519,10 @@ impl ScoreWatch {
             match self.board.scores().await {
                 Ok(record) => {
                     if self.failing_since.take().is_some() {
-                        log::info!("score watch: {} answers again", self.board.transport().base_url());
+                        log::info!(
+                            "score watch: {} answers again",
+                            self.board.transport().base_url()
+                        );
                     }
                     if self.last.as_ref() != Some(&record) {
                         self.last = Some(record.clone());
@@ -536,4 +541,3 @@ impl ScoreWatch {
         }
     }
 }
-

@@ -186,9 +186,7 @@ pub fn normalize_base(url: &str) -> Result<String> {
         ));
     }
     if parsed.query().is_some() || parsed.fragment().is_some() {
-        return Err(Error::invalid(
-            "url: must not carry a query or a fragment",
-        ));
+        return Err(Error::invalid("url: must not carry a query or a fragment"));
     }
     let mut base = format!("{}://{}", parsed.scheme(), parsed.host_str().unwrap_or(""));
     if let Some(port) = parsed.port() {
@@ -204,7 +202,9 @@ pub fn normalize_base(url: &str) -> Result<String> {
 /// Validate an API key for use in a header; the message never repeats the key.
 pub fn auth_header(api_key: &str) -> Result<HeaderValue> {
     if api_key.is_empty() {
-        return Err(Error::invalid("api_key: must not be empty (pass None for no key)"));
+        return Err(Error::invalid(
+            "api_key: must not be empty (pass None for no key)",
+        ));
     }
     if api_key.chars().any(|c| c.is_control()) {
         return Err(Error::invalid(
@@ -243,9 +243,8 @@ pub fn build_client(config: &Config) -> Result<reqwest::Client> {
         builder = builder.tls_danger_accept_invalid_certs(true);
     }
     if let Some(path) = &config.ca_cert {
-        let pem = std::fs::read(path).map_err(|e| {
-            Error::invalid(format!("ca_cert: cannot read {}: {e}", path.display()))
-        })?;
+        let pem = std::fs::read(path)
+            .map_err(|e| Error::invalid(format!("ca_cert: cannot read {}: {e}", path.display())))?;
         let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
             Error::invalid(format!(
                 "ca_cert: {} is not a PEM certificate: {}",
@@ -561,14 +560,29 @@ mod tests {
         assert_eq!(normalize_base("http://h:1").unwrap(), "http://h:1/api/0");
         assert_eq!(normalize_base("https://h:1/").unwrap(), "https://h:1/api/0");
         assert_eq!(normalize_base("h:1").unwrap(), "http://h:1/api/0");
-        assert_eq!(normalize_base("127.0.0.1:80").unwrap(), "http://127.0.0.1/api/0");
-        assert_eq!(normalize_base("http://h:1/api/0").unwrap(), "http://h:1/api/0");
-        assert_eq!(normalize_base("http://[::1]:9").unwrap(), "http://[::1]:9/api/0");
+        assert_eq!(
+            normalize_base("127.0.0.1:80").unwrap(),
+            "http://127.0.0.1/api/0"
+        );
+        assert_eq!(
+            normalize_base("http://h:1/api/0").unwrap(),
+            "http://h:1/api/0"
+        );
+        assert_eq!(
+            normalize_base("http://[::1]:9").unwrap(),
+            "http://[::1]:9/api/0"
+        );
     }
 
     #[test]
     fn base_refusals() {
-        for bad in ["", "ftp://h", "http://h:1\r\nX: y", "http://u:p@h:1", "http://h/?q=1"] {
+        for bad in [
+            "",
+            "ftp://h",
+            "http://h:1\r\nX: y",
+            "http://u:p@h:1",
+            "http://h/?q=1",
+        ] {
             assert!(normalize_base(bad).is_err(), "{bad:?} should be refused");
         }
     }

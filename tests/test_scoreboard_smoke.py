@@ -1,9 +1,8 @@
 from __future__ import annotations
 
+import showctl
 from pytest_httpserver import HTTPServer
 from recording import load, sent, serve
-
-import showctl
 
 
 def test_basketball_sync(httpserver: HTTPServer, base_url: str) -> None:

@@ -24,6 +24,9 @@ from showctl._core import (
     VolleyballScore,
     __version__,
 )
+
+# media playback (MediaPlayer, Layer, models)
+# simulator
 from showctl.exceptions import (
     ApiError,
     BadRequestError,

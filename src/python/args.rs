@@ -63,9 +63,9 @@ pub fn ident(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Ident> {
         )));
     }
     if obj.is_instance_of::<PyInt>() {
-        let v: i64 = obj.extract().map_err(|_| {
-            PyValueError::new_err(format!("{arg}: index out of range"))
-        })?;
+        let v: i64 = obj
+            .extract()
+            .map_err(|_| PyValueError::new_err(format!("{arg}: index out of range")))?;
         return Ok(Ident::Index(v));
     }
     if obj.is_instance_of::<PyString>() {

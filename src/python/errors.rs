@@ -10,9 +10,8 @@ use crate::error::Error;
 static EXCEPTIONS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 
 fn class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyType>> {
-    let module = EXCEPTIONS.get_or_try_init(py, || {
-        py.import("showctl.exceptions").map(|m| m.unbind())
-    })?;
+    let module =
+        EXCEPTIONS.get_or_try_init(py, || py.import("showctl.exceptions").map(|m| m.unbind()))?;
     Ok(module.bind(py).getattr(name)?.cast_into::<PyType>()?)
 }
 
@@ -30,7 +29,12 @@ pub fn class_for_status(status: u16) -> &'static str {
     }
 }
 
-fn build(py: Python<'_>, name: &str, message: &str, kwargs: &[(&str, Py<PyAny>)]) -> PyResult<PyErr> {
+fn build(
+    py: Python<'_>,
+    name: &str,
+    message: &str,
+    kwargs: &[(&str, Py<PyAny>)],
+) -> PyResult<PyErr> {
     let cls = class(py, name)?;
     let kw = PyDict::new(py);
     for (k, v) in kwargs {
@@ -42,7 +46,11 @@ fn build(py: Python<'_>, name: &str, message: &str, kwargs: &[(&str, Py<PyAny>)]
 
 /// Convert a core error into the matching Python exception.
 pub fn to_pyerr(py: Python<'_>, err: Error) -> PyErr {
-    let s = |v: &str| -> Py<PyAny> { v.into_pyobject(py).map(|o| o.into_any().unbind()).unwrap_or_else(|_| py.None()) };
+    let s = |v: &str| -> Py<PyAny> {
+        v.into_pyobject(py)
+            .map(|o| o.into_any().unbind())
+            .unwrap_or_else(|_| py.None())
+    };
     let result = match &err {
         Error::InvalidInput(msg) => return PyValueError::new_err(msg.clone()),
         Error::Api {
@@ -58,18 +66,31 @@ pub fn to_pyerr(py: Python<'_>, err: Error) -> PyErr {
                     py,
                     class_for_status(*status),
                     message,
-                    &[("status", st), ("method", s(method)), ("url", s(url)), ("body", s(body))],
+                    &[
+                        ("status", st),
+                        ("method", s(method)),
+                        ("url", s(url)),
+                        ("body", s(body)),
+                    ],
                 ),
                 Err(e) => Err(e.into()),
             }
         }
-        Error::Connect { method, url, message } => build(
+        Error::Connect {
+            method,
+            url,
+            message,
+        } => build(
             py,
             "ConnectError",
             message,
             &[("method", s(method)), ("url", s(url))],
         ),
-        Error::Timeout { method, url, message } => build(
+        Error::Timeout {
+            method,
+            url,
+            message,
+        } => build(
             py,
             "Timeout",
             message,
@@ -102,9 +123,9 @@ pub fn to_pyerr(py: Python<'_>, err: Error) -> PyErr {
     match result {
         Ok(e) => e,
         // The exceptions module itself failed to load: still never a panic.
-        Err(import_err) => {
-            PyRuntimeError::new_err(format!("{err} (and showctl.exceptions failed: {import_err})"))
-        }
+        Err(import_err) => PyRuntimeError::new_err(format!(
+            "{err} (and showctl.exceptions failed: {import_err})"
+        )),
     }
 }
 

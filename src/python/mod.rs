@@ -5,8 +5,10 @@ use pyo3::prelude::*;
 
 pub mod args;
 pub mod errors;
+pub mod media;
 pub mod rt;
 pub mod scoreboard;
+pub mod simulator;
 
 #[pymodule]
 #[pyo3(name = "_core")]
@@ -29,5 +31,9 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<scoreboard::VolleyballScore>()?;
     m.add_class::<scoreboard::CustomScore>()?;
     m.add_function(wrap_pyfunction!(scoreboard::_score_from_json, m)?)?;
+    // The media playback client, its Layer handle and models.
+    media::register(m)?;
+    // The built-in simulator.
+    simulator::register(m)?;
     Ok(())
 }

@@ -172,7 +172,8 @@ impl PyScoreRecord {
     fn from_dict(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let value: serde_json::Value = pythonize::depythonize(data)
             .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("data: {e}")))?;
-        let rec = ScoreRecord::from_value(value).map_err(pyo3::exceptions::PyValueError::new_err)?;
+        let rec =
+            ScoreRecord::from_value(value).map_err(pyo3::exceptions::PyValueError::new_err)?;
         score_to_py(py, rec)
     }
 
@@ -205,7 +206,8 @@ impl PyScoreRecord {
 /// Rebuild a record from its JSON text (used by pickle).
 #[pyfunction]
 pub fn _score_from_json(py: Python<'_>, json: &str) -> PyResult<Py<PyAny>> {
-    let rec = ScoreRecord::from_slice(json.as_bytes()).map_err(pyo3::exceptions::PyValueError::new_err)?;
+    let rec = ScoreRecord::from_slice(json.as_bytes())
+        .map_err(pyo3::exceptions::PyValueError::new_err)?;
     score_to_py(py, rec)
 }
 
@@ -228,43 +230,163 @@ macro_rules! sport_class {
     };
 }
 
-sport_class!(AustralianFootballScore, "AustralianFootballScore", [
-    quarter, team1_behinds, team1_goals, team1_name, team1_score,
-    team2_behinds, team2_goals, team2_name, team2_score,
-]);
-sport_class!(BaseballScore, "BaseballScore", [
-    balls, errors, hits, inning, outs, period, runs, strikes, possession, top_bottom,
-    team_one_runs, team_one_errors, team_one_hits, team_one_line_score,
-    team_two_runs, team_two_errors, team_two_hits, team_two_line_score,
-]);
-sport_class!(BasketballScore, "BasketballScore", [
-    period, possession, team1_bonus1, team1_bonus2, team1_fouls, team1_score, team1_time_outs,
-    team2_bonus1, team2_bonus2, team2_fouls, team2_score, team2_time_outs,
-]);
-sport_class!(FootballScore, "FootballScore", [
-    ball_location, down, period, to_go, possession,
-    team1_score, team1_time_outs, team2_score, team2_time_outs,
-]);
-sport_class!(HockeyScore, "HockeyScore", [
-    period, team1_saves, team1_score, team1_shots, team1_time_outs,
-    team2_saves, team2_score, team2_shots, team2_time_outs,
-]);
-sport_class!(LacrosseScore, "LacrosseScore", [
-    period, possession, team1_saves, team1_score, team1_shots, team1_time_outs,
-    team2_saves, team2_score, team2_shots, team2_time_outs,
-]);
-sport_class!(SoccerScore, "SoccerScore", [
-    extra_time, period, team1_corner, team1_saves, team1_score, team1_shots, team1_time_outs,
-    team2_corner, team2_saves, team2_score, team2_shots, team2_time_outs,
-]);
-sport_class!(TennisScore, "TennisScore", [
-    current_set, period, possession, team1_games, team1_score, team1_sets, team1_time_outs,
-    team1_set_scores, team2_games, team2_score, team2_sets, team2_time_outs, team2_set_scores,
-]);
-sport_class!(VolleyballScore, "VolleyballScore", [
-    current_set, period, possession, team1_games, team1_score, team1_time_outs, team1_set_scores,
-    team2_games, team2_score, team2_time_outs, team2_set_scores,
-]);
+sport_class!(
+    AustralianFootballScore,
+    "AustralianFootballScore",
+    [
+        quarter,
+        team1_behinds,
+        team1_goals,
+        team1_name,
+        team1_score,
+        team2_behinds,
+        team2_goals,
+        team2_name,
+        team2_score,
+    ]
+);
+sport_class!(
+    BaseballScore,
+    "BaseballScore",
+    [
+        balls,
+        errors,
+        hits,
+        inning,
+        outs,
+        period,
+        runs,
+        strikes,
+        possession,
+        top_bottom,
+        team_one_runs,
+        team_one_errors,
+        team_one_hits,
+        team_one_line_score,
+        team_two_runs,
+        team_two_errors,
+        team_two_hits,
+        team_two_line_score,
+    ]
+);
+sport_class!(
+    BasketballScore,
+    "BasketballScore",
+    [
+        period,
+        possession,
+        team1_bonus1,
+        team1_bonus2,
+        team1_fouls,
+        team1_score,
+        team1_time_outs,
+        team2_bonus1,
+        team2_bonus2,
+        team2_fouls,
+        team2_score,
+        team2_time_outs,
+    ]
+);
+sport_class!(
+    FootballScore,
+    "FootballScore",
+    [
+        ball_location,
+        down,
+        period,
+        to_go,
+        possession,
+        team1_score,
+        team1_time_outs,
+        team2_score,
+        team2_time_outs,
+    ]
+);
+sport_class!(
+    HockeyScore,
+    "HockeyScore",
+    [
+        period,
+        team1_saves,
+        team1_score,
+        team1_shots,
+        team1_time_outs,
+        team2_saves,
+        team2_score,
+        team2_shots,
+        team2_time_outs,
+    ]
+);
+sport_class!(
+    LacrosseScore,
+    "LacrosseScore",
+    [
+        period,
+        possession,
+        team1_saves,
+        team1_score,
+        team1_shots,
+        team1_time_outs,
+        team2_saves,
+        team2_score,
+        team2_shots,
+        team2_time_outs,
+    ]
+);
+sport_class!(
+    SoccerScore,
+    "SoccerScore",
+    [
+        extra_time,
+        period,
+        team1_corner,
+        team1_saves,
+        team1_score,
+        team1_shots,
+        team1_time_outs,
+        team2_corner,
+        team2_saves,
+        team2_score,
+        team2_shots,
+        team2_time_outs,
+    ]
+);
+sport_class!(
+    TennisScore,
+    "TennisScore",
+    [
+        current_set,
+        period,
+        possession,
+        team1_games,
+        team1_score,
+        team1_sets,
+        team1_time_outs,
+        team1_set_scores,
+        team2_games,
+        team2_score,
+        team2_sets,
+        team2_time_outs,
+        team2_set_scores,
+    ]
+);
+sport_class!(
+    VolleyballScore,
+    "VolleyballScore",
+    [
+        current_set,
+        period,
+        possession,
+        team1_games,
+        team1_score,
+        team1_time_outs,
+        team1_set_scores,
+        team2_games,
+        team2_score,
+        team2_time_outs,
+        team2_set_scores,
+    ]
+);
 
 /// A Custom score record: user-defined games.
 #[pyclass(module = "showctl._core", name = "CustomScore", frozen, extends = PyScoreRecord)]
@@ -355,7 +477,10 @@ impl PyScoreboard {
     #[pyo3(signature = (interval=0.5))]
     fn watch(&self, py: Python<'_>, interval: f64) -> PyResult<PyScoreWatch> {
         let interval = score::watch_interval(interval).py_err(py)?;
-        Ok(PyScoreWatch::new(ScoreWatch::new(self.board.clone(), interval)))
+        Ok(PyScoreWatch::new(ScoreWatch::new(
+            self.board.clone(),
+            interval,
+        )))
     }
 
     /// Async twin of `watch`: an async iterator.
@@ -391,7 +516,11 @@ impl PyScoreboard {
     }
 
     #[pyo3(signature = (*_args))]
-    fn __aexit__<'py>(&self, py: Python<'py>, _args: &Bound<'py, PyTuple>) -> PyResult<Bound<'py, PyAny>> {
+    fn __aexit__<'py>(
+        &self,
+        py: Python<'py>,
+        _args: &Bound<'py, PyTuple>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         self.aclose(py)
     }
 

@@ -1,0 +1,1 @@
+//! The media playback application: models, the endpoint table and the client.

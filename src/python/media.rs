@@ -1,0 +1,7 @@
+//! Binding of the media part.
+
+use pyo3::prelude::*;
+
+pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+    Ok(())
+}
