@@ -277,6 +277,29 @@ impl BlendSpec {
     }
 }
 
+impl BlendSpec {
+    /// From a layer blend read from the application: its type and the documented fields of
+    /// its base (anything else it carried is left out).
+    pub fn from_model(arg: &str, blend: &LayerBlend) -> Result<Self> {
+        let r#type = blend
+            .r#type
+            .clone()
+            .ok_or_else(|| Error::invalid(format!("{arg}: this LayerBlend has no type")))?;
+        let documented = blend_fields(&r#type).unwrap_or(&[]);
+        let base = blend
+            .base
+            .as_object()
+            .map(|b| {
+                b.iter()
+                    .filter(|(k, _)| documented.iter().any(|(f, _)| f == k))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(BlendSpec { r#type, base })
+    }
+}
+
 /// The documented base fields of each blend type: (name, required).
 fn blend_fields(kind: &str) -> Option<&'static [(&'static str, bool)]> {
     Some(match kind {
