@@ -31,7 +31,30 @@ fn json_to_py(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
         .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// Refuse NaN and infinities anywhere in `obj` (JSON has no such numbers; they would
+/// otherwise become null).
+fn finite_only(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<()> {
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        if !f.value().is_finite() {
+            return Err(PyValueError::new_err(format!(
+                "{arg}: {} cannot be sent as JSON",
+                f.value()
+            )));
+        }
+    } else if let Ok(d) = obj.cast::<PyDict>() {
+        for v in d.values() {
+            finite_only(&v, arg)?;
+        }
+    } else if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        for v in obj.try_iter()? {
+            finite_only(&v?, arg)?;
+        }
+    }
+    Ok(())
+}
+
 fn py_to_json(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Value> {
+    finite_only(obj, arg)?;
     pythonize::depythonize(obj)
         .map_err(|e| PyValueError::new_err(format!("{arg}: cannot be sent as JSON: {e}")))
 }
