@@ -112,33 +112,78 @@ def test_layer_state(httpserver: HTTPServer, base_url: str, mode: str) -> None:
     assert lower.uuid == U(71)
 
 
-@pytest.mark.parametrize(
-    ("name", "value"), [("opacity_field", 0.75), ("opacity_document", 0.25), ("opacity_int", 1.0)]
-)
-def test_opacity_variants(
-    httpserver: HTTPServer, base_url: str, mode: str, name: str, value: float
-) -> None:
-    got = read(httpserver, base_url, mode, name, 2, "opacity")
-    assert got == value and isinstance(got, float)
+def summary(value: Any) -> Any:
+    """A model as ``"Class:name"`` (lists item by item); numbers, text and None as they are."""
+    if value is None or isinstance(value, (float, int, str)):
+        return value
+    if isinstance(value, list):
+        return [summary(v) for v in value]
+    return f"{type(value).__name__}:{value.name}"
+
+
+# (recording, "player" or a layer id, method, what it reads as)
+VARIANTS: list[tuple[str, Any, str, Any]] = [
+    ("opacity_field", 2, "opacity", 0.75),
+    ("opacity_document", 2, "opacity", 0.25),
+    ("opacity_int", 2, "opacity", 1.0),
+    ("blend_modes", "player", "blend_modes", ["BlendMode:Normal", "BlendMode:Add"]),
+    ("blend_modes_bare", "player", "blend_modes", ["BlendMode:Normal", "BlendMode:Screen"]),
+    ("blend_mode", 2, "blend_mode", "BlendMode:Add"),
+    ("layer_presets", "player", "layer_presets", ["LayerPreset:Wide", "LayerPreset:Tight"]),
+    ("layer_presets_wrapped", 2, "presets", ["LayerPreset:Tight"]),
+    ("target_sets", "player", "target_sets", ["TargetSet:All Screens", "TargetSet:Left"]),
+    ("target_set", 2, "target_set", "TargetSet:All Screens"),
+    ("target_set_null", 2, "target_set", None),
+    ("target_set_null_text", 2, "target_set", None),
+    ("target_set_missing", 2, "target_set", None),
+    ("target_set_empty", 2, "target_set", None),
+    ("effects", "player", "effects", ["Effect:Blur", "Effect:Glow"]),
+    ("workspace_effects", "player", "workspace_effects", ["Effect:Glow"]),
+    ("layer_effects", 2, "effects", ["Effect:Blur"]),
+    ("effect_presets", "player", "effect_presets", ["EffectPreset:Warm", "EffectPreset:Empty"]),
+    ("workspace_effect_preset", "player", "workspace_effect_preset", "EffectPreset:Warm"),
+    ("workspace_effect_preset_null", "player", "workspace_effect_preset", None),
+    ("layer_effect_preset", 2, "effect_preset", "EffectPreset:Warm"),
+    ("layer_effect_preset_empty", 2, "effect_preset", None),
+    ("transitions", "player", "transitions", ["Transition:Dissolve", "Transition:Cut"]),
+    ("transitions_key", "player", "transitions", ["Transition:Cut"]),
+    ("workspace_transition", "player", "workspace_transition", "Transition:Dissolve"),
+    ("layer_transition", 2, "transition", "Transition:Cut"),
+    ("layer_transition_null", 2, "transition", None),
+    ("workspace_transition_duration", "player", "workspace_transition_duration", 1.5),
+    ("layer_transition_duration", 2, "transition_duration", 2.0),
+]
 
 
 @pytest.mark.parametrize(
-    ("name", "names"),
-    [("blend_modes", ["Normal", "Add"]), ("blend_modes_bare", ["Normal", "Screen"])],
+    ("name", "target", "method", "expected"), VARIANTS, ids=[v[0] for v in VARIANTS]
 )
-def test_blend_modes(
-    httpserver: HTTPServer, base_url: str, mode: str, name: str, names: list[str]
+def test_read_variant(
+    httpserver: HTTPServer,
+    base_url: str,
+    mode: str,
+    name: str,
+    target: Any,
+    method: str,
+    expected: Any,
 ) -> None:
-    modes = read(httpserver, base_url, mode, name, "player", "blend_modes")
-    assert [(m.name, m.id) for m in modes] == list(
-        zip(names, [0, 1 if name == "blend_modes" else 4])
-    )
-    assert all(isinstance(m, showctl.BlendMode) for m in modes)
+    got = read(httpserver, base_url, mode, name, target, method)
+    assert summary(got) == expected
+    assert type(summary(got)) is type(expected)
 
 
-def test_layer_blend_mode(httpserver: HTTPServer, base_url: str, mode: str) -> None:
-    got = read(httpserver, base_url, mode, "blend_mode", 2, "blend_mode")
-    assert (got.name, got.id) == ("Add", 1)
+def test_typed_fields_of_the_small_models(httpserver: HTTPServer, base_url: str, mode: str) -> None:
+    modes = read(httpserver, base_url, mode, "blend_modes_bare", "player", "blend_modes")
+    assert [m.id for m in modes] == [0, 4]
+    httpserver.clear()
+    presets = read(httpserver, base_url, mode, "layer_presets", "player", "layer_presets")
+    assert [p.id for p in presets] == ["P-1", "P-2"]
+    httpserver.clear()
+    sets = read(httpserver, base_url, mode, "target_sets", "player", "target_sets")
+    assert [t.uuid for t in sets] == [U(80), U(81)]
+    httpserver.clear()
+    (cut,) = read(httpserver, base_url, mode, "transitions_key", "player", "transitions")
+    assert (cut.uuid, cut.enabled, cut.variables) == (U(61), True, [])
 
 
 def test_layer_blend(httpserver: HTTPServer, base_url: str, mode: str) -> None:
@@ -149,151 +194,10 @@ def test_layer_blend(httpserver: HTTPServer, base_url: str, mode: str) -> None:
     assert got.base == {"name": "Normal", "modeIndex": 0, "opacity": 1}
 
 
-@pytest.mark.parametrize(
-    ("name", "target", "method", "expected"),
-    [
-        ("layer_presets", "player", "layer_presets", [("P-1", "Wide"), ("P-2", "Tight")]),
-        ("layer_presets_wrapped", 2, "presets", [("P-2", "Tight")]),
-    ],
-)
-def test_layer_presets(
-    httpserver: HTTPServer,
-    base_url: str,
-    mode: str,
-    name: str,
-    target: Any,
-    method: str,
-    expected: list[tuple[str, str]],
-) -> None:
-    got = read(httpserver, base_url, mode, name, target, method)
-    assert [(p.id, p.name) for p in got] == expected
-    assert all(isinstance(p, showctl.LayerPreset) for p in got)
-
-
-def test_target_sets(httpserver: HTTPServer, base_url: str, mode: str) -> None:
-    got = read(httpserver, base_url, mode, "target_sets", "player", "target_sets")
-    assert [(t.name, t.uuid) for t in got] == [("All Screens", U(80)), ("Left", U(81))]
-
-
-def test_target_set(httpserver: HTTPServer, base_url: str, mode: str) -> None:
-    got = read(httpserver, base_url, mode, "target_set", 2, "target_set")
-    assert isinstance(got, showctl.TargetSet)
-    assert (got.name, got.uuid) == ("All Screens", U(80))
-
-
-@pytest.mark.parametrize(
-    "name", ["target_set_null", "target_set_null_text", "target_set_missing", "target_set_empty"]
-)
-def test_target_set_nil(httpserver: HTTPServer, base_url: str, mode: str, name: str) -> None:
-    assert read(httpserver, base_url, mode, name, 2, "target_set") is None
-
-
-@pytest.mark.parametrize(
-    ("name", "target", "method", "names"),
-    [
-        ("effects", "player", "effects", ["Blur", "Glow"]),
-        ("workspace_effects", "player", "workspace_effects", ["Glow"]),
-        ("layer_effects", 2, "effects", ["Blur"]),
-    ],
-)
-def test_effects(
-    httpserver: HTTPServer,
-    base_url: str,
-    mode: str,
-    name: str,
-    target: Any,
-    method: str,
-    names: list[str],
-) -> None:
-    got = read(httpserver, base_url, mode, name, target, method)
-    assert [e.name for e in got] == names
-    assert all(isinstance(e, showctl.Effect) for e in got)
-    assert got[-1].uuid in (U(50), U(51))
-
-
 def test_effect_presets(httpserver: HTTPServer, base_url: str, mode: str) -> None:
     warm, empty = read(httpserver, base_url, mode, "effect_presets", "player", "effect_presets")
     assert (warm.uuid, warm.name, [e.name for e in warm.effects]) == (U(90), "Warm", ["Blur"])
     assert (empty.name, empty.effects) == ("Empty", [])
-
-
-@pytest.mark.parametrize(
-    ("name", "target", "method", "expected"),
-    [
-        ("workspace_effect_preset", "player", "workspace_effect_preset", "Warm"),
-        ("workspace_effect_preset_null", "player", "workspace_effect_preset", None),
-        ("layer_effect_preset", 2, "effect_preset", "Warm"),
-        ("layer_effect_preset_empty", 2, "effect_preset", None),
-    ],
-)
-def test_effect_preset(
-    httpserver: HTTPServer,
-    base_url: str,
-    mode: str,
-    name: str,
-    target: Any,
-    method: str,
-    expected: str | None,
-) -> None:
-    got = read(httpserver, base_url, mode, name, target, method)
-    if expected is None:
-        assert got is None
-    else:
-        assert isinstance(got, showctl.EffectPreset) and got.name == expected
-
-
-@pytest.mark.parametrize(
-    ("name", "names"), [("transitions", ["Dissolve", "Cut"]), ("transitions_key", ["Cut"])]
-)
-def test_transitions(
-    httpserver: HTTPServer, base_url: str, mode: str, name: str, names: list[str]
-) -> None:
-    got = read(httpserver, base_url, mode, name, "player", "transitions")
-    assert [t.name for t in got] == names
-    assert all(isinstance(t, showctl.Transition) for t in got)
-
-
-@pytest.mark.parametrize(
-    ("name", "target", "method", "expected"),
-    [
-        ("workspace_transition", "player", "workspace_transition", "Dissolve"),
-        ("layer_transition", 2, "transition", "Cut"),
-        ("layer_transition_null", 2, "transition", None),
-    ],
-)
-def test_transition(
-    httpserver: HTTPServer,
-    base_url: str,
-    mode: str,
-    name: str,
-    target: Any,
-    method: str,
-    expected: str | None,
-) -> None:
-    got = read(httpserver, base_url, mode, name, target, method)
-    assert (got.name if got is not None else None) == expected
-    if got is not None:
-        assert got.enabled is True
-
-
-@pytest.mark.parametrize(
-    ("name", "target", "method", "expected"),
-    [
-        ("workspace_transition_duration", "player", "workspace_transition_duration", 1.5),
-        ("layer_transition_duration", 2, "transition_duration", 2.0),
-    ],
-)
-def test_transition_duration(
-    httpserver: HTTPServer,
-    base_url: str,
-    mode: str,
-    name: str,
-    target: Any,
-    method: str,
-    expected: float,
-) -> None:
-    got = read(httpserver, base_url, mode, name, target, method)
-    assert got == expected and isinstance(got, float)
 
 
 def test_workspace_transport_state(httpserver: HTTPServer, base_url: str, mode: str) -> None:

@@ -320,7 +320,8 @@ model! {
         name: Option<String> = |r: &Raw| text(blend_base(r).and_then(|b| b.get("name"))),
         mode_index: Option<i64> = |r: &Raw| integer(blend_base(r).and_then(|b| b.get("modeIndex"))),
         opacity: Option<f64> = |r: &Raw| number(blend_base(r).and_then(|b| b.get("opacity"))),
-        is_inverted: Option<bool> = |r: &Raw| boolean(blend_base(r).and_then(|b| b.get("isInverted"))),
+        is_inverted: Option<bool> =
+            |r: &Raw| boolean(blend_base(r).and_then(|b| b.get("isInverted"))),
     }
 }
 
@@ -416,7 +417,9 @@ mod tests {
     fn layer_keeps_raw_and_nested_models() {
         let raw = json!({
             "uuid": "L1", "name": "Main", "future": {"x": 1},
-            "effects": [{"effect": {"uuid": "E1", "name": "Blur", "enabled": true}}, {"uuid": "E2"}, 3],
+            "effects": [
+                {"effect": {"uuid": "E1", "name": "Blur", "enabled": true}}, {"uuid": "E2"}, 3
+            ],
             "transition": {"uuid": "T1", "name": "Dissolve", "variables": []}
         });
         let l = LayerState::from_value(raw.clone()).unwrap();
@@ -438,7 +441,8 @@ mod tests {
     #[test]
     fn variables_typed_by_type() {
         let e = Effect::from_raw(obj(json!({"variables": [
-            {"type": "Float", "base": {"value": 1, "max_value": 2.0, "min_value": 0, "name": "Amount"}},
+            {"type": "Float",
+             "base": {"value": 1, "max_value": 2.0, "min_value": 0, "name": "Amount"}},
             {"type": "Color", "base": {"name": "Tint", "color": "#FF0000"}},
             {"type": "Int", "base": {"value": 3}},
             {"type": "Direction"}
@@ -511,7 +515,8 @@ mod tests {
             "uuid": "ROOT", "name": "root", "items": [{"name": "Top", "uuid": "c0"}],
             "children": [
                 {"uuid": "G", "name": "Group", "items": [], "children": [
-                    {"uuid": "P1", "name": "Show", "items": [{"name": "Intro", "uuid": "aa-1"}], "children": []}
+                    {"uuid": "P1", "name": "Show", "children": [],
+                     "items": [{"name": "Intro", "uuid": "aa-1"}]}
                 ]},
                 {"uuid": "VI", "name": "Video Input", "items": [{"name": "Show", "uuid": "vi-1"}]}
             ]

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::pyclass::boolean_struct::True;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use pyo3::{IntoPyObjectExt, PyClass};
 use serde_json::{Map, Value};
@@ -59,9 +60,11 @@ fn py_to_json(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Value> {
         .map_err(|e| PyValueError::new_err(format!("{arg}: cannot be sent as JSON: {e}")))
 }
 
-/// A core model as its Python class.
-trait Wrapped: Sized {
+/// A core model and its Python class.
+trait Wrapped: Model {
+    type Class: PyClass<Frozen = True> + Sync;
     fn wrap(py: Python<'_>, inner: Arc<Self>) -> PyResult<Py<PyAny>>;
+    fn of(class: &Self::Class) -> &Self;
 }
 
 /// A typed field of a model as a Python value.
@@ -193,8 +196,12 @@ macro_rules! pymodel {
         }
 
         impl Wrapped for $core {
+            type Class = $py;
             fn wrap(py: Python<'_>, inner: Arc<Self>) -> PyResult<Py<PyAny>> {
                 Ok(Py::new(py, $py { inner })?.into_any())
+            }
+            fn of(class: &$py) -> &Self {
+                &class.inner
             }
         }
 
@@ -334,7 +341,9 @@ pymodel! {
 
 pymodel! {
     /// A layer blend: `type` and `base` as sent, and the typed fields of the base.
-    PyLayerBlend("LayerBlend") wraps LayerBlend [r#type, base, name, mode_index, opacity, is_inverted]
+    PyLayerBlend("LayerBlend") wraps LayerBlend [
+        r#type, base, name, mode_index, opacity, is_inverted,
+    ]
 }
 
 pymodel! {
@@ -382,41 +391,34 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .unwrap_or_default()
 }
 
-/// A text argument, or the text a model carries (`pick`); `what` names the model class.
-fn text_or<P>(
+/// A text argument, or the text a model of class `M` carries (`pick`).
+fn text_or<M: Wrapped>(
     obj: &Bound<'_, PyAny>,
     arg: &str,
-    what: &str,
-    pick: impl Fn(&P) -> Option<String>,
-) -> PyResult<String>
-where
-    P: PyClass<Frozen = pyo3::pyclass::boolean_struct::True> + Sync,
-{
+    pick: impl Fn(&M) -> Option<String>,
+) -> PyResult<String> {
     if obj.is_instance_of::<PyString>() {
         return obj.extract();
     }
-    match obj.cast::<P>() {
-        Ok(m) => pick(m.get()).ok_or_else(|| {
-            PyValueError::new_err(format!("{arg}: this {what} carries no value to send"))
+    match obj.cast::<M::Class>() {
+        Ok(m) => pick(M::of(m.get())).ok_or_else(|| {
+            PyValueError::new_err(format!("{arg}: this {} carries no value to send", M::NAME))
         }),
         Err(_) => Err(PyTypeError::new_err(format!(
-            "{arg}: expected a str or a {what}, got {}",
+            "{arg}: expected a str or a {}, got {}",
+            M::NAME,
             type_name(obj)
         ))),
     }
 }
 
 /// `text_or`, with `None` kept.
-fn opt_text_or<P>(
+fn opt_text_or<M: Wrapped>(
     obj: Option<&Bound<'_, PyAny>>,
     arg: &str,
-    what: &str,
-    pick: impl Fn(&P) -> Option<String>,
-) -> PyResult<Option<String>>
-where
-    P: PyClass<Frozen = pyo3::pyclass::boolean_struct::True> + Sync,
-{
-    obj.map(|o| text_or(o, arg, what, pick)).transpose()
+    pick: impl Fn(&M) -> Option<String>,
+) -> PyResult<Option<String>> {
+    obj.map(|o| text_or(o, arg, pick)).transpose()
 }
 
 /// An effect to send: an `Effect` (its documented fields) or a dict with a `uuid`.
@@ -508,7 +510,9 @@ macro_rules! twins {
         impl $cls:ident {
             $(
                 $(#[$attr:meta])*
-                fn $name:ident / $aname:ident ($this:ident, $py:ident $(, $arg:ident : $aty:ty)* $(,)?) $body:block
+                fn $name:ident / $aname:ident (
+                    $this:ident, $py:ident $(, $arg:ident : $aty:ty)* $(,)?
+                ) $body:block
             )*
         }
         $($extra:tt)*
@@ -528,7 +532,9 @@ macro_rules! twins {
                 #[doc = ""]
                 #[doc = "Awaitable twin."]
                 #[allow(unused_variables, unused_braces)]
-                fn $aname<'py>(&self, py: Python<'py>, $($arg: $aty),*) -> PyResult<Bound<'py, PyAny>> {
+                fn $aname<'py>(
+                    &self, py: Python<'py>, $($arg: $aty),*
+                ) -> PyResult<Bound<'py, PyAny>> {
                     let ($this, $py) = (self, py);
                     let call = $body;
                     awaitable(py, &self.client, call)
@@ -637,7 +643,7 @@ twins! {
         fn set_workspace_effect_preset / set_workspace_effect_preset_async (
             this, py, uuid_or_none: Option<&Bound<'_, PyAny>>
         ) {
-            let v = opt_text_or(uuid_or_none, "uuid_or_none", "EffectPreset", |p: &PyEffectPreset| p.inner.uuid.clone())?;
+            let v = opt_text_or(uuid_or_none, "uuid_or_none", |p: &EffectPreset| p.uuid.clone())?;
             ep::SET_WORKSPACE_EFFECT_PRESET.with(&[], "uuid_or_none", v).py_err(py)?
         }
 
@@ -650,8 +656,10 @@ twins! {
         }
 
         /// POST /transition/workspace with {"value": uuid}: a `Transition` or its UUID.
-        fn set_workspace_transition / set_workspace_transition_async (this, py, transition: &Bound<'_, PyAny>) {
-            let v = text_or(transition, "transition", "Transition", |t: &PyTransition| t.inner.uuid.clone())?;
+        fn set_workspace_transition / set_workspace_transition_async (
+            this, py, transition: &Bound<'_, PyAny>
+        ) {
+            let v = text_or(transition, "transition", |t: &Transition| t.uuid.clone())?;
             ep::SET_WORKSPACE_TRANSITION.with(&[], "transition", v).py_err(py)?
         }
 
@@ -693,7 +701,10 @@ twins! {
     }
 
     #[new]
-    #[pyo3(signature = (url=None, api_key=None, *, timeout=5.0, verify=true, ca_cert=None, retries=2, retry_commands=false, max_body=None))]
+    #[pyo3(signature = (
+        url=None, api_key=None, *, timeout=5.0, verify=true, ca_cert=None, retries=2,
+        retry_commands=false, max_body=None
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -840,7 +851,9 @@ twins! {
         }
 
         /// POST /trigger/layer/{id}/playlist/{p}/cue/{c}: a cue on this layer.
-        fn trigger / trigger_async (this, py, playlist_id: &Bound<'_, PyAny>, cue_id: &Bound<'_, PyAny>) {
+        fn trigger / trigger_async (
+            this, py, playlist_id: &Bound<'_, PyAny>, cue_id: &Bound<'_, PyAny>
+        ) {
             let p = ident(playlist_id, "playlist_id")?;
             let c = ident(cue_id, "cue_id")?;
             ep::TRIGGER_LAYER.at(&[&this.ident, &p, &c]).py_err(py)?
@@ -860,7 +873,7 @@ twins! {
 
         /// POST /blendMode/layer/{id} with {"value": name}: a name or a `BlendMode`.
         fn set_blend_mode / set_blend_mode_async (this, py, name: &Bound<'_, PyAny>) {
-            let v = text_or(name, "name", "BlendMode", |m: &PyBlendMode| m.inner.name.clone())?;
+            let v = text_or(name, "name", |m: &BlendMode| m.name.clone())?;
             this.with(py, &ep::SET_LAYER_BLEND_MODE, "name", v)?
         }
 
@@ -880,7 +893,7 @@ twins! {
 
         /// POST /layerPreset/layer/{id} with {"value": name}: a name or a `LayerPreset`.
         fn apply_preset / apply_preset_async (this, py, name: &Bound<'_, PyAny>) {
-            let v = text_or(name, "name", "LayerPreset", |p: &PyLayerPreset| p.inner.name.clone())?;
+            let v = text_or(name, "name", |p: &LayerPreset| p.name.clone())?;
             this.with(py, &ep::APPLY_LAYER_PRESET, "name", v)?
         }
 
@@ -888,8 +901,10 @@ twins! {
         fn target_set / target_set_async (this, py) { this.at(py, &ep::LAYER_TARGET_SET)? }
 
         /// POST /targetSet/layer/{id} with {"value": name}; None sends no body (no target set).
-        fn set_target_set / set_target_set_async (this, py, name_or_none: Option<&Bound<'_, PyAny>>) {
-            let v = opt_text_or(name_or_none, "name_or_none", "TargetSet", |t: &PyTargetSet| t.inner.name.clone())?;
+        fn set_target_set / set_target_set_async (
+            this, py, name_or_none: Option<&Bound<'_, PyAny>>
+        ) {
+            let v = opt_text_or(name_or_none, "name_or_none", |t: &TargetSet| t.name.clone())?;
             this.with(py, &ep::SET_LAYER_TARGET_SET, "name_or_none", v)?
         }
 
@@ -905,8 +920,10 @@ twins! {
         fn effect_preset / effect_preset_async (this, py) { this.at(py, &ep::LAYER_EFFECT_PRESET)? }
 
         /// POST /effectsPreset/layer/{id} with {"value": name} ({"value": null} for None).
-        fn set_effect_preset / set_effect_preset_async (this, py, name_or_none: Option<&Bound<'_, PyAny>>) {
-            let v = opt_text_or(name_or_none, "name_or_none", "EffectPreset", |p: &PyEffectPreset| p.inner.name.clone())?;
+        fn set_effect_preset / set_effect_preset_async (
+            this, py, name_or_none: Option<&Bound<'_, PyAny>>
+        ) {
+            let v = opt_text_or(name_or_none, "name_or_none", |p: &EffectPreset| p.name.clone())?;
             this.with(py, &ep::SET_LAYER_EFFECT_PRESET, "name_or_none", v)?
         }
 
@@ -915,8 +932,12 @@ twins! {
 
         /// POST /transition/layer/{id} with {"value": uuid}: a `Transition` or its UUID; None
         /// sends {"value": null}, which returns the layer to the master transition.
-        fn set_transition / set_transition_async (this, py, transition_or_none: Option<&Bound<'_, PyAny>>) {
-            let v = opt_text_or(transition_or_none, "transition_or_none", "Transition", |t: &PyTransition| t.inner.uuid.clone())?;
+        fn set_transition / set_transition_async (
+            this, py, transition_or_none: Option<&Bound<'_, PyAny>>
+        ) {
+            let v = opt_text_or(transition_or_none, "transition_or_none", |t: &Transition| {
+                t.uuid.clone()
+            })?;
             this.with(py, &ep::SET_LAYER_TRANSITION, "transition_or_none", v)?
         }
 
@@ -926,7 +947,9 @@ twins! {
         }
 
         /// POST /transitionDuration/layer/{id} with {"value": seconds}, 0.0 to 5.0.
-        fn set_transition_duration / set_transition_duration_async (this, py, seconds: &Bound<'_, PyAny>) {
+        fn set_transition_duration / set_transition_duration_async (
+            this, py, seconds: &Bound<'_, PyAny>
+        ) {
             let v = number(seconds, "seconds")?;
             this.with(py, &ep::SET_LAYER_TRANSITION_DURATION, "seconds", v)?
         }

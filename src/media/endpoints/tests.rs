@@ -573,12 +573,25 @@ fn raw_requests() {
         "/data/layer/A%2FB"
     );
     for bad in ["", "/", "http://h/x", "/a?b=1", "/a#x", "/a/../b", "/a\r\n"] {
+        let refused = raw("GET", bad, None, vec![]);
         assert!(
-            matches!(raw("GET", bad, None, vec![]), Err(Error::InvalidInput(m)) if m.starts_with("path:")),
+            matches!(refused, Err(Error::InvalidInput(m)) if m.starts_with("path:")),
             "{bad:?}"
         );
     }
     assert!(raw("DELETE", "/x", None, vec![]).is_err());
     assert_eq!(json_or_none(b""), Ok(None));
     assert_eq!(json_or_none(b"[1]"), Ok(Some(json!([1]))));
+}
+
+#[test]
+fn duplicate_keys_last_wins() {
+    let d = LAYER_OPACITY.decode;
+    assert_eq!(
+        d(br#"{"opacity":{"value":0.1},"opacity":{"value":0.9}}"#),
+        Ok(0.9)
+    );
+    let layer = (LAYER_STATE.decode)(br#"{"layer":{"isMuted":true,"isMuted":false}}"#).unwrap();
+    assert_eq!(layer.is_muted, Some(false));
+    assert_eq!(layer.raw().len(), 1);
 }
