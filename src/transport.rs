@@ -3,6 +3,7 @@
 //! connection reuse (one reqwest client per `Transport`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -294,9 +295,38 @@ impl std::fmt::Debug for Target {
     }
 }
 
+/// The reqwest client of a transport and its mirrors, rebuilt in a forked child: the parent's
+/// pooled connections are driven by runtime threads that do not exist there (a request on one
+/// would wait for its timeout) and their sockets are still the parent's.
+struct Clients {
+    config: Config,
+    shared: Mutex<(u32, reqwest::Client)>,
+}
+
+impl Clients {
+    fn new(config: &Config) -> Result<Self> {
+        Ok(Clients {
+            config: config.clone(),
+            shared: Mutex::new((std::process::id(), build_client(config)?)),
+        })
+    }
+
+    /// The client of this process.
+    fn get(&self) -> Result<reqwest::Client> {
+        let pid = std::process::id();
+        let mut slot = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.0 != pid {
+            // Never dropped here: its connections belong to the parent.
+            let inherited = std::mem::replace(&mut *slot, (pid, build_client(&self.config)?));
+            std::mem::forget(inherited);
+        }
+        Ok(slot.1.clone())
+    }
+}
+
 /// A client for one application (plus the options shared by its requests).
 pub struct Transport {
-    client: reqwest::Client,
+    clients: Arc<Clients>,
     target: Target,
     timeout: Duration,
     retries: u32,
@@ -318,9 +348,8 @@ impl Transport {
             return Err(Error::invalid("timeout: must be greater than 0 seconds"));
         }
         let target = Target::new(&config.url, config.api_key.as_deref())?;
-        let client = build_client(config)?;
         Ok(Transport {
-            client,
+            clients: Arc::new(Clients::new(config)?),
             target,
             timeout: config.timeout,
             retries: config.retries,
@@ -334,7 +363,7 @@ impl Transport {
     /// A transport to another target sharing this one's options (used for mirrors).
     pub fn with_target(&self, target: Target) -> Self {
         Transport {
-            client: self.client.clone(),
+            clients: self.clients.clone(),
             target,
             timeout: self.timeout,
             retries: self.retries,
@@ -436,9 +465,10 @@ impl Transport {
 
     async fn exchange(&self, req: &Request, url: &str) -> Result<Bytes> {
         let method = req.method.as_str();
+        let client = self.clients.get()?;
         let mut builder = match req.method {
-            Method::Get => self.client.get(url),
-            Method::Post => self.client.post(url),
+            Method::Get => client.get(url),
+            Method::Post => client.post(url),
         };
         if let Some(auth) = &self.target.auth {
             builder = builder.header(AUTHORIZATION, auth.clone());
