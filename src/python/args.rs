@@ -56,6 +56,7 @@ pub fn client_config(
 }
 
 /// An identifier argument: `int` (not `bool`) or `str`.
+#[allow(dead_code)] // for the media client
 pub fn ident(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Ident> {
     if obj.is_instance_of::<PyBool>() {
         return Err(PyValueError::new_err(format!(
@@ -78,6 +79,7 @@ pub fn ident(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Ident> {
 }
 
 /// A finite float argument, with its range checked.
+#[allow(dead_code)] // for the media client
 pub fn number_in(value: f64, arg: &str, lo: f64, hi: f64) -> Result<f64> {
     if !value.is_finite() || value < lo || value > hi {
         return Err(Error::invalid(format!(

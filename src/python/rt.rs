@@ -1,16 +1,19 @@
 //! Running core futures from Python: blocking (GIL released, Ctrl-C honoured) and asyncio
-//! (through pyo3-async-runtimes' generic bridge on the process runtime, which is rebuilt after
-//! `fork()`). Panics are caught here and become `ShowctlError`, never `PanicException`.
+//! (a coroutine over pyo3-async-runtimes' generic bridge on the process runtime, which is
+//! rebuilt after `fork()`). Panics are caught here and become `ShowctlError`, never `PanicException`.
 
 use std::cell::OnceCell;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use futures::FutureExt;
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyCFunction;
 use pyo3::IntoPyObjectExt;
 use pyo3_async_runtimes::generic::{self, ContextExt, Runtime as GenericRuntime};
 use pyo3_async_runtimes::TaskLocals;
@@ -149,8 +152,28 @@ impl ContextExt for ShowRuntime {
     }
 }
 
-/// Return an asyncio awaitable for a core future. `convert` builds the Python value once the
-/// future is done (with the GIL held). Cancelling the awaitable drops the Rust future.
+/// `async def run(start): return await start()`: turns the asyncio future that `start` makes
+/// into a real coroutine, so the `_async` methods behave as the `async def` of their stubs
+/// (`asyncio.run(board.scores_async())` works, nothing starts before the first `await`).
+static RUN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+fn run_helper(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
+    RUN.get_or_try_init(py, || {
+        let module = PyModule::from_code(
+            py,
+            c"async def run(start):\n    return await start()\n",
+            c"showctl/_run.py",
+            c"showctl._run",
+        )?;
+        Ok(module.getattr("run")?.unbind())
+    })
+    .map(|f| f.bind(py))
+}
+
+/// Return a coroutine for a core future. The future is spawned on the process runtime when the
+/// coroutine is first awaited (in the running event loop); `convert` builds the Python value
+/// once the future is done (with the GIL held). Cancelling the awaiting task drops the Rust
+/// future.
 pub fn spawn<'py, T, F, C, R>(py: Python<'py>, fut: F, convert: C) -> PyResult<Bound<'py, PyAny>>
 where
     T: Send + 'static,
@@ -159,10 +182,26 @@ where
     R: for<'a> IntoPyObject<'a> + Send + 'static,
     for<'a> <R as IntoPyObject<'a>>::Error: Into<PyErr>,
 {
-    generic::future_into_py::<ShowRuntime, _, Converted<R>>(py, async move {
-        let value = guarded(fut).await;
-        Ok(Converted::new(value, convert))
-    })
+    let slot = Mutex::new(Some((fut, convert)));
+    let start = PyCFunction::new_closure(
+        py,
+        Some(c"start"),
+        None,
+        move |args, _kwargs| -> PyResult<Py<PyAny>> {
+            let py = args.py();
+            let taken = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+            let (fut, convert) = taken.ok_or_else(|| {
+                PyRuntimeError::new_err("this showctl awaitable was already awaited")
+            })?;
+            let awaitable =
+                generic::future_into_py::<ShowRuntime, _, Converted<R>>(py, async move {
+                    let value = guarded(fut).await;
+                    Ok(Converted::new(value, convert))
+                })?;
+            Ok(awaitable.unbind())
+        },
+    )?;
+    run_helper(py)?.call1((start,))
 }
 
 type Convert<R> = Box<dyn FnOnce(Python<'_>) -> PyResult<R> + Send>;
