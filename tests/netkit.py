@@ -9,7 +9,7 @@ import socketserver
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 import showctl
 
@@ -31,9 +31,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def slow_server(delay: float, body: bytes = b"{}") -> Iterator[str]:
-    """A server on loopback that reads a request, waits ``delay`` seconds, then answers 200
-    with ``body``. Yields its base URL."""
+def raw_server(reply: bytes, delay: float = 0.0) -> Iterator[str]:
+    """A server on loopback that reads a request head, waits ``delay`` seconds, sends the raw
+    bytes ``reply`` and closes the connection. Yields its base URL."""
 
     class Handler(socketserver.BaseRequestHandler):
         def handle(self) -> None:
@@ -44,12 +44,8 @@ def slow_server(delay: float, body: bytes = b"{}") -> Iterator[str]:
                     return
                 data += chunk
             time.sleep(delay)
-            head = (
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
-            )
             try:
-                self.request.sendall(head.encode() + body)
+                self.request.sendall(reply)
             except OSError:
                 pass  # the client gave up first
 
@@ -65,3 +61,15 @@ def slow_server(delay: float, body: bytes = b"{}") -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def http_reply(body: bytes, status: str = "200 OK") -> bytes:
+    return (
+        f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    ).encode() + body
+
+
+def slow_server(delay: float, body: bytes = b"{}") -> AbstractContextManager[str]:
+    """A server that answers 200 with ``body`` after ``delay`` seconds."""
+    return raw_server(http_reply(body), delay)

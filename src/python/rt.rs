@@ -27,6 +27,24 @@ const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
 static MAIN_THREAD: OnceLock<Option<std::thread::ThreadId>> = OnceLock::new();
 
+static LOG_RESET: OnceLock<pyo3_log::ResetHandle> = OnceLock::new();
+
+/// Send the core's `log` records to Python's `logging` (called at import).
+pub fn init_logging() {
+    if let Ok(handle) = pyo3_log::try_init() {
+        let _ = LOG_RESET.set(handle);
+    }
+}
+
+/// Forget the logging levels cached on the Rust side, so a configuration made after import
+/// (`logging.basicConfig(level=logging.DEBUG)` after `import showctl`) applies to the next
+/// client. Called whenever a client is built.
+pub fn refresh_logging() {
+    if let Some(handle) = LOG_RESET.get() {
+        handle.reset();
+    }
+}
+
 /// Remember the main thread (called at import).
 pub fn init(py: Python<'_>) -> PyResult<()> {
     let threading = py.import("threading")?;
