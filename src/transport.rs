@@ -534,6 +534,9 @@ fn transport_error(method: &str, url: &str, e: &reqwest::Error) -> Error {
          for its self-signed certificate)"
     } else if detail.contains("refused") {
         " (is the application running, with its API enabled, on this port?)"
+    } else if url.starts_with("http://") && (detail.contains("reset") || detail.contains("closed"))
+    {
+        " (if the application is set to HTTPS, use an https:// URL)"
     } else {
         ""
     };

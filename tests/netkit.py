@@ -31,9 +31,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def raw_server(reply: bytes, delay: float = 0.0) -> Iterator[str]:
-    """A server on loopback that reads a request head, waits ``delay`` seconds, sends the raw
-    bytes ``reply`` and closes the connection. Yields its base URL."""
+def raw_server(
+    reply: bytes, delay: float = 0.0, arrived: threading.Event | None = None
+) -> Iterator[str]:
+    """A server on loopback that reads a request head (then sets ``arrived``), waits ``delay``
+    seconds, sends the raw bytes ``reply`` and closes the connection. Yields its base URL."""
 
     class Handler(socketserver.BaseRequestHandler):
         def handle(self) -> None:
@@ -43,6 +45,8 @@ def raw_server(reply: bytes, delay: float = 0.0) -> Iterator[str]:
                 if not chunk:
                     return
                 data += chunk
+            if arrived is not None:
+                arrived.set()
             time.sleep(delay)
             try:
                 self.request.sendall(reply)
@@ -70,6 +74,8 @@ def http_reply(body: bytes, status: str = "200 OK") -> bytes:
     ).encode() + body
 
 
-def slow_server(delay: float, body: bytes = b"{}") -> AbstractContextManager[str]:
+def slow_server(
+    delay: float, body: bytes = b"{}", arrived: threading.Event | None = None
+) -> AbstractContextManager[str]:
     """A server that answers 200 with ``body`` after ``delay`` seconds."""
-    return raw_server(http_reply(body), delay)
+    return raw_server(http_reply(body), delay, arrived)

@@ -6,7 +6,9 @@ use std::cell::OnceCell;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::FutureExt;
@@ -27,11 +29,109 @@ const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
 static MAIN_THREAD: OnceLock<Option<std::thread::ThreadId>> = OnceLock::new();
 
+// ---------------------------------------------------------------------------------------------
+// Interpreter exit. A runtime thread that is inside Python (completing an asyncio future,
+// forwarding a log record) when the interpreter finalizes crashes the process ("PyGILState_Release:
+// thread state must be current"). So every such section is counted, and an `atexit` handler
+// marks the exit, then waits (GIL released, bounded) until no section is running; later
+// sections do not enter Python at all.
+// ---------------------------------------------------------------------------------------------
+
+static IN_PYTHON: AtomicUsize = AtomicUsize::new(0);
+static EXITING: AtomicBool = AtomicBool::new(false);
+/// Longest wait at exit for the sections in progress.
+const EXIT_WAIT: Duration = Duration::from_secs(1);
+
+/// A running section that may call into Python from a runtime thread.
+struct Section;
+
+impl Section {
+    /// Enter a section; `None` once the interpreter is exiting.
+    fn enter() -> Option<Section> {
+        IN_PYTHON.fetch_add(1, Ordering::SeqCst);
+        if EXITING.load(Ordering::SeqCst) {
+            IN_PYTHON.fetch_sub(1, Ordering::SeqCst);
+            return None;
+        }
+        Some(Section)
+    }
+}
+
+impl Drop for Section {
+    fn drop(&mut self) {
+        IN_PYTHON.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A task of the asyncio bridge: each poll is a section; after exit it ends unpolled (dropping
+/// its Python references defers their release to PyO3's pool, without entering Python).
+struct ExitAware<F> {
+    inner: Pin<Box<F>>,
+}
+
+impl<F: Future<Output = ()>> Future for ExitAware<F> {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        match Section::enter() {
+            Some(_section) => self.inner.as_mut().poll(cx),
+            None => Poll::Ready(()),
+        }
+    }
+}
+
+/// Mark the exit and wait for the sections in progress (registered with `atexit`).
+fn at_exit(py: Python<'_>) {
+    EXITING.store(true, Ordering::SeqCst);
+    py.detach(|| {
+        let deadline = std::time::Instant::now() + EXIT_WAIT;
+        while IN_PYTHON.load(Ordering::SeqCst) > 0 && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    });
+}
+
+fn register_at_exit(py: Python<'_>) -> PyResult<()> {
+    let handler = PyCFunction::new_closure(py, Some(c"_showctl_at_exit"), None, |args, _| {
+        at_exit(args.py())
+    })?;
+    py.import("atexit")?.call_method1("register", (handler,))?;
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Logging
+// ---------------------------------------------------------------------------------------------
+
 static LOG_RESET: OnceLock<pyo3_log::ResetHandle> = OnceLock::new();
 
-/// Send the core's `log` records to Python's `logging` (called at import).
-pub fn init_logging() {
-    if let Ok(handle) = pyo3_log::try_init() {
+/// pyo3-log's logger, with each record a [`Section`] (none after exit).
+struct Logger(pyo3_log::Logger);
+
+impl log::Log for Logger {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        Section::enter().is_some_and(|_section| self.0.enabled(metadata))
+    }
+    fn log(&self, record: &log::Record<'_>) {
+        if let Some(_section) = Section::enter() {
+            self.0.log(record);
+        }
+    }
+    fn flush(&self) {
+        self.0.flush();
+    }
+}
+
+/// Send the core's `log` records to Python's `logging` (called at import). The platform
+/// certificate verifier is silenced: it logs every refused certificate at ERROR, which the
+/// `ConnectError` raised for it already says (with the remedy).
+fn init_logging(py: Python<'_>) {
+    let Ok(logger) = pyo3_log::Logger::new(py, pyo3_log::Caching::LoggersAndLevels) else {
+        return;
+    };
+    let logger = logger.filter_target("rustls_platform_verifier".into(), log::LevelFilter::Off);
+    let handle = logger.reset_handle();
+    if log::set_boxed_logger(Box::new(Logger(logger))).is_ok() {
+        log::set_max_level(log::LevelFilter::Debug);
         let _ = LOG_RESET.set(handle);
     }
 }
@@ -45,8 +145,10 @@ pub fn refresh_logging() {
     }
 }
 
-/// Remember the main thread (called at import).
+/// Set up the binding at import: logging, the exit guard, the main thread.
 pub fn init(py: Python<'_>) -> PyResult<()> {
+    init_logging(py);
+    register_at_exit(py)?;
     let threading = py.import("threading")?;
     let main = threading.call_method0("main_thread")?;
     let current = threading.call_method0("current_thread")?;
@@ -142,14 +244,20 @@ impl GenericRuntime for ShowRuntime {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        runtime::get().spawn(fut)
+        runtime::get().spawn(ExitAware {
+            inner: Box::pin(fut),
+        })
     }
 
     fn spawn_blocking<F>(f: F) -> Self::JoinHandle
     where
         F: FnOnce() + Send + 'static,
     {
-        runtime::get().spawn_blocking(f)
+        runtime::get().spawn_blocking(move || {
+            if let Some(_section) = Section::enter() {
+                f();
+            }
+        })
     }
 }
 
