@@ -11,8 +11,8 @@ import threading
 import time
 
 import pytest
-from pytest_httpserver import HTTPServer
 from netkit import slow_server
+from pytest_httpserver import HTTPServer
 from recording import load, serve
 
 BLOCKED = textwrap.dedent(

@@ -113,9 +113,7 @@ def expired_server(tmp_path: Path) -> Iterator[tuple[HTTPServer, Path]]:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_untrusted_certificate_is_refused_by_default(
-    trustme_server: HTTPServer, mode: str
-) -> None:
+def test_untrusted_certificate_is_refused_by_default(trustme_server: HTTPServer, mode: str) -> None:
     board = showctl.Scoreboard(url_of(trustme_server), KEY, retries=0)
     with pytest.raises(showctl.ConnectError) as info:
         scores(board, mode)
@@ -139,8 +137,10 @@ def test_ca_cert_trusts_it(trustme_server: HTTPServer, ca_pem: Path, mode: str) 
     board = showctl.Scoreboard(url_of(trustme_server), ca_cert=ca_pem)
     assert isinstance(scores(board, mode), showctl.HockeyScore)
     # a str path works as well as a Path
-    assert isinstance(showctl.Scoreboard(url_of(trustme_server), ca_cert=str(ca_pem)).scores(),
-                      showctl.HockeyScore)
+    assert isinstance(
+        showctl.Scoreboard(url_of(trustme_server), ca_cert=str(ca_pem)).scores(),
+        showctl.HockeyScore,
+    )
 
 
 def test_another_ca_is_not_trusted(trustme_server: HTTPServer, tmp_path: Path) -> None:
@@ -157,10 +157,12 @@ def test_self_signed_application_certificate(
     server, cert = selfsigned_server
     with pytest.raises(showctl.ConnectError, match="certificate"):
         scores(showctl.Scoreboard(url_of(server), retries=0), mode)
-    assert isinstance(scores(showctl.Scoreboard(url_of(server), verify=False), mode),
-                      showctl.HockeyScore)
-    assert isinstance(scores(showctl.Scoreboard(url_of(server), ca_cert=cert), mode),
-                      showctl.HockeyScore)
+    assert isinstance(
+        scores(showctl.Scoreboard(url_of(server), verify=False), mode), showctl.HockeyScore
+    )
+    assert isinstance(
+        scores(showctl.Scoreboard(url_of(server), ca_cert=cert), mode), showctl.HockeyScore
+    )
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -171,7 +173,7 @@ def test_expired_self_signed_certificate(
     # Refused by default, and even when trusted through ca_cert: it is expired.
     with pytest.raises(showctl.ConnectError, match="certificate"):
         scores(showctl.Scoreboard(url_of(server), retries=0), mode)
-    with pytest.raises(showctl.ConnectError, match="(?i)expired"):
+    with pytest.raises(showctl.ConnectError, match=r"(?i)expired"):
         scores(showctl.Scoreboard(url_of(server), ca_cert=cert, retries=0), mode)
     # verify=False is how the application's expired certificate is used.
     board = showctl.Scoreboard(url_of(server), KEY, verify=False)
