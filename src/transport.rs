@@ -764,6 +764,10 @@ mod tests {
 
     use super::test_server::{start, Reply};
 
+    async fn send(config: &Config, req: Request) -> Result<Bytes> {
+        Transport::new(config).unwrap().send(&req).await
+    }
+
     fn config(url: &str) -> Config {
         let mut c = Config::new(url);
         c.timeout = Duration::from_secs(2);
@@ -794,11 +798,7 @@ mod tests {
         let server = start(vec![Reply::Status(500, "oops")]).await;
         let mut c = config(&server.url);
         c.retries = 1;
-        let err = Transport::new(&c)
-            .unwrap()
-            .send(&Request::get("/x"))
-            .await
-            .unwrap_err();
+        let err = send(&c, Request::get("/x")).await.unwrap_err();
         assert_eq!(err.status(), Some(500));
         assert_eq!(server.seen().len(), 2);
     }
@@ -827,11 +827,7 @@ mod tests {
         let server = start(vec![Reply::Status(503, ""), Reply::Status(200, "")]).await;
         let mut c = config(&server.url);
         c.retry_commands = true;
-        let body = Transport::new(&c)
-            .unwrap()
-            .send(&Request::post("/clear/workspace"))
-            .await
-            .unwrap();
+        let body = send(&c, Request::post("/clear/workspace")).await.unwrap();
         assert!(body.is_empty());
         assert_eq!(server.seen().len(), 2);
     }
@@ -840,9 +836,7 @@ mod tests {
     async fn client_errors_are_not_retried() {
         for status in [400, 401, 403, 404, 405, 502] {
             let server = start(vec![Reply::Status(status, "")]).await;
-            let err = Transport::new(&config(&server.url))
-                .unwrap()
-                .send(&Request::get("/x"))
+            let err = send(&config(&server.url), Request::get("/x"))
                 .await
                 .unwrap_err();
             assert_eq!(err.status(), Some(status));
@@ -855,14 +849,8 @@ mod tests {
         let server = start(vec![Reply::Status(200, "{}")]).await;
         let mut c = config(&server.url);
         c.api_key = Some("s3cret".into());
-        Transport::new(&c)
-            .unwrap()
-            .send(&Request::get("/x"))
-            .await
-            .unwrap();
-        Transport::new(&config(&server.url))
-            .unwrap()
-            .send(&Request::get("/x"))
+        send(&c, Request::get("/x")).await.unwrap();
+        send(&config(&server.url), Request::get("/x"))
             .await
             .unwrap();
         let seen = server.seen();
@@ -880,11 +868,7 @@ mod tests {
         let req = Request::post("/opacity/layer/0")
             .query("target", "true")
             .json(&serde_json::json!({"value": 0.5}));
-        Transport::new(&config(&server.url))
-            .unwrap()
-            .send(&req)
-            .await
-            .unwrap();
+        send(&config(&server.url), req).await.unwrap();
         let seen = server.seen();
         assert_eq!(seen[0].target, "/api/0/opacity/layer/0?target=true");
         assert_eq!(seen[0].header("content-type"), Some("application/json"));
@@ -898,11 +882,7 @@ mod tests {
         c.timeout = Duration::from_millis(300);
         c.retries = 0;
         let started = Instant::now();
-        let err = Transport::new(&c)
-            .unwrap()
-            .send(&Request::get("/x"))
-            .await
-            .unwrap_err();
+        let err = send(&c, Request::get("/x")).await.unwrap_err();
         let took = started.elapsed();
         assert!(matches!(err, Error::Timeout { .. }), "{err:?}");
         assert!(err.to_string().contains("0.300s"), "{err}");
@@ -917,11 +897,7 @@ mod tests {
         };
         let mut c = config(&format!("127.0.0.1:{port}"));
         c.retries = 1;
-        let err = Transport::new(&c)
-            .unwrap()
-            .send(&Request::get("/x"))
-            .await
-            .unwrap_err();
+        let err = send(&c, Request::get("/x")).await.unwrap_err();
         assert!(matches!(err, Error::Connect { .. }), "{err:?}");
         let msg = err.to_string();
         assert!(msg.contains("refused"), "{msg}");
@@ -936,11 +912,7 @@ mod tests {
         .await;
         let mut c = config(&server.url);
         c.retries = 0;
-        let err = Transport::new(&c)
-            .unwrap()
-            .send(&Request::get("/x"))
-            .await
-            .unwrap_err();
+        let err = send(&c, Request::get("/x")).await.unwrap_err();
         assert!(matches!(err, Error::Connect { .. }), "{err:?}");
     }
 
@@ -949,11 +921,7 @@ mod tests {
         let server = start(vec![Reply::Status(200, "[1,2,3,4,5,6,7,8,9]")]).await;
         let mut c = config(&server.url);
         c.max_body = 8;
-        let err = Transport::new(&c)
-            .unwrap()
-            .send(&Request::get("/x"))
-            .await
-            .unwrap_err();
+        let err = send(&c, Request::get("/x")).await.unwrap_err();
         assert!(matches!(err, Error::Decode { .. }), "{err:?}");
         assert!(err.to_string().contains("max_body (8 bytes)"), "{err}");
     }
@@ -964,9 +932,7 @@ mod tests {
             "HTTP/1.1 301 Moved\r\nLocation: https://h:1/api/0/x\r\nContent-Length: 0\r\n\r\n",
         )])
         .await;
-        let err = Transport::new(&config(&server.url))
-            .unwrap()
-            .send(&Request::get("/x"))
+        let err = send(&config(&server.url), Request::get("/x"))
             .await
             .unwrap_err();
         assert_eq!(err.status(), Some(301));

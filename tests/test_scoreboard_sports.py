@@ -247,28 +247,33 @@ def test_unknown_sport_gives_a_plain_record(
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_duplicate_sport_mode_decodes(httpserver: HTTPServer, base_url: str, mode: str) -> None:
-    rec = load("scoreboard/duplicate_sport_mode")
+@pytest.mark.parametrize(
+    ("name", "cls", "score_field"),
+    [
+        ("duplicate_sport_mode", showctl.HockeyScore, "3"),  # the same sportMode twice
+        ("conflicting_sport_mode", showctl.BasketballScore, "20"),  # two sportModes: last wins
+    ],
+)
+def test_duplicate_sport_mode(
+    httpserver: HTTPServer,
+    base_url: str,
+    name: str,
+    cls: type[showctl.ScoreRecord],
+    score_field: str,
+    mode: str,
+) -> None:
+    rec = load(f"scoreboard/{name}")
+    assert rec.body.count(b'"sportMode"') == 2
     serve(httpserver, rec)
     score = scores(showctl.Scoreboard(base_url), mode)
-    assert isinstance(score, showctl.HockeyScore)
-    assert score.team1_saves == "22"
-    assert score.to_dict() == json.loads(rec.body)
-    assert len(score) == 12
-
-
-@pytest.mark.parametrize("mode", MODES)
-def test_duplicate_sport_mode_last_wins(httpserver: HTTPServer, base_url: str, mode: str) -> None:
-    rec = load("scoreboard/conflicting_sport_mode")
-    serve(httpserver, rec)
-    score = scores(showctl.Scoreboard(base_url), mode)
-    assert isinstance(score, showctl.BasketballScore)
-    assert score.sport_mode == "Basketball"
-    assert score.team1_score == "20"
-    # Same as Python's json: last value, first position.
+    assert type(score) is cls
+    assert score.sport_mode == cls.__name__.removesuffix("Score")
+    assert score.team1_score == score_field  # type: ignore[attr-defined]
+    # Same as Python's json: the last value, at the first key's position.
     expected = json.loads(rec.body)
     assert score.to_dict() == expected
     assert list(score.to_dict()) == list(expected)
+    assert len(score) == len(expected)
 
 
 @pytest.mark.parametrize("name", ALL)

@@ -44,47 +44,44 @@ def sequence(server: HTTPServer, answers: list[dict[str, Any] | int]) -> list[in
 A, B, C = hockey("0"), hockey("1"), hockey("2")
 
 
-def test_watch_yields_changes_only(httpserver: HTTPServer, base_url: str) -> None:
+def first_changes(watch: showctl.ScoreWatch, n: int, mode: str) -> list[str | None]:
+    """team1Score of the first ``n`` records of a watch, iterated with for or async for."""
+
+    async def collect() -> list[showctl.ScoreRecord]:
+        got = []
+        async for record in watch:
+            got.append(record)
+            if len(got) == n:
+                break
+        return got
+
+    if mode == "async":
+        records = asyncio.run(collect())
+    else:
+        records = []
+        for record in watch:
+            records.append(record)
+            if len(records) == n:
+                break
+    assert all(isinstance(r, showctl.HockeyScore) for r in records)
+    return [r["team1Score"] for r in records]
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_watch_yields_changes_only(httpserver: HTTPServer, base_url: str, mode: str) -> None:
     count = sequence(httpserver, [A, A, A, B, B, C])
     board = showctl.Scoreboard(base_url, retries=0)
-    got = []
-    for record in board.watch(0.05):
-        assert isinstance(record, showctl.HockeyScore)
-        got.append(record.team1_score)
-        if len(got) == 3:
-            break
-    assert got == ["0", "1", "2"]
+    watch = board.watch(0.05) if mode == "sync" else board.watch_async(0.05)
+    assert first_changes(watch, 3, mode) == ["0", "1", "2"]
     assert len(count) == 6
 
 
-async def test_watch_async_yields_changes_only(httpserver: HTTPServer, base_url: str) -> None:
-    count = sequence(httpserver, [A, A, A, B, B, C])
-    board = showctl.Scoreboard(base_url, retries=0)
-    got = []
-    async for record in board.watch_async(0.05):
-        assert isinstance(record, showctl.HockeyScore)
-        got.append(record.team1_score)
-        if len(got) == 3:
-            break
-    assert got == ["0", "1", "2"]
-    assert len(count) == 6
-
-
-def test_a_transient_failure_is_not_fatal(httpserver: HTTPServer, base_url: str) -> None:
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_transient_failure_is_not_fatal(httpserver: HTTPServer, base_url: str, mode: str) -> None:
     count = sequence(httpserver, [A, 503, 500, B])
     watch = showctl.Scoreboard(base_url, retries=0, timeout=2).watch(0.05)
-    assert next(watch).team1_score == "0"  # type: ignore[attr-defined]
-    assert next(watch).team1_score == "1"  # type: ignore[attr-defined]
+    assert first_changes(watch, 2, mode) == ["0", "1"]
     assert len(count) == 4
-
-
-async def test_a_transient_failure_is_not_fatal_async(
-    httpserver: HTTPServer, base_url: str
-) -> None:
-    sequence(httpserver, [A, 503, B])
-    watch = showctl.Scoreboard(base_url, retries=0, timeout=2).watch_async(0.05)
-    assert (await watch.__anext__()).team1_score == "0"  # type: ignore[attr-defined]
-    assert (await watch.__anext__()).team1_score == "1"  # type: ignore[attr-defined]
 
 
 def test_a_transient_connection_failure_is_not_fatal() -> None:

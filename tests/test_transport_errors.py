@@ -321,13 +321,29 @@ def test_the_key_appears_in_no_repr_message_or_log(
 
 def test_exceptions_pickle_with_their_attributes(httpserver: HTTPServer, base_url: str) -> None:
     serve(httpserver, load("errors/404"))
-    with pytest.raises(showctl.NotFoundError) as info:
-        showctl.Scoreboard(base_url).scores()
-    copy = pickle.loads(pickle.dumps(info.value))
-    assert type(copy) is showctl.NotFoundError
-    assert (copy.status, copy.method, copy.body) == (404, "GET", "Not Found")
-    assert copy.url == info.value.url
-    assert str(copy) == str(info.value)
+    failures: list[showctl.ShowctlError] = []
+    for board in (
+        showctl.Scoreboard(base_url),
+        showctl.Scoreboard(f"127.0.0.1:{free_port()}", retries=0),
+    ):
+        with pytest.raises(showctl.ShowctlError) as info:
+            board.scores()
+        failures.append(info.value)
+    with slow_server(3.0) as url, pytest.raises(showctl.Timeout) as slow:
+        showctl.Scoreboard(url, timeout=0.2, retries=0).scores()
+    failures.append(slow.value)
+    for err in failures:
+        copy = pickle.loads(pickle.dumps(err))
+        assert type(copy) is type(err)
+        assert str(copy) == str(err)
+        assert vars(copy) == vars(err)
+    assert [type(e) for e in failures] == [
+        showctl.NotFoundError,
+        showctl.ConnectError,
+        showctl.Timeout,
+    ]
+    assert failures[0].status == 404  # type: ignore[attr-defined]
+    assert failures[0].body == "Not Found"  # type: ignore[attr-defined]
 
 
 def test_max_body(httpserver: HTTPServer, base_url: str) -> None:
