@@ -95,6 +95,17 @@ fn register_at_exit(py: Python<'_>) -> PyResult<()> {
         at_exit(args.py())
     })?;
     py.import("atexit")?.call_method1("register", (handler,))?;
+    // A forked child has only the forking thread: sections counted in the parent's runtime
+    // threads did not come along.
+    let after_fork = PyCFunction::new_closure(py, Some(c"_showctl_after_fork"), None, |_, _| {
+        IN_PYTHON.store(0, Ordering::SeqCst)
+    })?;
+    // (POSIX only: there is no fork elsewhere.)
+    if let Ok(register) = py.import("os")?.getattr("register_at_fork") {
+        let kwargs = pyo3::types::PyDict::new(py);
+        kwargs.set_item("after_in_child", after_fork)?;
+        register.call((), Some(&kwargs))?;
+    }
     Ok(())
 }
 
