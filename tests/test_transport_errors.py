@@ -182,6 +182,34 @@ def test_no_retry_with_retries_zero(httpserver: HTTPServer, base_url: str) -> No
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_post_503_is_sent_once(httpserver: HTTPServer, base_url: str, mode: str) -> None:
+    """A command is not retried (the application may have applied it)."""
+    rec = load("errors/503")
+    httpserver.expect_request("/api/0/clear/workspace", method="POST").respond_with_data(
+        rec.body, status=503, headers=rec.headers
+    )
+    player = showctl.MediaPlayer(base_url, retries=2)
+    with pytest.raises(showctl.ServiceUnavailableError) as info:
+        if mode == "sync":
+            player.request("POST", "/clear/workspace")
+        else:
+            asyncio.run(player.request_async("POST", "/clear/workspace"))
+    assert info.value.method == "POST"
+    assert info.value.url == f"{base_url}/api/0/clear/workspace"
+    assert [(r.method, r.path) for r in sent(httpserver)] == [("POST", "/api/0/clear/workspace")]
+
+
+def test_post_is_retried_with_retry_commands(httpserver: HTTPServer, base_url: str) -> None:
+    rec = load("errors/503")
+    httpserver.expect_oneshot_request("/api/0/clear/workspace", method="POST").respond_with_data(
+        rec.body, status=503, headers=rec.headers
+    )
+    httpserver.expect_request("/api/0/clear/workspace", method="POST").respond_with_data("")
+    showctl.MediaPlayer(base_url, retry_commands=True).request("POST", "/clear/workspace")
+    assert len(sent(httpserver)) == 2
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_api_key_is_sent_as_bearer(httpserver: HTTPServer, base_url: str, mode: str) -> None:
     serve(httpserver, load("scoreboard/hockey"))
     scores(showctl.Scoreboard(base_url, KEY), mode)
