@@ -2,6 +2,7 @@
 //! per-attempt timeouts, retries with backoff and jitter, a cap on body size, and keep-alive
 //! connection reuse (one reqwest client per `Transport`).
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -9,7 +10,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
 
-use crate::error::{chain, Error, Result};
+use crate::error::{chain, Error, Result, BODY_EXCERPT};
 
 /// API path prefix the client adds to every base URL.
 pub const API_PREFIX: &str = "/api/0";
@@ -298,6 +299,35 @@ impl Target {
     pub fn has_key(&self) -> bool {
         self.auth.is_some()
     }
+
+    /// What a server sent, as kept in an error: with the key replaced by `***` wherever the
+    /// server echoed it (a debug page listing the request's headers). Only the start of a body
+    /// is kept in an error, so only that part is searched (and returned when changed).
+    pub fn scrub<'a>(&self, body: &'a [u8]) -> Cow<'a, [u8]> {
+        let key = self
+            .auth
+            .as_ref()
+            .and_then(|a| a.as_bytes().strip_prefix(b"Bearer ".as_slice()));
+        let Some(key) = key.filter(|k| !k.is_empty()) else {
+            return Cow::Borrowed(body);
+        };
+        let head = &body[..body.len().min(4 * BODY_EXCERPT + key.len())];
+        if !head.windows(key.len()).any(|w| w == key) {
+            return Cow::Borrowed(body);
+        }
+        let mut out = Vec::with_capacity(head.len());
+        let mut rest = head;
+        while !rest.is_empty() {
+            if rest.starts_with(key) {
+                out.extend_from_slice(b"***");
+                rest = &rest[key.len()..];
+            } else {
+                out.push(rest[0]);
+                rest = &rest[1..];
+            }
+        }
+        Cow::Owned(out)
+    }
 }
 
 impl std::fmt::Debug for Target {
@@ -406,6 +436,12 @@ impl Transport {
         format!("{}{}", self.target.base, req.path_and_query())
     }
 
+    /// The error for a 2xx body that is not what `req`'s endpoint returns.
+    pub fn decode_error(&self, req: &Request, body: &[u8], what: impl std::fmt::Display) -> Error {
+        let method = req.method.as_str();
+        Error::decode(method, &self.url_of(req), &self.target.scrub(body), what)
+    }
+
     /// Send a request, retrying as configured, and return the body of a 2xx answer.
     pub async fn send(&self, req: &Request) -> Result<Bytes> {
         let retries = if req.method == Method::Get || self.retry_commands {
@@ -511,14 +547,14 @@ impl Transport {
             buf.extend_from_slice(&chunk);
         }
         if !(200..300).contains(&status) {
-            let mut err = Error::api(status, method, url, &buf);
+            let mut err = Error::api(status, method, url, &self.target.scrub(&buf));
             if (300..400).contains(&status) {
                 if let (Error::Api { message, .. }, Some(loc)) =
                     (&mut err, resp.headers().get(reqwest::header::LOCATION))
                 {
                     message.push_str(&format!(
                         "; Location: {}",
-                        String::from_utf8_lossy(loc.as_bytes())
+                        String::from_utf8_lossy(&self.target.scrub(loc.as_bytes()))
                     ));
                 }
             }
@@ -782,6 +818,27 @@ mod tests {
         let e = auth_header("sec\r\nret").unwrap_err().to_string();
         assert!(!e.contains("sec"), "{e}");
         assert!(auth_header("good-key").unwrap().is_sensitive());
+    }
+
+    #[test]
+    fn an_echoed_key_is_scrubbed_from_what_errors_keep() {
+        let t = Target::new("h:1", Some("s3cret")).unwrap();
+        assert_eq!(&*t.scrub(b"Bearer s3cret, s3cret!"), b"Bearer ***, ***!");
+        assert!(matches!(t.scrub(b"nothing here"), Cow::Borrowed(_)));
+        // Past what an error keeps, nothing is searched or kept.
+        let long = [vec![b'x'; 5000], b"s3cret".to_vec()].concat();
+        assert!(matches!(t.scrub(&long), Cow::Borrowed(_)));
+        let early = [b"s3cret".to_vec(), vec![b'x'; 5000]].concat();
+        assert_eq!(&t.scrub(&early)[..4], b"***x");
+        let e = Error::api(
+            500,
+            "GET",
+            "u",
+            &t.scrub(b"<pre>Authorization: Bearer s3cret</pre>"),
+        );
+        assert!(!e.to_string().contains("s3cret"), "{e}");
+        let none = Target::new("h:1", None).unwrap();
+        assert!(matches!(none.scrub(b"s3cret"), Cow::Borrowed(_)));
     }
 
     #[test]

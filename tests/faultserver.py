@@ -333,10 +333,3 @@ class FaultServer:
         alive = [t for t in threads if t.is_alive()]
         assert not alive, f"{len(alive)} connection threads of the fault server did not end"
 
-
-def refused_url() -> str:
-    """The URL of a loopback port where nothing listens (connections are refused)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{s.getsockname()[1]}"
-

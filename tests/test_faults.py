@@ -22,7 +22,6 @@ from faultserver import (
     close_at_once,
     drip,
     huge,
-    refused_url,
     reset_mid_body,
     respond,
     serve,
@@ -30,6 +29,7 @@ from faultserver import (
     truncated,
 )
 from mediakit import MODES, invoke
+from netkit import free_port
 
 TIMEOUT = 0.5
 #: Scheduling slack on a loaded two-core machine (the bound is what matters, not the speed).
@@ -141,7 +141,7 @@ def test_fault_matrix(fault: str, op: str, mode: str) -> None:
     cell = MATRIX[fault]
     expected = cell.read if op == "read" else cell.command
     if cell.script is None:
-        url, server = refused_url(), None
+        url, server = f"http://127.0.0.1:{free_port()}", None
     else:
         server = FaultServer(cell.script).__enter__()
         url = server.url

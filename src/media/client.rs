@@ -9,7 +9,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use super::endpoints::Call;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::transport::{Method, Request, Transport};
 
 struct Inner {
@@ -53,9 +53,7 @@ impl MediaClient {
     /// Send a call and decode its reply.
     pub async fn run<T>(&self, call: Call<T>) -> Result<T> {
         let (req, body) = self.exchange(&call).await?;
-        (call.decode)(&body).map_err(|e| {
-            Error::decode(req.method.as_str(), &self.transport().url_of(req), &body, e)
-        })
+        (call.decode)(&body).map_err(|e| self.transport().decode_error(req, &body, e))
     }
 
     /// Send the request of a call, or its field fallback where the documented path is
@@ -109,7 +107,7 @@ impl MediaClient {
         self.transport().send(req).await
     }
 
-    /// Close the client: later calls fail with [`Error::Closed`].
+    /// Close the client: later calls fail with [`crate::Error::Closed`].
     pub fn close(&self) {
         self.transport().close();
     }
@@ -124,6 +122,7 @@ mod tests {
     use axum::Router;
 
     use super::*;
+    use crate::error::Error;
     use crate::ident::Ident;
     use crate::media::endpoints::{BlendSpec, LAYER_BLEND, SET_LAYER_BLEND, SET_LAYER_OPACITY};
     use crate::transport::Config;

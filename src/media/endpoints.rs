@@ -790,7 +790,14 @@ fn raw_path(path: &str) -> Result<String> {
     if path.contains(['?', '#']) {
         return refuse("must not carry a query or fragment; pass params={...}");
     }
-    if trimmed.split('/').any(|s| s == "." || s == "..") {
+    // Also encoded (`%2e%2e`, `..%2F`): a server may decode before it resolves the path.
+    let dots = |s: &str| {
+        percent_encoding::percent_decode_str(s)
+            .decode_utf8_lossy()
+            .split(['/', '\\'])
+            .any(|part| part == "." || part == "..")
+    };
+    if trimmed.split('/').any(dots) {
         return refuse("must not contain \".\" or \"..\" segments");
     }
     Ok(format!(
