@@ -800,9 +800,19 @@ fn raw_path(path: &str) -> Result<String> {
     if trimmed.split('/').any(dots) {
         return refuse("must not contain \".\" or \"..\" segments");
     }
+    // A `%` that does not start an escape is a literal percent sign ("100%").
+    let mut escaped = String::with_capacity(trimmed.len());
+    for (i, c) in trimmed.char_indices() {
+        let hex = trimmed.as_bytes().get(i + 1..i + 3);
+        if c == '%' && !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+            escaped.push_str("%25");
+        } else {
+            escaped.push(c);
+        }
+    }
     Ok(format!(
         "/{}",
-        percent_encoding::utf8_percent_encode(trimmed, RAW_PATH)
+        percent_encoding::utf8_percent_encode(&escaped, RAW_PATH)
     ))
 }
 

@@ -572,6 +572,11 @@ fn raw_requests() {
         wire(raw("GET", "/data/layer/A%2FB", None, vec![])).1,
         "/data/layer/A%2FB"
     );
+    // A percent sign that starts no escape is sent as one.
+    assert_eq!(
+        wire(raw("GET", "/data/layer/100%/%zz%4", None, vec![])).1,
+        "/data/layer/100%25/%25zz%254"
+    );
     for bad in [
         "",
         "/",
