@@ -27,6 +27,7 @@ from showctl._core import (
 
 # media playback (MediaPlayer, Layer, models)
 # simulator
+from showctl._core import RecordedRequest, Simulator
 from showctl.exceptions import (
     ApiError,
     BadRequestError,
@@ -61,12 +62,14 @@ __all__ = [
     "MethodNotAllowedError",
     "NotConfirmedError",
     "NotFoundError",
+    "RecordedRequest",
     "ScoreRecord",
     "ScoreWatch",
     "Scoreboard",
     "ServerError",
     "ServiceUnavailableError",
     "ShowctlError",
+    "Simulator",
     "SoccerScore",
     "TennisScore",
     "Timeout",
