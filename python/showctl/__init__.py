@@ -25,9 +25,12 @@ from showctl._core import (
     __version__,
 )
 
+# isort: split
 # media playback (MediaPlayer, Layer, models)
 # simulator
 from showctl._core import RecordedRequest, Simulator
+
+# isort: split
 from showctl.exceptions import (
     ApiError,
     BadRequestError,
