@@ -1,0 +1,7 @@
+"""``python -m showctl``: the command line."""
+
+import sys
+
+from showctl.cli import main
+
+sys.exit(main())
