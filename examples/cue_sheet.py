@@ -71,7 +71,15 @@ def load(path: Path) -> list[Step]:
             except (ValueError, KeyError) as e:
                 raise ValueError(f"{path}:{line}: {e}") from None
             steps.append(
-                Step(line, at, action, cell.get("layer"), cell.get("playlist"), cell.get("cue"), value)
+                Step(
+                    line,
+                    at,
+                    action,
+                    cell.get("layer"),
+                    cell.get("playlist"),
+                    cell.get("cue"),
+                    value,
+                )
             )
     return sorted(steps, key=lambda s: s.at)
 

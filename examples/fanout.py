@@ -52,7 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cue", required=True, help="cue index, name or UUID")
     args = parser.parse_args(argv)
     try:
-        outcomes = asyncio.run(fan_out(args.urls, args.api_key, args.layer, args.playlist, args.cue))
+        outcomes = asyncio.run(
+            fan_out(args.urls, args.api_key, args.layer, args.playlist, args.cue)
+        )
     except ValueError as e:
         print(f"fanout: {e}", file=sys.stderr)
         return 2

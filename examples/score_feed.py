@@ -74,7 +74,9 @@ def main(argv: list[str] | None = None) -> int:
                 for record in board.watch(interval=args.interval):
                     publish(record, args.out, args.text_dir)
                     written += 1
-                    print(f"{time.strftime('%H:%M:%S')} wrote {record.sport_mode} record", flush=True)
+                    print(
+                        f"{time.strftime('%H:%M:%S')} wrote {record.sport_mode} record", flush=True
+                    )
                     if args.count is not None and written >= args.count:
                         return 0
             except showctl.ShowctlError as e:

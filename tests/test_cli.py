@@ -39,7 +39,9 @@ def env(**extra: str) -> dict[str, str]:
     return {**clean, **extra}
 
 
-def showctl_cli(*args: str, environ: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def showctl_cli(
+    *args: str, environ: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "showctl", *args],
         capture_output=True,
@@ -96,7 +98,12 @@ def test_layers_table_and_json(sim: showctl.Simulator) -> None:
     assert len(rows) == 4 and "Lower Third/Left" in rows[2]
     ndjson = showctl_cli("--json", "layers", environ=env(SHOWCTL_MEDIA_URL=sim.url))
     layers = lines_json(ndjson.stdout)
-    assert [layer["name"] for layer in layers] == ["Background", "Main", "Lower Third/Left", "Logo Bug"]
+    assert [layer["name"] for layer in layers] == [
+        "Background",
+        "Main",
+        "Lower Third/Left",
+        "Logo Bug",
+    ]
     assert layers[3]["targetSetUUID"] == "null"  # as the application sent it
 
 
@@ -128,14 +135,33 @@ def test_trigger_and_transport(sim: showctl.Simulator) -> None:
     assert "playing" in table[1] and "intro_2024.mp4" in table[1]
     # The video input playlist by index -1 (an argument, not an option).
     assert at(sim, "trigger", "-1", "0", "--layer", "0").returncode == 0
-    assert lines_json(at(sim, "transport", "0", "--json").stdout)[0]["playingMedia"]["name"] == "Camera 1"
+    assert (
+        lines_json(at(sim, "transport", "0", "--json").stdout)[0]["playingMedia"]["name"]
+        == "Camera 1"
+    )
 
 
 def test_transport_watch_counts_changes(sim: showctl.Simulator) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "showctl", "transport", "Main", "--watch", "--json",
-         "--interval", "0.05", "--count", "2", "--url", sim.url],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(),
+        [
+            sys.executable,
+            "-m",
+            "showctl",
+            "transport",
+            "Main",
+            "--watch",
+            "--json",
+            "--interval",
+            "0.05",
+            "--count",
+            "2",
+            "--url",
+            sim.url,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
     )
     assert proc.stdout is not None
     first = json.loads(proc.stdout.readline())
@@ -183,9 +209,23 @@ def test_scores_and_watch(sim: showctl.Simulator) -> None:
     assert table.stdout.startswith("Basketball: 48 - 51")
     assert "team1Fouls" in table.stdout
     proc = subprocess.Popen(
-        [sys.executable, "-m", "showctl", "scores", "--watch", "--interval", "0.05",
-         "--count", "2", "--url", sim.url],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(),
+        [
+            sys.executable,
+            "-m",
+            "showctl",
+            "scores",
+            "--watch",
+            "--interval",
+            "0.05",
+            "--count",
+            "2",
+            "--url",
+            sim.url,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
     )
     assert proc.stdout is not None
     assert proc.stdout.readline().startswith("Basketball: 48 - 51")
@@ -204,7 +244,12 @@ def test_api_key_from_option_and_env() -> None:
         assert denied.returncode == 1
         assert "401 Unauthorized" in one_error_line(denied)
         assert at(sim, "layers", "--api-key", "k3y").returncode == 0
-        assert showctl_cli("layers", environ=env(SHOWCTL_MEDIA_URL=sim.url, SHOWCTL_API_KEY="k3y")).returncode == 0
+        assert (
+            showctl_cli(
+                "layers", environ=env(SHOWCTL_MEDIA_URL=sim.url, SHOWCTL_API_KEY="k3y")
+            ).returncode
+            == 0
+        )
         assert "k3y" not in denied.stderr
 
 
@@ -223,11 +268,11 @@ def test_exit_codes_and_one_line_errors(sim: showctl.Simulator) -> None:
 
     sim.clear_requests()
     for args in (
-        ("opacity", "Main", "1.5"),           # out of range: refused before sending
-        ("opacity", "Main", "loud"),          # not a number
-        ("mute", "-1"),                       # negative layer index
-        ("request", "POST", "/x", "{bad"),    # invalid JSON
-        ("request", "PUT", "/x"),             # not a method the applications take
+        ("opacity", "Main", "1.5"),  # out of range: refused before sending
+        ("opacity", "Main", "loud"),  # not a number
+        ("mute", "-1"),  # negative layer index
+        ("request", "POST", "/x", "{bad"),  # invalid JSON
+        ("request", "PUT", "/x"),  # not a method the applications take
         ("scores", "--interval", "0"),
         ("frobnicate",),
     ):
@@ -246,13 +291,27 @@ def test_simulate_serves_until_interrupted(tmp_path: Path) -> None:
     workspace = tmp_path / "ws.json"
     workspace.write_text(json.dumps({"layers": [{"name": "Solo"}]}))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "showctl", "simulate", "--json", "--api-key", "k",
-         "--workspace", str(workspace)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(),
+        [
+            sys.executable,
+            "-m",
+            "showctl",
+            "simulate",
+            "--json",
+            "--api-key",
+            "k",
+            "--workspace",
+            str(workspace),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
     )
     assert proc.stdout is not None
     info = json.loads(proc.stdout.readline())
-    req = urllib.request.Request(info["url"] + "/api/0/data/layers", headers={"Authorization": "Bearer k"})
+    req = urllib.request.Request(
+        info["url"] + "/api/0/data/layers", headers={"Authorization": "Bearer k"}
+    )
     with urllib.request.urlopen(req, timeout=5) as resp:
         assert json.load(resp)["data"][0]["layer"]["name"] == "Solo"
     proc.send_signal(signal.SIGINT)

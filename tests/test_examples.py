@@ -27,7 +27,9 @@ def env() -> dict[str, str]:
 
 
 def run(name: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(script(name, *args), capture_output=True, text=True, timeout=60, env=env())
+    return subprocess.run(
+        script(name, *args), capture_output=True, text=True, timeout=60, env=env()
+    )
 
 
 @pytest.fixture
@@ -58,9 +60,23 @@ def test_score_feed_writes_each_change(sim: showctl.Simulator, tmp_path: Path) -
     out = tmp_path / "score.json"
     texts = tmp_path / "fields"
     proc = subprocess.Popen(
-        script("score_feed.py", "--url", sim.url, "--out", str(out), "--text-dir", str(texts),
-               "--interval", "0.05", "--count", "2"),
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(),
+        script(
+            "score_feed.py",
+            "--url",
+            sim.url,
+            "--out",
+            str(out),
+            "--text-dir",
+            str(texts),
+            "--interval",
+            "0.05",
+            "--count",
+            "2",
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
     )
     deadline = time.monotonic() + 30
     while not out.exists() and time.monotonic() < deadline and proc.poll() is None:
@@ -110,8 +126,18 @@ def test_cue_sheet_goes_on_after_a_failure(sim: showctl.Simulator, tmp_path: Pat
 def test_fanout_reports_each_player() -> None:
     with showctl.Simulator() as a, showctl.Simulator() as b, showctl.Simulator() as c:
         b.fail_next(503)
-        result = run("fanout.py", a.url, b.url, c.url, "--layer", "Main",
-                     "--playlist", "Opening", "--cue", "Countdown")
+        result = run(
+            "fanout.py",
+            a.url,
+            b.url,
+            c.url,
+            "--layer",
+            "Main",
+            "--playlist",
+            "Opening",
+            "--cue",
+            "Countdown",
+        )
         assert result.returncode == 1
         lines = result.stdout.splitlines()
         assert lines[0] == f"{a.url}  ok    playing countdown_10s.mov"

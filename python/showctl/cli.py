@@ -215,9 +215,11 @@ def _print_record(record: showctl.ScoreRecord) -> None:
     print(f"{score_line(record)}  (uuid {record.uuid}, version {record.version})")
     table(
         ("FIELD", "VALUE"),
-        [(k, repr(v) if isinstance(v, str) and v.strip() == "" else v)
-         for k, v in _flatten(record.to_dict())
-         if k not in ("uuid", "version", "sportMode")],
+        [
+            (k, repr(v) if isinstance(v, str) and v.strip() == "" else v)
+            for k, v in _flatten(record.to_dict())
+            if k not in ("uuid", "version", "sportMode")
+        ],
     )
     sys.stdout.flush()
 
@@ -265,7 +267,7 @@ def cmd_layers(args: argparse.Namespace) -> int:
         return EXIT_OK
     table(
         ("INDEX", "NAME", "MUTED", "HIDDEN", "OPACITY", "UUID"),
-        [(i, l.name, l.is_muted, l.is_hidden, l.opacity, l.uuid) for i, l in enumerate(layers)],
+        [(i, x.name, x.is_muted, x.is_hidden, x.opacity, x.uuid) for i, x in enumerate(layers)],
     )
     return EXIT_OK
 
@@ -423,9 +425,7 @@ def _connection(suppress: bool) -> argparse.ArgumentParser:
         help=f"the application, http(s)://HOST:PORT (default: ${MEDIA_ENV}, "
         f"or ${SCOREBOARD_ENV} for scores)",
     )
-    p.add_argument(
-        "--api-key", default=default(None), help=f"API key (default: ${KEY_ENV})"
-    )
+    p.add_argument("--api-key", default=default(None), help=f"API key (default: ${KEY_ENV})")
     p.add_argument(
         "--timeout",
         type=float,
@@ -548,7 +548,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("method", type=str.upper, choices=("GET", "POST"), help="GET or POST")
     p.add_argument("path", help="for example /data/layers")
-    p.add_argument("body", nargs="?", metavar="JSON", help='a JSON body, e.g. \'{"value": 0.5}\'')
+    p.add_argument("body", nargs="?", metavar="JSON", help="a JSON body, e.g. '{\"value\": 0.5}'")
     p.add_argument(
         "--param", action="append", metavar="KEY=VALUE", help="a query parameter (repeatable)"
     )
