@@ -51,6 +51,17 @@ def showctl_cli(
     )
 
 
+def start(*args: str) -> subprocess.Popen[str]:
+    """The command line running in the background, its output readable line by line."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "showctl", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+    )
+
+
 @pytest.fixture
 def sim() -> Iterator[showctl.Simulator]:
     with showctl.Simulator() as s:
@@ -142,26 +153,17 @@ def test_trigger_and_transport(sim: showctl.Simulator) -> None:
 
 
 def test_transport_watch_counts_changes(sim: showctl.Simulator) -> None:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "showctl",
-            "transport",
-            "Main",
-            "--watch",
-            "--json",
-            "--interval",
-            "0.05",
-            "--count",
-            "2",
-            "--url",
-            sim.url,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env(),
+    proc = start(
+        "transport",
+        "Main",
+        "--watch",
+        "--json",
+        "--interval",
+        "0.05",
+        "--count",
+        "2",
+        "--url",
+        sim.url,
     )
     assert proc.stdout is not None
     first = json.loads(proc.stdout.readline())
@@ -208,25 +210,7 @@ def test_scores_and_watch(sim: showctl.Simulator) -> None:
     assert table.returncode == 0
     assert table.stdout.startswith("Basketball: 48 - 51")
     assert "team1Fouls" in table.stdout
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "showctl",
-            "scores",
-            "--watch",
-            "--interval",
-            "0.05",
-            "--count",
-            "2",
-            "--url",
-            sim.url,
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env(),
-    )
+    proc = start("scores", "--watch", "--interval", "0.05", "--count", "2", "--url", sim.url)
     assert proc.stdout is not None
     assert proc.stdout.readline().startswith("Basketball: 48 - 51")
     sim.set_score("team2Score", 53)
@@ -290,23 +274,7 @@ def test_exit_codes_and_one_line_errors(sim: showctl.Simulator) -> None:
 def test_simulate_serves_until_interrupted(tmp_path: Path) -> None:
     workspace = tmp_path / "ws.json"
     workspace.write_text(json.dumps({"layers": [{"name": "Solo"}]}))
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "showctl",
-            "simulate",
-            "--json",
-            "--api-key",
-            "k",
-            "--workspace",
-            str(workspace),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env(),
-    )
+    proc = start("simulate", "--json", "--api-key", "k", "--workspace", str(workspace))
     assert proc.stdout is not None
     info = json.loads(proc.stdout.readline())
     req = urllib.request.Request(

@@ -561,7 +561,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return int(args.func(args))
-    except (UsageError, ValueError, TypeError) as e:
+    except (UsageError, ValueError) as e:
         _fail(f"error: {e}")
         return EXIT_USAGE
     except ShowctlError as e:
@@ -576,6 +576,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_APP
     except KeyboardInterrupt:
         return 130
+    except Exception as e:
+        # A bug in showctl itself: still one line (SHOWCTL_DEBUG=1 shows the traceback).
+        if os.environ.get("SHOWCTL_DEBUG"):
+            raise
+        _fail(f"internal error (please report it): {type(e).__name__}: {e}")
+        return EXIT_APP
 
 
 def _fail(message: str) -> None:

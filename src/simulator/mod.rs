@@ -59,15 +59,7 @@ impl Record {
         Record {
             method: parts.method.to_string(),
             path: parts.uri.path().to_string(),
-            query: parts
-                .uri
-                .query()
-                .map(|q| {
-                    url::form_urlencoded::parse(q.as_bytes())
-                        .into_owned()
-                        .collect()
-                })
-                .unwrap_or_default(),
+            query: routes::query_pairs(&parts.uri),
             headers: parts
                 .headers
                 .iter()
@@ -172,30 +164,32 @@ async fn handle(
     req: hyper::Request<Incoming>,
 ) -> std::result::Result<Response, Dropped> {
     let (parts, body) = req.into_parts();
-    let bytes = match axum::body::to_bytes(Body::new(body), routes::MAX_BODY).await {
-        Ok(b) => b,
-        Err(_) => {
-            let msg = format!("the body is larger than {} bytes", routes::MAX_BODY);
-            return Ok(text(StatusCode::BAD_REQUEST, &msg));
-        }
+    let (bytes, too_large) = match axum::body::to_bytes(Body::new(body), routes::MAX_BODY).await {
+        Ok(b) => (b, false),
+        Err(_) => (Bytes::new(), true),
     };
     let mut record = Record::new(&parts, &bytes);
-    let response = match shared.take_fault() {
-        Some(Fault::Drop) => None,
-        Some(Fault::Fail(status)) => Some(text(
-            StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
-            "simulated failure (fail_next)",
-        )),
-        None if !shared.authorized(&parts) => Some(text(
-            StatusCode::UNAUTHORIZED,
-            "authorization failed: send the header Authorization: Bearer <API key>",
-        )),
-        None => {
-            let req = axum::extract::Request::from_parts(parts, Body::from(bytes));
-            Some(match router.oneshot(req).await {
-                Ok(r) => r,
-                Err(never) => match never {},
-            })
+    let response = if too_large {
+        let msg = format!("the body is larger than {} bytes", routes::MAX_BODY);
+        Some(text(StatusCode::BAD_REQUEST, &msg))
+    } else {
+        match shared.take_fault() {
+            Some(Fault::Drop) => None,
+            Some(Fault::Fail(status)) => Some(text(
+                StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+                "simulated failure (fail_next)",
+            )),
+            None if !shared.authorized(&parts) => Some(text(
+                StatusCode::UNAUTHORIZED,
+                "authorization failed: send the header Authorization: Bearer <API key>",
+            )),
+            None => {
+                let req = axum::extract::Request::from_parts(parts, Body::from(bytes));
+                Some(match router.oneshot(req).await {
+                    Ok(r) => r,
+                    Err(never) => match never {},
+                })
+            }
         }
     };
     record.status = response.as_ref().map(|r| r.status().as_u16());

@@ -28,6 +28,17 @@ pub struct Call {
     body: Outcome<Option<Value>>,
 }
 
+/// The decoded query pairs of a request, in order.
+pub fn query_pairs(uri: &Uri) -> Vec<(String, String)> {
+    uri.query()
+        .map(|q| {
+            url::form_urlencoded::parse(q.as_bytes())
+                .into_owned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn parse_body(headers: &HeaderMap, bytes: &[u8]) -> Outcome<Option<Value>> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
