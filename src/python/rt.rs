@@ -6,9 +6,8 @@ use std::cell::OnceCell;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::FutureExt;
 use pyo3::prelude::*;
@@ -25,50 +24,14 @@ const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
 static MAIN_THREAD: OnceLock<Option<std::thread::ThreadId>> = OnceLock::new();
 
-/// Remember the main thread and register the exit drain (called at import).
+/// Remember the main thread (called at import).
 pub fn init(py: Python<'_>) -> PyResult<()> {
     let threading = py.import("threading")?;
     let main = threading.call_method0("main_thread")?;
     let current = threading.call_method0("current_thread")?;
     let on_main = main.is(&current);
     let _ = MAIN_THREAD.set(on_main.then(|| std::thread::current().id()));
-    py.import("atexit")?
-        .call_method1("register", (wrap_pyfunction!(drain_at_exit, py)?,))?;
     Ok(())
-}
-
-/// Tasks of the asyncio bridge still running. Each ends by taking the GIL to hand its result
-/// to the event loop; a thread that asks for the GIL while the interpreter finalizes is killed
-/// in the middle of Rust frames (a crash at exit). So exit waits for them first.
-static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
-
-/// Longest wait at exit for the bridge's tasks.
-const EXIT_DRAIN: Duration = Duration::from_secs(2);
-
-struct InFlight;
-
-impl InFlight {
-    fn new() -> Self {
-        IN_FLIGHT.fetch_add(1, Ordering::SeqCst);
-        InFlight
-    }
-}
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        IN_FLIGHT.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// Registered with `atexit`: wait (GIL released) until the bridge's tasks are done.
-#[pyfunction]
-fn drain_at_exit(py: Python<'_>) {
-    py.detach(|| {
-        let deadline = Instant::now() + EXIT_DRAIN;
-        while IN_FLIGHT.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(2));
-        }
-    });
 }
 
 fn on_main_thread() -> bool {
@@ -158,22 +121,14 @@ impl GenericRuntime for ShowRuntime {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        let guard = InFlight::new();
-        runtime::get().spawn(async move {
-            let _guard = guard;
-            fut.await
-        })
+        runtime::get().spawn(fut)
     }
 
     fn spawn_blocking<F>(f: F) -> Self::JoinHandle
     where
         F: FnOnce() + Send + 'static,
     {
-        let guard = InFlight::new();
-        runtime::get().spawn_blocking(move || {
-            let _guard = guard;
-            f()
-        })
+        runtime::get().spawn_blocking(f)
     }
 }
 
