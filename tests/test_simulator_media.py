@@ -62,7 +62,7 @@ def test_opacity_field_form(sim: showctl.Simulator, player: showctl.MediaPlayer)
     main.set_opacity(0.3)
     assert main.opacity() == 0.3
     assert player.layers()[1].opacity == 0.3
-    assert sim.requests[-2].json() == {"value": 0.3}
+    assert sim.requests[0].json() == {"value": 0.3}
     with pytest.raises(ValueError, match="value"):
         main.set_opacity(1.5)
 
