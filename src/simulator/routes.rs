@@ -74,15 +74,7 @@ impl<S: Send + Sync> FromRequest<S> for Call {
             }
             Err(e) => return Err(e.into_response()),
         };
-        let query = parts
-            .uri
-            .query()
-            .map(|q| {
-                url::form_urlencoded::parse(q.as_bytes())
-                    .into_owned()
-                    .collect()
-            })
-            .unwrap_or_default();
+        let query = query_pairs(&parts.uri);
         let bytes: Bytes = axum::body::to_bytes(body, MAX_BODY)
             .await
             .map_err(|_| refuse(Bad(format!("the body is larger than {MAX_BODY} bytes"))))?;
@@ -125,16 +117,18 @@ impl Call {
         }
     }
 
-    fn text(&self, empty_is_none: bool, allow_null: bool) -> Outcome<Option<&str>> {
+    /// A {"value": "text"} or {"value": null} body.
+    fn text(&self, empty_is_none: bool) -> Outcome<Option<&str>> {
         match self.value(empty_is_none)? {
-            None if allow_null || empty_is_none => Ok(None),
+            None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
-            _ => Err(Bad("\"value\" must be a string".into())),
+            Some(_) => Err(Bad("\"value\" must be a string or null".into())),
         }
     }
 
+    /// A {"value": "text"} body.
     fn name(&self) -> Outcome<&str> {
-        self.text(false, false)?
+        self.text(false)?
             .ok_or_else(|| Bad("\"value\" must be a string".into()))
     }
 
@@ -190,7 +184,7 @@ impl Call {
                 .and_then(Value::as_str)
                 .map(Some)
                 .ok_or_else(|| Bad("\"transition\" needs a \"uuid\" or \"name\" string".into())),
-            None => self.text(false, true),
+            None => self.text(false),
         }
     }
 }
@@ -242,7 +236,7 @@ fn scoped(api: Router<Sh>, suffix: &str) -> Router<Sh> {
     .route(
         &at("/effectsPreset"),
         read(|w, c| w.scope_effect_preset_json(scope_of(c))).merge(command(|w, c| {
-            w.set_effect_preset(scope_of(c), c.text(false, true)?)
+            w.set_effect_preset(scope_of(c), c.text(false)?)
         })),
     )
     .route(
@@ -341,9 +335,8 @@ pub fn router(shared: Sh) -> Router {
         .route("/targetSet", read(|w, _| Ok(w.target_sets_json())))
         .route(
             "/targetSet/layer/{id}",
-            read(|w, c| w.layer_target_set_json(c.id())).merge(command(|w, c| {
-                w.set_target_set(c.id(), c.text(true, true)?)
-            })),
+            read(|w, c| w.layer_target_set_json(c.id()))
+                .merge(command(|w, c| w.set_target_set(c.id(), c.text(true)?))),
         )
         .route("/effects", read(|w, _| Ok(w.effects_json())))
         .route("/effectsPreset", read(|w, _| Ok(w.effect_presets_json())))
