@@ -395,6 +395,75 @@ impl Scoreboard {
     }
 }
 
+/// Polls the score record and yields the first record, then each one that differs from the
+/// previous. A failed poll is retried at the next tick; failures that last longer than the
+/// client's timeout end the watch with the last error.
+pub struct ScoreWatch {
+    board: Scoreboard,
+    interval: std::time::Duration,
+    last: Option<ScoreRecord>,
+    next_poll: Option<tokio::time::Instant>,
+    failing_since: Option<tokio::time::Instant>,
+}
+
+/// Smallest polling interval accepted by the watchers (20 polls a second).
+pub const MIN_WATCH_INTERVAL: f64 = 0.05;
+
+/// Validate a watch interval in seconds.
+pub fn watch_interval(seconds: f64) -> Result<std::time::Duration> {
+    if !seconds.is_finite() || seconds < MIN_WATCH_INTERVAL {
+        return Err(Error::invalid(format!(
+            "interval: must be a finite number of seconds, at least {MIN_WATCH_INTERVAL}, got {seconds}"
+        )));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
+}
+
+impl ScoreWatch {
+    pub fn new(board: Scoreboard, interval: std::time::Duration) -> Self {
+        ScoreWatch {
+            board,
+            interval,
+            last: None,
+            next_poll: None,
+            failing_since: None,
+        }
+    }
+
+    /// The next record that differs from the last one yielded.
+    pub async fn next_change(&mut self) -> Result<ScoreRecord> {
+        loop {
+            if let Some(at) = self.next_poll {
+                tokio::time::sleep_until(at).await;
+            }
+            let started = tokio::time::Instant::now();
+            self.next_poll = Some(started + self.interval);
+            match self.board.scores().await {
+                Ok(record) => {
+                    if self.failing_since.take().is_some() {
+                        log::info!(
+                            "score watch: {} answers again",
+                            self.board.transport().base_url()
+                        );
+                    }
+                    if self.last.as_ref() != Some(&record) {
+                        self.last = Some(record.clone());
+                        return Ok(record);
+                    }
+                }
+                Err(e @ (Error::Closed | Error::InvalidInput(_))) => return Err(e),
+                Err(e) => {
+                    let since = *self.failing_since.get_or_insert(started);
+                    if since.elapsed() >= self.board.transport().timeout() {
+                        return Err(e);
+                    }
+                    log::warn!("score watch: poll failed, retrying at the next tick: {e}");
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -470,74 +539,5 @@ mod tests {
     fn non_object_is_an_error() {
         assert!(ScoreRecord::from_slice(b"[1]").is_err());
         assert!(ScoreRecord::from_slice(b"{\"a\":").is_err());
-    }
-}
-
-/// Polls the score record and yields the first record, then each one that differs from the
-/// previous. A failed poll is retried at the next tick; failures that last longer than the
-/// client's timeout end the watch with the last error.
-pub struct ScoreWatch {
-    board: Scoreboard,
-    interval: std::time::Duration,
-    last: Option<ScoreRecord>,
-    next_poll: Option<tokio::time::Instant>,
-    failing_since: Option<tokio::time::Instant>,
-}
-
-/// Smallest polling interval accepted by the watchers (20 polls a second).
-pub const MIN_WATCH_INTERVAL: f64 = 0.05;
-
-/// Validate a watch interval in seconds.
-pub fn watch_interval(seconds: f64) -> Result<std::time::Duration> {
-    if !seconds.is_finite() || seconds < MIN_WATCH_INTERVAL {
-        return Err(Error::invalid(format!(
-            "interval: must be a finite number of seconds, at least {MIN_WATCH_INTERVAL}, got {seconds}"
-        )));
-    }
-    Ok(std::time::Duration::from_secs_f64(seconds))
-}
-
-impl ScoreWatch {
-    pub fn new(board: Scoreboard, interval: std::time::Duration) -> Self {
-        ScoreWatch {
-            board,
-            interval,
-            last: None,
-            next_poll: None,
-            failing_since: None,
-        }
-    }
-
-    /// The next record that differs from the last one yielded.
-    pub async fn next_change(&mut self) -> Result<ScoreRecord> {
-        loop {
-            if let Some(at) = self.next_poll {
-                tokio::time::sleep_until(at).await;
-            }
-            let started = tokio::time::Instant::now();
-            self.next_poll = Some(started + self.interval);
-            match self.board.scores().await {
-                Ok(record) => {
-                    if self.failing_since.take().is_some() {
-                        log::info!(
-                            "score watch: {} answers again",
-                            self.board.transport().base_url()
-                        );
-                    }
-                    if self.last.as_ref() != Some(&record) {
-                        self.last = Some(record.clone());
-                        return Ok(record);
-                    }
-                }
-                Err(e @ (Error::Closed | Error::InvalidInput(_))) => return Err(e),
-                Err(e) => {
-                    let since = *self.failing_since.get_or_insert(started);
-                    if since.elapsed() >= self.board.transport().timeout() {
-                        return Err(e);
-                    }
-                    log::warn!("score watch: poll failed, retrying at the next tick: {e}");
-                }
-            }
-        }
     }
 }

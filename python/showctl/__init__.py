@@ -27,6 +27,28 @@ from showctl._core import (
 
 # isort: split
 # media playback (MediaPlayer, Layer, models)
+from showctl._core import (
+    BlendMode,
+    ColorBase,
+    Cue,
+    Effect,
+    EffectPreset,
+    FloatBase,
+    Layer,
+    LayerBlend,
+    LayerPreset,
+    LayerState,
+    Media,
+    MediaPlayer,
+    Playlist,
+    TargetSet,
+    Transition,
+    TransportState,
+    Variable,
+)
+from showctl._html import LayerList
+
+# isort: split
 # simulator
 from showctl._core import RecordedRequest, Simulator
 
@@ -54,17 +76,31 @@ __all__ = [
     "BadRequestError",
     "BaseballScore",
     "BasketballScore",
+    "BlendMode",
     "ClientClosedError",
+    "ColorBase",
     "ConnectError",
+    "Cue",
     "CustomScore",
     "DecodeError",
+    "Effect",
+    "EffectPreset",
+    "FloatBase",
     "FootballScore",
     "ForbiddenError",
     "HockeyScore",
     "LacrosseScore",
+    "Layer",
+    "LayerBlend",
+    "LayerList",
+    "LayerPreset",
+    "LayerState",
+    "Media",
+    "MediaPlayer",
     "MethodNotAllowedError",
     "NotConfirmedError",
     "NotFoundError",
+    "Playlist",
     "RecordedRequest",
     "ScoreRecord",
     "ScoreWatch",
@@ -74,9 +110,13 @@ __all__ = [
     "ShowctlError",
     "Simulator",
     "SoccerScore",
+    "TargetSet",
     "TennisScore",
     "Timeout",
+    "Transition",
+    "TransportState",
     "UnauthorizedError",
+    "Variable",
     "VolleyballScore",
     "__version__",
 ]
