@@ -1,13 +1,13 @@
 """Cue sheet runner: play a show from a CSV file.
 
-Each row is one step at a time offset (seconds from the start): trigger a cue, set or fade a
-layer's opacity, mute/unmute/hide/unhide/clear a layer (or the workspace when `layer` is
+Each row is one step at a time offset (seconds from the start): trigger a cue, set a layer's
+opacity, mute/unmute/hide/unhide/clear a layer (or the workspace when `layer` is
 empty), play/pause. The whole sheet is checked before anything is sent. A failing step is
 reported and the show goes on; the exit code is 1 if any step failed.
 
     at,action,layer,playlist,cue,value
     0,trigger,Main,Opening,Countdown,
-    1.5,fade,Main,,,0.5          # value = target opacity; fades over 1 s
+    1.5,opacity,Main,,,0.5
     2,hide,Lower Third/Left,,,
 
     python examples/cue_sheet.py examples/cue_sheet.csv --url http://127.0.0.1:PORT
@@ -25,8 +25,7 @@ from pathlib import Path
 import showctl
 
 LAYER_OPS = ("mute", "unmute", "hide", "unhide", "clear", "play", "pause")
-ACTIONS = ("trigger", "opacity", "fade", *LAYER_OPS)
-FADE_SECONDS = 1.0
+ACTIONS = ("trigger", "opacity", *LAYER_OPS)
 
 
 @dataclass(frozen=True)
@@ -51,24 +50,27 @@ class Step:
 
 def load(path: Path) -> list[Step]:
     """Read and check the whole sheet; raise ValueError naming the line of the first problem."""
-    steps = []
+    steps: list[Step] = []
     with path.open(newline="", encoding="utf-8") as f:
         for row in csv.DictReader(f):
             line = len(steps) + 2
-            cell = {k: (v or "").strip() or None for k, v in row.items() if k}
+            cell: dict[str, str | None] = {
+                k: (v or "").strip() or None for k, v in row.items() if k
+            }
             try:
                 at = float(cell.get("at") or "")
                 action = cell.get("action") or ""
                 if action not in ACTIONS:
                     raise ValueError(f"action must be one of {', '.join(ACTIONS)}, got {action!r}")
-                value = float(cell["value"]) if cell.get("value") else None
-                if action in ("opacity", "fade") and (value is None or not 0 <= value <= 1):
+                text = cell.get("value")
+                value = float(text) if text is not None else None
+                if action == "opacity" and (value is None or not 0 <= value <= 1):
                     raise ValueError("value must be an opacity from 0.0 to 1.0")
-                if action in ("opacity", "fade") and cell.get("layer") is None:
-                    raise ValueError(f"{action} needs a layer")
+                if action == "opacity" and cell.get("layer") is None:
+                    raise ValueError("opacity needs a layer")
                 if action == "trigger" and not (cell.get("playlist") and cell.get("cue")):
                     raise ValueError("trigger needs a playlist and a cue")
-            except (ValueError, KeyError) as e:
+            except ValueError as e:
                 raise ValueError(f"{path}:{line}: {e}") from None
             steps.append(
                 Step(
@@ -84,7 +86,7 @@ def load(path: Path) -> list[Step]:
     return sorted(steps, key=lambda s: s.at)
 
 
-def run_step(player: showctl.MediaPlayer, step: Step, speed: float) -> None:
+def run_step(player: showctl.MediaPlayer, step: Step) -> None:
     layer = player.layer(step.layer) if step.layer is not None else None
     if step.action == "trigger":
         assert step.playlist is not None and step.cue is not None
@@ -95,9 +97,6 @@ def run_step(player: showctl.MediaPlayer, step: Step, speed: float) -> None:
     elif step.action == "opacity":
         assert layer is not None and step.value is not None
         layer.set_opacity(step.value)
-    elif step.action == "fade":
-        assert layer is not None and step.value is not None
-        layer.fade(step.value, FADE_SECONDS / speed, 10)
     else:
         getattr(layer if layer is not None else player, step.action)()
 
@@ -128,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         for s in steps:
             time.sleep(max(0.0, start + s.at / args.speed - time.monotonic()))
             try:
-                run_step(player, s, args.speed)
+                run_step(player, s)
                 print(f"{s.at:7.2f}s  ok    {s.describe()}", flush=True)
             except (showctl.ShowctlError, ValueError) as e:
                 failed += 1

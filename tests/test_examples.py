@@ -94,7 +94,7 @@ def test_score_feed_writes_each_change(sim: showctl.Simulator, tmp_path: Path) -
 def test_cue_sheet_plays_the_show(sim: showctl.Simulator) -> None:
     result = run("cue_sheet.py", str(EXAMPLES / "cue_sheet.csv"), "--url", sim.url, "--speed", "20")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.count(" ok ") == 9
+    assert result.stdout.count(" ok ") == 10
     with showctl.MediaPlayer(sim.url) as player:
         layers = {layer.name: layer for layer in player.layers()}
         assert layers["Background"].opacity == 0.6 and layers["Background"].is_muted
@@ -106,7 +106,7 @@ def test_cue_sheet_plays_the_show(sim: showctl.Simulator) -> None:
 
 def test_cue_sheet_checks_before_sending(sim: showctl.Simulator, tmp_path: Path) -> None:
     sheet = tmp_path / "bad.csv"
-    sheet.write_text("at,action,layer,playlist,cue,value\n0,mute,Main,,,\n1,fade,Main,,,1.5\n")
+    sheet.write_text("at,action,layer,playlist,cue,value\n0,mute,Main,,,\n1,opacity,Main,,,1.5\n")
     result = run("cue_sheet.py", str(sheet), "--url", sim.url)
     assert result.returncode == 2
     assert "bad.csv:3: value must be an opacity" in result.stderr

@@ -320,7 +320,7 @@ def cmd_opacity(args: argparse.Namespace) -> int:
                 print(value)
             return EXIT_OK
         if args.fade:
-            layer.fade(args.value, args.fade, args.steps)
+            fade(layer, args.value, args.fade, args.steps)
         else:
             layer.set_opacity(args.value)
     how = f" over {args.fade} s" if args.fade else ""
@@ -330,6 +330,19 @@ def cmd_opacity(args: argparse.Namespace) -> int:
         layer=args.layer,
         opacity=args.value,
     )
+
+
+def fade(layer: showctl.Layer, to: float, seconds: float, steps: int) -> None:
+    """Move a layer's opacity to `to` in `steps` even steps over `seconds`."""
+    if not 0.0 <= to <= 1.0:
+        raise ValueError(f"value: an opacity is from 0.0 to 1.0, got {to}")
+    if not 0.0 <= seconds <= 3600.0:
+        raise ValueError(f"--fade: seconds from 0 to 3600, got {seconds}")
+    start = layer.opacity()
+    began = time.monotonic()
+    for i in range(1, steps + 1):
+        time.sleep(max(0.0, began + seconds * i / steps - time.monotonic()))
+        layer.set_opacity(to if i == steps else start + (to - start) * i / steps)
 
 
 def _transport(player: showctl.MediaPlayer, layer: str | None) -> list[tuple[int, Any]]:
@@ -378,7 +391,7 @@ def cmd_request(args: argparse.Namespace) -> int:
             body = json.loads(args.body)
         except json.JSONDecodeError as e:
             raise UsageError(f"JSON: not valid JSON ({e})") from None
-    params: dict[str, str] = {}
+    params: dict[str, str | int | float | bool] = {}
     for pair in args.param or []:
         key, sep, value = pair.partition("=")
         if not sep:
@@ -412,9 +425,9 @@ def _count(text: str) -> int:
     return value
 
 
-def _connection(suppress: bool) -> argparse.ArgumentParser:
+def _connection(suppress: bool) -> _Parser:
     """--url, --api-key, --timeout and --json, accepted before or after the command."""
-    p = argparse.ArgumentParser(add_help=False)
+    p = _Parser(add_help=False)
 
     def default(value: Any) -> Any:
         return argparse.SUPPRESS if suppress else value
@@ -458,7 +471,7 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, help: str, **kw: Any) -> argparse.ArgumentParser:
         return sub.add_parser(name, help=help, description=help, parents=common, **kw)
 
-    p = sub.add_parser(
+    p: argparse.ArgumentParser = sub.add_parser(
         "simulate",
         help="run the built-in simulator of both applications until Ctrl-C",
         description="Run the built-in simulator of both applications (media playback and "
