@@ -173,6 +173,13 @@ def test_transport_watch_counts_changes(sim: showctl.Simulator) -> None:
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert json.loads(out)["playingMedia"]["name"] == "keynote_loop.mov"
+    human = at(sim, "transport", "--watch", "--count", "4").stdout.splitlines()
+    assert [line.split("  ", 1)[1] for line in human] == [
+        "layer 0 (Background): empty",
+        "layer 1 (Main): playing keynote_loop.mov",
+        "layer 2 (Lower Third/Left): empty",
+        "layer 3 (Logo Bug): empty",
+    ]
 
 
 def test_opacity_get_set_fade(sim: showctl.Simulator) -> None:

@@ -49,6 +49,7 @@ def run(pace: float = 0.0) -> None:
             table(
                 TRANSPORT_HEADERS,
                 [transport_row(i, ts) for i, ts in enumerate(player.transport_state())],
+                indent="   ",
             )
 
             title("Scoreboard: switch to Hockey and watch the score (GET /data/scores)")

@@ -49,13 +49,14 @@ def emit_json(obj: Any) -> None:
     print(json.dumps(obj, ensure_ascii=False, separators=(",", ":")), flush=True)
 
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
-    rows = [[_cell(v) for v in row] for row in rows]
+def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], indent: str = "") -> None:
+    """Aligned columns under a header row."""
+    cells = [[_cell(v) for v in row] for row in rows]
     widths = [len(h) for h in headers]
-    for row in rows:
+    for row in cells:
         widths = [max(w, len(c)) for w, c in zip(widths, row)]
-    for row in [list(headers), *rows]:
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+    for row in [list(headers), *cells]:
+        print(indent + "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
 
 
 def _cell(v: Any) -> str:
@@ -345,10 +346,11 @@ def fade(layer: showctl.Layer, to: float, seconds: float, steps: int) -> None:
         layer.set_opacity(to if i == steps else start + (to - start) * i / steps)
 
 
-def _transport(player: showctl.MediaPlayer, layer: str | None) -> list[tuple[int, Any]]:
+def _transport(player: showctl.MediaPlayer, layer: str | None) -> list[tuple[Any, Any]]:
+    """(label, transport state) of every layer, or of one."""
     if layer is None:
         return list(enumerate(player.transport_state()))
-    return [(-1, player.layer(layer).transport_state())]
+    return [(layer, player.layer(layer).transport_state())]
 
 
 def cmd_transport(args: argparse.Namespace) -> int:
@@ -361,22 +363,23 @@ def cmd_transport(args: argparse.Namespace) -> int:
             else:
                 table(TRANSPORT_HEADERS, [transport_row(i, ts) for i, ts in states])
             return EXIT_OK
-        # Poll and print a line when a layer's state, media or cue changes.
-        seen: dict[int, tuple[Any, ...]] = {}
+        # Poll; print a line when a layer's state, cue or media changes.
+        seen: dict[Any, tuple[Any, ...]] = {}
         printed = 0
-        if not args.json:
-            table(TRANSPORT_HEADERS, [])
         while True:
-            for i, ts in _transport(player, args.layer):
+            for label, ts in _transport(player, args.layer):
                 item = ts.playing_item.uuid if ts.playing_item is not None else None
-                key = (transport_word(ts), item, ts.playing_media)
-                if seen.get(i) == key:
+                media_name = ts.playing_media.name if ts.playing_media is not None else None
+                key = (transport_word(ts), item, media_name)
+                if seen.get(label) == key:
                     continue
-                seen[i] = key
+                seen[label] = key
                 if args.json:
                     emit_json(ts.to_dict())
                 else:
-                    table((), [transport_row(i, ts)])
+                    name = ts.layer.name if ts.layer is not None else label
+                    stamp = time.strftime("%H:%M:%S")
+                    print(f"{stamp}  layer {label} ({name}): {key[0]} {media_name or ''}".rstrip())
                     sys.stdout.flush()
                 printed += 1
                 if args.count and printed >= args.count:
