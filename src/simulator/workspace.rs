@@ -119,7 +119,6 @@ pub struct Cue {
     pub uuid: String,
     #[serde(default = "default_duration")]
     pub duration: f64,
-    #[serde(default)]
     pub media: Option<Named>,
 }
 
@@ -184,13 +183,9 @@ pub struct BlendMode {
 pub struct LayerPreset {
     pub id: String,
     pub name: String,
-    #[serde(default)]
     pub opacity: Option<f64>,
-    #[serde(default)]
     pub blend_mode: Option<String>,
-    #[serde(default)]
     pub is_hidden: Option<bool>,
-    #[serde(default)]
     pub is_muted: Option<bool>,
 }
 
@@ -219,17 +214,13 @@ pub struct LayerSeed {
     pub is_hidden: bool,
     #[serde(default)]
     pub is_muted: bool,
-    #[serde(default)]
     pub blend_mode: Option<String>,
-    #[serde(default)]
     pub target_set: Option<String>,
-    #[serde(default)]
     pub transition: Option<String>,
     #[serde(default = "one")]
     pub transition_duration: f64,
     #[serde(default)]
     pub effects: Vec<String>,
-    #[serde(default)]
     pub effect_preset: Option<String>,
 }
 
@@ -237,13 +228,11 @@ pub struct LayerSeed {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct WorkspaceSeed {
-    #[serde(default)]
     pub transition: Option<String>,
     #[serde(default = "one")]
     pub transition_duration: f64,
     #[serde(default)]
     pub effects: Vec<String>,
-    #[serde(default)]
     pub effect_preset: Option<String>,
 }
 
