@@ -295,6 +295,24 @@ def test_simulate_serves_until_interrupted(tmp_path: Path) -> None:
     assert "Traceback" not in err
 
 
+def test_simulate_score_tick_moves_the_score() -> None:
+    proc = start("simulate", "--json", "--score-tick", "0.05")
+    try:
+        assert proc.stdout is not None
+        url = json.loads(proc.stdout.readline())["url"]
+        watch = showctl_cli(
+            "scores", "--watch", "--json", "--count", "2", "--interval", "0.05", "--url", url
+        )
+        first, second = lines_json(watch.stdout)
+        assert first["sportMode"] == second["sportMode"] == "Basketball"
+        total = int(second["team1Score"]) + int(second["team2Score"])
+        assert total > int(first["team1Score"]) + int(first["team2Score"])
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    assert proc.returncode == 0
+
+
 def test_simulate_port_in_use(sim: showctl.Simulator) -> None:
     result = showctl_cli("simulate", "--port", str(sim.port))
     assert result.returncode == 1

@@ -172,6 +172,28 @@ def test_delay_ends_in_timeout_within_bounds(sim: showctl.Simulator) -> None:
         board.scores()
 
 
+def test_many_threads_at_once(sim: showctl.Simulator) -> None:
+    failures: list[BaseException] = []
+
+    def work(layer: int) -> None:
+        try:
+            for i in range(25):
+                op = "mute" if i % 2 == 0 else "unmute"
+                assert call(sim, "POST", f"/{op}/layer/{layer}")[0] == 200
+                assert get(sim, f"/data/layer/{layer}")["layer"]["isMuted"] is (op == "mute")
+        except BaseException as e:
+            failures.append(e)
+
+    threads = [threading.Thread(target=work, args=(n % 4,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert failures == []
+    assert len(sim.requests) == 4 * 25 * 2
+    assert all(r.status == 200 for r in sim.requests)
+
+
 def test_stop_while_delayed_is_prompt() -> None:
     sim = showctl.Simulator().start()
     sim.delay(30)
