@@ -313,6 +313,16 @@ def test_simulate_score_tick_moves_the_score() -> None:
     assert proc.returncode == 0
 
 
+def test_ctrl_c_ends_a_watch_quietly(sim: showctl.Simulator) -> None:
+    proc = start("scores", "--watch", "--interval", "0.05", "--url", sim.url)
+    assert proc.stdout is not None
+    assert proc.stdout.readline().startswith("Basketball")
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err == ""
+
+
 def test_simulate_port_in_use(sim: showctl.Simulator) -> None:
     result = showctl_cli("simulate", "--port", str(sim.port))
     assert result.returncode == 1

@@ -142,12 +142,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         if key:
             print(f"  requests need the header Authorization: Bearer <key> (set {KEY_ENV})")
         print("  Ctrl-C to stop", flush=True)
+    board = showctl.Scoreboard(sim.url, key) if args.score_tick else None
     try:
-        tick = args.score_tick
         while True:
-            time.sleep(tick or 3600)
-            if tick:
-                _bump_score(sim)
+            time.sleep(args.score_tick or 3600)
+            if board is not None:
+                _bump_score(sim, board)
     except KeyboardInterrupt:
         pass
     finally:
@@ -159,10 +159,9 @@ def _raise_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _bump_score(sim: showctl.Simulator) -> None:
+def _bump_score(sim: showctl.Simulator, board: showctl.Scoreboard) -> None:
     """Add a point or two to one team of the active sport (for `scores --watch`)."""
-    with showctl.Scoreboard(sim.url, sim.api_key) as board:
-        record = board.scores().to_dict()
+    record = board.scores().to_dict()
     for pair in (("team1Score", "team2Score"), ("teamOneRuns", "teamTwoRuns")):
         if pair[0] in record:
             field = random.choice(pair)
