@@ -86,13 +86,13 @@ def score_line(record: showctl.ScoreRecord) -> str:
     return f"{record.sport_mode}"
 
 
-def transport_row(index: int, ts: Any) -> list[Any]:
+def transport_row(label: object, ts: showctl.TransportState) -> list[Any]:
     layer = ts.layer.name if ts.layer is not None else None
     media = ts.playing_media.name if ts.playing_media is not None else None
-    return [index, layer, transport_word(ts), ts.time_elapsed, ts.time_remaining, media]
+    return [label, layer, transport_word(ts), ts.time_elapsed, ts.time_remaining, media]
 
 
-def transport_word(ts: Any) -> str:
+def transport_word(ts: showctl.TransportState) -> str:
     if ts.playing_media is None:
         return "empty"
     if ts.is_playing:
@@ -345,7 +345,9 @@ def fade(layer: showctl.Layer, to: float, seconds: float, steps: int) -> None:
         layer.set_opacity(to if i == steps else start + (to - start) * i / steps)
 
 
-def _transport(player: showctl.MediaPlayer, layer: str | None) -> list[tuple[Any, Any]]:
+def _transport(
+    player: showctl.MediaPlayer, layer: str | None
+) -> list[tuple[object, showctl.TransportState]]:
     """(label, transport state) of every layer, or of one."""
     if layer is None:
         return list(enumerate(player.transport_state()))
@@ -363,7 +365,7 @@ def cmd_transport(args: argparse.Namespace) -> int:
                 table(TRANSPORT_HEADERS, [transport_row(i, ts) for i, ts in states])
             return EXIT_OK
         # Poll; print a line when a layer's state, cue or media changes.
-        seen: dict[Any, tuple[Any, ...]] = {}
+        seen: dict[object, tuple[object, ...]] = {}
         printed = 0
         while True:
             for label, ts in _transport(player, args.layer):
