@@ -296,10 +296,12 @@ def main(argv: list[str] | None = None) -> int:
             break
         last = calls
 
+    # The score keeps changing until the watch loops have seen the stop.
     soak.stop.set()
-    drive_stop.set()
-    for t in [*loops, driver]:
+    for t in loops:
         t.join(timeout=15)
+    drive_stop.set()
+    driver.join(timeout=15)
     ours.send(None)
     child.join(timeout=15)
 

@@ -3,10 +3,13 @@ that must never show, and TLS verification on by default."""
 
 from __future__ import annotations
 
+import os
+import signal
 import ssl
 import subprocess
 import sys
 import textwrap
+from collections import Counter
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
@@ -295,3 +298,61 @@ def test_tls_verification_is_on_by_default(
         assert invoke(mode, unverified.layer(0), "opacity") == 0.5
     finally:
         server.stop()
+
+
+def test_the_key_appears_in_no_cli_output() -> None:
+    """The console script with a key: successes (plain and --json), a refused key, a server
+    echoing the key in its errors, nothing listening, and the simulator's own banner."""
+
+    def echo(seen: Seen) -> Reply:
+        return 500, f"debug: Authorization: {seen.headers.get('authorization')}".encode()
+
+    def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "showctl", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=ROOT,
+            env={**os.environ, **(env or {})},
+        )
+
+    commands = [
+        ["layers"],
+        ["layers", "--json"],
+        ["playlists"],
+        ["scores", "--json"],
+        ["transport"],
+        ["opacity", "0", "0.5"],
+        ["opacity", "0"],
+        ["mute", "0"],
+        ["trigger", "0", "0", "--layer", "1"],
+        ["request", "GET", "/data/layers"],
+    ]
+    runs = []
+    with showctl.Simulator(api_key=KEY) as sim, showctl.Simulator(api_key="other") as wrong:
+        with FaultServer(serve(echo)) as bad:
+            dead = f"http://127.0.0.1:{free_port()}"
+            for url in (sim.url, wrong.url, bad.url, dead):
+                for command in commands:
+                    runs.append(cli("--url", url, "--api-key", KEY, "--timeout", "2", *command))
+            runs.append(cli("--url", sim.url, "layers", env={"SHOWCTL_API_KEY": KEY}))
+        banner = subprocess.Popen(
+            [sys.executable, "-m", "showctl", "simulate", "--api-key", KEY],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        assert banner.stdout is not None
+        first = banner.stdout.readline()
+        banner.send_signal(signal.SIGINT)
+        out, err = banner.communicate(timeout=20)
+        sent = {s.headers.get("authorization") for s in bad.requests}
+    codes = Counter(r.returncode for r in runs)
+    assert codes[0] == len(commands) + 1  # every command worked against the right key
+    assert codes[1] == 3 * len(commands)  # and failed (exit 1) against the three others
+    assert sent == {f"Bearer {KEY}"}
+    everything = first + out + err + "".join(r.stdout + r.stderr for r in runs)
+    assert "401" in everything and "refused" in everything and "***" in everything
+    assert KEY not in everything
