@@ -257,7 +257,9 @@ def test_the_key_appears_in_no_repr_log_line_or_exception(httpserver: HTTPServer
     # The run saw every kind of outcome and logged them.
     for kind in ["DecodeError", "ServerError", "UnauthorizedError", "ConnectError", "result"]:
         assert kind in output, kind
-    assert output.count("DEBUG") > 20
+    # The transport logged each attempt, its failures with their messages, and its retries.
+    assert output.count("DEBUG showctl.transport") > 20
+    assert "failed in" in output and "INFO showctl.transport" in output
     assert "***" in output  # the echoed key was replaced
     assert KEY not in output
     assert "SECRET" not in output
