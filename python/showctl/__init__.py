@@ -48,6 +48,11 @@ from showctl._core import (
 )
 from showctl._html import LayerList
 
+# automation (watch_transport, mirrors, batch)
+# isort: split
+from showctl import cmd
+from showctl._core import BatchResult, Command, MirrorStatus, TransportEvent, TransportWatch
+
 # simulator
 from showctl.exceptions import (
     ApiError,
@@ -57,6 +62,7 @@ from showctl.exceptions import (
     DecodeError,
     ForbiddenError,
     MethodNotAllowedError,
+    NameLookupError,
     NotConfirmedError,
     NotFoundError,
     ServerError,
@@ -72,9 +78,11 @@ __all__ = [
     "BadRequestError",
     "BaseballScore",
     "BasketballScore",
+    "BatchResult",
     "BlendMode",
     "ClientClosedError",
     "ColorBase",
+    "Command",
     "ConnectError",
     "Cue",
     "CustomScore",
@@ -94,6 +102,8 @@ __all__ = [
     "Media",
     "MediaPlayer",
     "MethodNotAllowedError",
+    "MirrorStatus",
+    "NameLookupError",
     "NotConfirmedError",
     "NotFoundError",
     "Playlist",
@@ -108,9 +118,12 @@ __all__ = [
     "TennisScore",
     "Timeout",
     "Transition",
+    "TransportEvent",
     "TransportState",
+    "TransportWatch",
     "UnauthorizedError",
     "Variable",
     "VolleyballScore",
     "__version__",
+    "cmd",
 ]

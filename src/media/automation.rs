@@ -126,6 +126,15 @@ pub async fn fade(client: &MediaClient, layer: &Ident, fade: Fade) -> Result<Fad
         report.sent += 1;
         i += 1;
     }
+    if report.skipped > 0 {
+        log::info!(
+            "fade on layer {layer}: {} of {} steps skipped (the application answered slower \
+             than the step interval of {:.3} s)",
+            report.skipped,
+            fade.steps,
+            fade.seconds / f64::from(fade.steps)
+        );
+    }
     Ok(report)
 }
 
