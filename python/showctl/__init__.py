@@ -25,8 +25,8 @@ from showctl._core import (
     __version__,
 )
 
-# media playback (MediaPlayer, Layer, models)
 # isort: split
+# media playback (MediaPlayer, Layer, models)
 from showctl._core import (
     BlendMode,
     ColorBase,
@@ -53,7 +53,11 @@ from showctl._html import LayerList
 from showctl import cmd
 from showctl._core import BatchResult, Command, MirrorStatus, TransportEvent, TransportWatch
 
+# isort: split
 # simulator
+from showctl._core import RecordedRequest, Simulator
+
+# isort: split
 from showctl.exceptions import (
     ApiError,
     BadRequestError,
@@ -107,12 +111,14 @@ __all__ = [
     "NotConfirmedError",
     "NotFoundError",
     "Playlist",
+    "RecordedRequest",
     "ScoreRecord",
     "ScoreWatch",
     "Scoreboard",
     "ServerError",
     "ServiceUnavailableError",
     "ShowctlError",
+    "Simulator",
     "SoccerScore",
     "TargetSet",
     "TennisScore",

@@ -11,7 +11,8 @@ use crate::error::{Error, Result};
 use crate::ident::Ident;
 use crate::transport::{resolve_key, resolve_url, Config, DEFAULT_MAX_BODY};
 
-/// Options every client takes, as given from Python.
+/// Options every client takes, as given from Python. Also makes the next log records follow
+/// Python's current logging configuration.
 #[allow(clippy::too_many_arguments)]
 pub fn client_config(
     url: Option<String>,
@@ -24,6 +25,7 @@ pub fn client_config(
     retry_commands: bool,
     max_body: Option<i64>,
 ) -> Result<Config> {
+    crate::python::rt::refresh_logging();
     let url = resolve_url(url, env_var)?;
     if !timeout.is_finite() || timeout <= 0.0 || timeout > 3600.0 {
         return Err(Error::invalid(format!(
