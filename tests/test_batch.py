@@ -50,7 +50,7 @@ def test_mixed_failures(httpserver: HTTPServer, base_url: str) -> None:
     results = showctl.MediaPlayer(base_url).batch(commands, concurrency=2)
     check(results, commands)
     assert len(sent(httpserver)) == 5
-    body = [r for r in sent(httpserver) if r.path == "/api/0/opacity/layer/2"][0]
+    body = next(r for r in sent(httpserver) if r.path == "/api/0/opacity/layer/2")
     assert json.loads(body.data) == {"value": 0.5}
 
 
@@ -66,15 +66,15 @@ def test_refusals_before_sending(httpserver: HTTPServer, base_url: str) -> None:
     with pytest.raises(TypeError, match=r"commands\[1\]: expected a showctl.Command"):
         player.batch([cmd.mute(), ("mute", 0)])  # type: ignore[list-item]
     for bad in (0, 257, -1):
-        with pytest.raises(ValueError, match="^concurrency: must be from 1 to 256"):
+        with pytest.raises(ValueError, match=r"^concurrency: must be from 1 to 256"):
             player.batch([cmd.mute()], concurrency=bad)
-    with pytest.raises(ValueError, match="^value:"):
+    with pytest.raises(ValueError, match=r"^value:"):
         cmd.set_opacity(0, 1.5)
-    with pytest.raises(ValueError, match="layer index must be 0 or above"):
+    with pytest.raises(ValueError, match=r"layer index must be 0 or above"):
         cmd.mute(-1)
-    with pytest.raises(ValueError, match="^seconds:"):
+    with pytest.raises(ValueError, match=r"^seconds:"):
         cmd.set_workspace_transition_duration(9)
-    with pytest.raises(ValueError, match="bool"):
+    with pytest.raises(ValueError, match=r"bool"):
         cmd.trigger(True, 0, 0)
     assert sent(httpserver) == []
     assert player.batch([]) == []
@@ -82,7 +82,8 @@ def test_refusals_before_sending(httpserver: HTTPServer, base_url: str) -> None:
 
 def test_commands_show_what_they_send() -> None:
     player = showctl.MediaPlayer("h:1")
-    assert repr(cmd.set_opacity("Main", 0.5)) == """Command('POST /opacity/layer/Main {"value":0.5}')"""
+    expected = """Command('POST /opacity/layer/Main {"value":0.5}')"""
+    assert repr(cmd.set_opacity("Main", 0.5)) == expected
     assert cmd.mute().path == "/mute/workspace" and cmd.mute().body is None
     assert cmd.mute(player.layer("Lower Third/Left")).path == "/mute/layer/Lower%20Third%2FLeft"
     assert cmd.select(2, target=True).path == "/select/layer/2?target=true"

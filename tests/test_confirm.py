@@ -36,9 +36,10 @@ def test_a_change_that_lands_late_is_confirmed(
     rec(httpserver, "opacity_new")  # 0.498...: the application rounds to 1/255
     layer = showctl.MediaPlayer(base_url).layer("Main")
     assert invoke(mode, layer, "set_opacity", 0.5, confirm=True) is None
-    assert paths(httpserver) == ["POST /api/0/opacity/layer/Main"] + [
-        "GET /api/0/opacity/layer/Main"
-    ] * 3
+    assert (
+        paths(httpserver)
+        == ["POST /api/0/opacity/layer/Main"] + ["GET /api/0/opacity/layer/Main"] * 3
+    )
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -128,7 +129,7 @@ def test_reads_that_fail_are_reported(httpserver: HTTPServer, base_url: str) -> 
 
 def test_refusals_come_before_anything_is_sent(httpserver: HTTPServer, base_url: str) -> None:
     layer = showctl.MediaPlayer(base_url).layer("Main")
-    with pytest.raises(ValueError, match="value:"):
+    with pytest.raises(ValueError, match=r"value:"):
         layer.set_opacity(1.5, confirm=True)
     with pytest.raises(TypeError):
         layer.mute(True)  # type: ignore[misc]
@@ -147,9 +148,7 @@ def player() -> Iterator[showctl.MediaPlayer]:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_every_confirmable_command_on_the_simulator(
-    player: showctl.MediaPlayer, mode: str
-) -> None:
+def test_every_confirmable_command_on_the_simulator(player: showctl.MediaPlayer, mode: str) -> None:
     main = player.layer("Main")
     transition = player.transitions()[-1]
     mode_name = player.blend_modes()[1].name

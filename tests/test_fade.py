@@ -63,13 +63,13 @@ def test_refusals_name_the_argument(httpserver: HTTPServer, base_url: str) -> No
         ((0.5, 1.0, 51), "steps"),
         ((0.5, 0.0, 2), "steps"),
     ]:
-        with pytest.raises(ValueError, match=f"^{arg}:"):
+        with pytest.raises(ValueError, match=rf"^{arg}:"):
             layer.fade(*args)
-        with pytest.raises(ValueError, match=f"^{arg}:"):
+        with pytest.raises(ValueError, match=rf"^{arg}:"):
             layer.fade_async(*args)
-    with pytest.raises(ValueError, match="^delta:"):
+    with pytest.raises(ValueError, match=r"^delta:"):
         layer.adjust_opacity(1.5)
-    with pytest.raises(ValueError, match="bool"):
+    with pytest.raises(ValueError, match=r"bool"):
         layer.fade(True, 1.0)
     assert sent(httpserver) == []
 

@@ -5,6 +5,7 @@ logged and kept in mirror_status(); close() lets the mirrors finish. Against sim
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import socket
 from collections.abc import Iterator
@@ -69,11 +70,9 @@ def test_a_dead_and_a_slow_mirror(
 
 
 def test_keys_follow_the_primary_unless_given() -> None:
-    with showctl.Simulator(api_key="main-key") as primary, showctl.Simulator(
-        api_key="main-key"
-    ) as same, showctl.Simulator(api_key="own-key") as own, showctl.Simulator(
-        api_key="own-key"
-    ) as wrong:
+    sims = [showctl.Simulator(api_key=k) for k in ("main-key", "main-key", "own-key", "own-key")]
+    with contextlib.ExitStack() as stack:
+        primary, same, own, wrong = [stack.enter_context(s) for s in sims]
         with showctl.MediaPlayer(
             primary.url,
             api_key="main-key",
@@ -112,7 +111,7 @@ def test_a_batch_is_mirrored(sims: tuple[showctl.Simulator, showctl.Simulator]) 
 
 
 def test_refusals() -> None:
-    with pytest.raises(TypeError, match="put it in a list"):
+    with pytest.raises(TypeError, match=r"put it in a list"):
         showctl.MediaPlayer("h:1", mirrors="h:2")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"mirrors\[1\]: expected a URL or a \(url, api_key\)"):
         showctl.MediaPlayer("h:1", mirrors=["h:2", ("h:3",)])  # type: ignore[list-item]

@@ -68,7 +68,7 @@ def test_twins_and_misses(httpserver: HTTPServer, base_url: str) -> None:
     # "1" is a cue in two playlists, "Main" a layer and a playlist.
     with pytest.raises(showctl.NameLookupError, match='2 things are named "1"'):
         player.by_name("1", kind="cue")
-    with pytest.raises(showctl.NameLookupError, match="layer \"Main\".*playlist \"Main\""):
+    with pytest.raises(showctl.NameLookupError, match=r"layer \"Main\".*playlist \"Main\""):
         player.by_name("Main")
     assert player.by_name("Main", kind="playlist") == U(0x13)
     # A miss is looked up once more in fresh lists.
@@ -93,9 +93,9 @@ def test_refresh_reads_the_lists_again(httpserver: HTTPServer, base_url: str) ->
 
 def test_refusals(httpserver: HTTPServer, base_url: str) -> None:
     player = showctl.MediaPlayer(base_url)
-    with pytest.raises(ValueError, match="^name: must not be empty"):
+    with pytest.raises(ValueError, match=r"^name: must not be empty"):
         player.resolve_layer("")
-    with pytest.raises(ValueError, match="^kind:"):
+    with pytest.raises(ValueError, match=r"^kind:"):
         player.by_name("Main", kind="Layer")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         player.resolve_playlist(3)  # type: ignore[arg-type]

@@ -116,12 +116,12 @@ def test_recorded_polls_give_every_event_once(httpserver: HTTPServer, base_url: 
 def test_bounded_poll_rate_and_thresholds_are_checked(base_url: str) -> None:
     player = showctl.MediaPlayer(base_url)
     for interval in (0.0, 0.049, -1.0, float("nan"), float("inf")):
-        with pytest.raises(ValueError, match="interval: .*at least 0.05"):
+        with pytest.raises(ValueError, match=r"interval: .*at least 0.05"):
             player.watch_transport(interval)
-        with pytest.raises(ValueError, match="interval:"):
+        with pytest.raises(ValueError, match=r"interval:"):
             player.watch_transport_async(interval)
     for thresholds in ([0.0], [-2.0], [float("nan")], [1.0] * 17):
-        with pytest.raises(ValueError, match="thresholds:"):
+        with pytest.raises(ValueError, match=r"thresholds:"):
             player.watch_transport(0.5, thresholds)
     with pytest.raises(TypeError):
         player.watch_transport(0.5, "10")  # type: ignore[arg-type]
