@@ -18,6 +18,19 @@ from recording import load, serve
 
 Event = tuple[str, "str | None", "float | None"]
 
+# The events of the recorded polls watch_0 .. watch_3 (a 503 between watch_2 and watch_3).
+RECORDED: list[Event] = [
+    ("time_remaining", "Main", 10.0),
+    ("media_changed", "Lower Third/Left", None),
+    ("stopped", "Main", None),
+    ("started", "Lower Third/Left", None),
+    ("poll_failed", None, None),
+    ("poll_recovered", None, None),
+    ("emptied", "Main", None),
+    ("media_changed", "Lower Third/Left", None),
+    ("started", "Lower Third/Left", None),
+]
+
 
 def polls(server: HTTPServer, names: list[str]) -> None:
     """Answer GET /transportState/workspace with each recording in turn, the last for good."""
@@ -57,18 +70,8 @@ def test_each_kind_from_recorded_polls(httpserver: HTTPServer, base_url: str, mo
     watch = (player.watch_transport if mode == "sync" else player.watch_transport_async)(
         interval=0.05, thresholds=(5.0, 10.0)
     )
-    events = collect(watch, 9, mode)
-    assert brief(events) == [
-        ("time_remaining", "Main", 10.0),
-        ("media_changed", "Lower Third/Left", None),
-        ("stopped", "Main", None),
-        ("started", "Lower Third/Left", None),
-        ("poll_failed", None, None),
-        ("poll_recovered", None, None),
-        ("emptied", "Main", None),
-        ("media_changed", "Lower Third/Left", None),
-        ("started", "Lower Third/Left", None),
-    ]
+    events = collect(watch, len(RECORDED), mode)
+    assert brief(events) == RECORDED
     crossing, changed, stopped, started, failed, recovered, emptied = events[:7]
     assert crossing.layer_index == 0
     assert crossing.layer_uuid == "6F9619FF-8B86-D011-B42D-00C04FC90046"
@@ -100,17 +103,7 @@ def test_recorded_polls_give_every_event_once(httpserver: HTTPServer, base_url: 
     with pytest.raises(showctl.NotFoundError):
         for event in player.watch_transport(0.05, thresholds=[10.0]):
             events.append(event)
-    assert brief(events) == [
-        ("time_remaining", "Main", 10.0),
-        ("media_changed", "Lower Third/Left", None),
-        ("stopped", "Main", None),
-        ("started", "Lower Third/Left", None),
-        ("poll_failed", None, None),
-        ("poll_recovered", None, None),
-        ("emptied", "Main", None),
-        ("media_changed", "Lower Third/Left", None),
-        ("started", "Lower Third/Left", None),
-    ]
+    assert brief(events) == RECORDED
 
 
 def test_bounded_poll_rate_and_thresholds_are_checked(base_url: str) -> None:

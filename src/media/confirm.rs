@@ -309,26 +309,32 @@ impl Expect {
                 named_is(read.map(|t| (t.name, t.uuid)), name)
             }
             Expect::EffectPreset { layer, name } => {
-                let read = match layer {
-                    Some(l) => client.run(ep::LAYER_EFFECT_PRESET.at(&[l])?),
-                    None => client.run(ep::WORKSPACE_EFFECT_PRESET.at(&[])?),
-                }
+                let read = layer_or_workspace(
+                    client,
+                    layer,
+                    &ep::LAYER_EFFECT_PRESET,
+                    &ep::WORKSPACE_EFFECT_PRESET,
+                )
                 .await?;
                 named_is(read.map(|p| (p.name, p.uuid)), name)
             }
             Expect::Transition { layer, uuid } => {
-                let read = match layer {
-                    Some(l) => client.run(ep::LAYER_TRANSITION.at(&[l])?),
-                    None => client.run(ep::WORKSPACE_TRANSITION.at(&[])?),
-                }
+                let read = layer_or_workspace(
+                    client,
+                    layer,
+                    &ep::LAYER_TRANSITION,
+                    &ep::WORKSPACE_TRANSITION,
+                )
                 .await?;
                 named_is(read.map(|t| (t.name, t.uuid)), uuid)
             }
             Expect::TransitionDuration { layer, seconds } => {
-                let read = match layer {
-                    Some(l) => client.run(ep::LAYER_TRANSITION_DURATION.at(&[l])?),
-                    None => client.run(ep::WORKSPACE_TRANSITION_DURATION.at(&[])?),
-                }
+                let read = layer_or_workspace(
+                    client,
+                    layer,
+                    &ep::LAYER_TRANSITION_DURATION,
+                    &ep::WORKSPACE_TRANSITION_DURATION,
+                )
                 .await?;
                 number_is(read, *seconds)
             }
@@ -357,6 +363,19 @@ impl Expect {
                 }
             }
         })
+    }
+}
+
+/// Read from the layer, or from the workspace for `None`.
+async fn layer_or_workspace<T>(
+    client: &MediaClient,
+    layer: &Option<Ident>,
+    on_layer: &ep::Endpoint<(), T>,
+    workspace: &ep::Endpoint<(), T>,
+) -> Result<T> {
+    match layer {
+        Some(l) => client.run(on_layer.at(&[l])?).await,
+        None => client.run(workspace.at(&[])?).await,
     }
 }
 

@@ -64,9 +64,7 @@ impl Shared {
         self.status.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn record(&self, request: &Request, result: Result<(), Error>) {
-        let url = self.client.transport().url_of(request);
-        let method = request.method.as_str();
+    fn record(&self, result: Result<(), Error>) {
         let mut st = self.status();
         match result {
             Ok(()) => {
@@ -82,12 +80,11 @@ impl Shared {
                 if st.healthy {
                     log::warn!(
                         target: "showctl::mirror",
-                        "mirror {}: {method} {url} failed: {e} (the primary is not affected; \
-                         see mirror_status())",
+                        "mirror {}: {e} (the primary is not affected; see mirror_status())",
                         st.url
                     );
                 } else {
-                    log::debug!(target: "showctl::mirror", "mirror {}: {method} {url} failed: {e}", st.url);
+                    log::debug!(target: "showctl::mirror", "mirror {}: {e}", st.url);
                 }
                 st.healthy = false;
                 st.last_error = Some(e);
@@ -134,10 +131,6 @@ impl Mirror {
         }
     }
 
-    pub fn url(&self) -> &str {
-        self.shared.client.transport().base_url()
-    }
-
     /// Queue a command (and its field fallback) for this mirror; never waits.
     pub fn submit(&self, request: &Request, fallback: Option<&Request>) {
         let job = Job {
@@ -167,13 +160,14 @@ impl Mirror {
             let mut st = self.shared.status();
             st.dropped += 1;
             if st.healthy || st.dropped == 1 {
+                let request = e.into_inner().request;
                 log::warn!(
                     target: "showctl::mirror",
-                    "mirror {}: {} commands waiting; {} {} is dropped for this mirror",
+                    "mirror {}: {QUEUE} commands are waiting, so {} {} is dropped for it (it \
+                     is far behind; see mirror_status())",
                     st.url,
-                    QUEUE,
-                    e.into_inner().request.method.as_str(),
-                    self.url()
+                    request.method.as_str(),
+                    request.path_and_query()
                 );
             }
             st.healthy = false;
@@ -219,7 +213,7 @@ async fn work(shared: Arc<Shared>, mut rx: mpsc::Receiver<Job>) {
     while let Some(job) = rx.recv().await {
         let sent = shared.client.exchange(&job.request, job.fallback.as_ref());
         tokio::select! {
-            result = sent, if !*closed.borrow() => shared.record(&job.request, result.map(|_| ())),
+            result = sent, if !*closed.borrow() => shared.record(result.map(|_| ())),
             _ = closed.wait_for(|c| *c) => shared.status().dropped += 1,
         }
         shared.finish(1);

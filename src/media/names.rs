@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use super::client::MediaClient;
-use super::endpoints::{LAYERS, PLAYLISTS};
+use super::endpoints::{Endpoint, LAYERS, PLAYLISTS};
 use super::models::{Cue, LayerList, LayerState, Playlist};
 use crate::error::{Error, Result};
 
@@ -155,26 +155,27 @@ impl MediaClient {
         *self.names() = NameCache::default();
     }
 
-    async fn layer_list(&self, fresh: bool) -> Result<Arc<LayerList>> {
-        if !fresh {
-            if let Some(l) = self.names().layers.clone() {
-                return Ok(l);
-            }
+    /// A kept list (`slot`), or a fresh one read from `endpoint` and kept.
+    async fn kept<T>(
+        &self,
+        fresh: bool,
+        slot: fn(&mut NameCache) -> &mut Option<Arc<T>>,
+        endpoint: &Endpoint<(), T>,
+    ) -> Result<Arc<T>> {
+        if let (false, Some(kept)) = (fresh, slot(&mut self.names()).clone()) {
+            return Ok(kept);
         }
-        let layers = Arc::new(self.run(LAYERS.at(&[])?).await?);
-        self.names().layers = Some(layers.clone());
-        Ok(layers)
+        let read = Arc::new(self.run(endpoint.at(&[])?).await?);
+        *slot(&mut self.names()) = Some(read.clone());
+        Ok(read)
+    }
+
+    async fn layer_list(&self, fresh: bool) -> Result<Arc<LayerList>> {
+        self.kept(fresh, |n| &mut n.layers, &LAYERS).await
     }
 
     async fn playlist_tree(&self, fresh: bool) -> Result<Arc<Playlist>> {
-        if !fresh {
-            if let Some(p) = self.names().playlists.clone() {
-                return Ok(p);
-            }
-        }
-        let tree = Arc::new(self.run(PLAYLISTS.at(&[])?).await?);
-        self.names().playlists = Some(tree.clone());
-        Ok(tree)
+        self.kept(fresh, |n| &mut n.playlists, &PLAYLISTS).await
     }
 
     /// Everything called `key` among `kind`, in the kept lists or fresh ones.
