@@ -4,6 +4,7 @@
 use pyo3::prelude::*;
 
 pub mod args;
+pub mod automation;
 pub mod errors;
 pub mod media;
 pub mod rt;
@@ -32,6 +33,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scoreboard::_score_from_json, m)?)?;
     // The media playback client, its Layer handle and models.
     media::register(m)?;
+    automation::register(m)?;
     // The built-in simulator.
     simulator::register(m)?;
     Ok(())
