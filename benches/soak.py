@@ -11,7 +11,7 @@ what feedback and automation tools do, all on one MediaPlayer and one Scoreboard
 - pollers: ``layers()`` and ``layer(0).opacity()`` every 0.25 s, and
   ``transport_state_async()`` every 0.25 s;
 - commands: triggers, mute/unmute, opacity and selection from a thread, and bursts of 20
-  concurrent ``set_opacity_async`` every second, each also sent to a mirror (the same
+  concurrent ``set_opacity_async`` every second, each also sent to a mirror (a second
   simulator);
 - client churn: a new client every 2 s, used once and closed;
 - faults every 10 s: a 503, a dropped connection, answers delayed by 0.1 s for 2 s.
@@ -50,9 +50,11 @@ STEADY = ("watch", "watch_async", "feedback", "commands", "churn", "transport_as
 
 
 def simulator(conn: Connection) -> None:
-    """The child process: a simulator driven by commands received on ``conn``."""
+    """The child process: a simulator driven by commands received on ``conn``, and a second
+    one as the mirror (a backup machine)."""
     sim = showctl.Simulator(port=0, api_key=KEY).start()
-    conn.send(sim.url)
+    backup = showctl.Simulator(port=0, api_key=KEY).start()
+    conn.send((sim.url, backup.url))
     while True:
         message = conn.recv()
         if message is None:
@@ -60,6 +62,7 @@ def simulator(conn: Connection) -> None:
         name, *args = message
         getattr(sim, name)(*args)
     sim.stop()
+    backup.stop()
 
 
 def rss_kib() -> int:
@@ -89,10 +92,9 @@ class Sample:
 
 
 class Soak:
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, mirror: str) -> None:
         self.url = url
-        # The same simulator as a mirror: every command goes there twice.
-        self.player = showctl.MediaPlayer(url, KEY, timeout=2.0, mirrors=[url])
+        self.player = showctl.MediaPlayer(url, KEY, timeout=2.0, mirrors=[mirror])
         self.board = showctl.Scoreboard(url, KEY, timeout=2.0)
         self.stop = threading.Event()
         self.lock = threading.Lock()
@@ -277,8 +279,8 @@ def main(argv: list[str] | None = None) -> int:
         print("SOAK FAILED: the simulator did not start within 60 s", file=sys.stderr)
         child.kill()
         return 1
-    url = ours.recv()
-    soak = Soak(url)
+    url, mirror = ours.recv()
+    soak = Soak(url, mirror)
     drive_stop = threading.Event()
     driver = threading.Thread(target=drive, args=(ours, drive_stop), daemon=True)
     driver.start()
