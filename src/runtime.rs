@@ -1,6 +1,16 @@
 //! The one tokio runtime of the process, rebuilt after `fork()`: a child must not inherit a
 //! runtime whose worker threads did not survive the fork.
+//!
+//! Blocking calls do not hand their request to its worker threads: each OS thread that makes one
+//! drives it itself, on a current-thread runtime of its own (its "lane": no thread, just an I/O
+//! and timer driver), so a request costs the caller no wake-up of another thread (on a loopback
+//! or LAN round trip those wake-ups cost more than the rest of the call). Connections made on a
+//! lane are only driven while that thread is in a call, so a lane keeps its own connections (see
+//! `transport`); everything else (asyncio calls, background work) uses the process runtime.
 
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
 use tokio::runtime::Runtime;
@@ -45,6 +55,57 @@ pub fn inside_runtime() -> bool {
     tokio::runtime::Handle::try_current().is_ok()
 }
 
+thread_local! {
+    /// This thread's lane runtime and the process it was built in.
+    static LANE: RefCell<Option<(u32, Rc<Runtime>)>> = const { RefCell::new(None) };
+    /// True while this thread drives its lane.
+    static IN_LANE: Cell<bool> = const { Cell::new(false) };
+}
+
+fn lane() -> Rc<Runtime> {
+    let pid = std::process::id();
+    LANE.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        match slot.as_ref() {
+            Some((owner, rt)) if *owner == pid => rt.clone(),
+            _ => {
+                if let Some((_, inherited)) = slot.take() {
+                    // A forked child's copy shares the parent's epoll instance: never drive it.
+                    std::mem::forget(inherited);
+                }
+                let rt = Rc::new(
+                    tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .expect("showctl: cannot start the tokio runtime"),
+                );
+                *slot = Some((pid, rt.clone()));
+                rt
+            }
+        }
+    })
+}
+
+/// Run a future to completion on the calling thread, on its lane (see the module
+/// documentation). Must not be called from inside a runtime (see [`inside_runtime`]).
+pub fn block_on_here<F: Future>(fut: F) -> F::Output {
+    struct Leave(bool);
+    impl Drop for Leave {
+        fn drop(&mut self) {
+            IN_LANE.with(|f| f.set(self.0));
+        }
+    }
+    let rt = lane();
+    let _leave = Leave(IN_LANE.with(|f| f.replace(true)));
+    rt.block_on(fut)
+}
+
+/// True while the calling thread is running a future with [`block_on_here`]: work started here
+/// must use this lane's connections.
+pub fn in_lane() -> bool {
+    IN_LANE.with(|f| f.get())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -53,5 +114,18 @@ mod tests {
         let b = super::get();
         assert!(std::sync::Arc::ptr_eq(&a, &b));
         assert_eq!(a.block_on(async { 1 + 1 }), 2);
+    }
+
+    #[test]
+    fn lane_runs_on_the_calling_thread() {
+        let me = std::thread::current().id();
+        assert!(!super::in_lane());
+        let (on, id) = super::block_on_here(async {
+            tokio::task::yield_now().await;
+            (super::in_lane(), std::thread::current().id())
+        });
+        assert!(on);
+        assert_eq!(id, me);
+        assert!(!super::in_lane());
     }
 }

@@ -1,8 +1,11 @@
 //! The HTTP transport: base URL forms, the `/api/0` prefix, the Bearer key, TLS options,
 //! per-attempt timeouts, retries with backoff and jitter, a cap on body size, and keep-alive
-//! connection reuse (one reqwest client per `Transport`).
+//! connection reuse (one reqwest client per `Transport` and its mirrors, plus one per thread
+//! that makes blocking calls: see [`crate::runtime`]).
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -294,9 +297,49 @@ impl std::fmt::Debug for Target {
     }
 }
 
+/// The reqwest clients of a transport and its mirrors: one for the process runtime, and one per
+/// lane (a thread's blocking calls), built there on first use, since a lane's connections are
+/// only driven by its own thread.
+struct Clients {
+    config: Config,
+    shared: reqwest::Client,
+}
+
+thread_local! {
+    /// This thread's lane clients (and the process they were built in).
+    static LANE_CLIENTS: RefCell<(u32, Vec<(Weak<Clients>, reqwest::Client)>)> =
+        const { RefCell::new((0, Vec::new())) };
+}
+
+impl Clients {
+    /// The client for work running on the calling thread.
+    fn get(self: &Arc<Self>) -> Result<reqwest::Client> {
+        if !crate::runtime::in_lane() {
+            return Ok(self.shared.clone());
+        }
+        LANE_CLIENTS.with(|cell| {
+            let mut lane = cell.borrow_mut();
+            let pid = std::process::id();
+            if lane.0 != pid {
+                // Inherited through fork(): their connections belong to the parent's lane.
+                std::mem::forget(std::mem::take(&mut lane.1));
+                lane.0 = pid;
+            }
+            let me = Arc::as_ptr(self);
+            if let Some((_, client)) = lane.1.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), me)) {
+                return Ok(client.clone());
+            }
+            lane.1.retain(|(w, _)| w.strong_count() > 0);
+            let client = build_client(&self.config)?;
+            lane.1.push((Arc::downgrade(self), client.clone()));
+            Ok(client)
+        })
+    }
+}
+
 /// A client for one application (plus the options shared by its requests).
 pub struct Transport {
-    client: reqwest::Client,
+    clients: Arc<Clients>,
     target: Target,
     timeout: Duration,
     retries: u32,
@@ -318,9 +361,12 @@ impl Transport {
             return Err(Error::invalid("timeout: must be greater than 0 seconds"));
         }
         let target = Target::new(&config.url, config.api_key.as_deref())?;
-        let client = build_client(config)?;
+        let clients = Arc::new(Clients {
+            config: config.clone(),
+            shared: build_client(config)?,
+        });
         Ok(Transport {
-            client,
+            clients,
             target,
             timeout: config.timeout,
             retries: config.retries,
@@ -334,7 +380,7 @@ impl Transport {
     /// A transport to another target sharing this one's options (used for mirrors).
     pub fn with_target(&self, target: Target) -> Self {
         Transport {
-            client: self.client.clone(),
+            clients: self.clients.clone(),
             target,
             timeout: self.timeout,
             retries: self.retries,
@@ -436,9 +482,10 @@ impl Transport {
 
     async fn exchange(&self, req: &Request, url: &str) -> Result<Bytes> {
         let method = req.method.as_str();
+        let client = self.clients.get()?;
         let mut builder = match req.method {
-            Method::Get => self.client.get(url),
-            Method::Post => self.client.post(url),
+            Method::Get => client.get(url),
+            Method::Post => client.post(url),
         };
         if let Some(auth) = &self.target.auth {
             builder = builder.header(AUTHORIZATION, auth.clone());
@@ -592,6 +639,40 @@ mod tests {
         let e = auth_header("sec\r\nret").unwrap_err().to_string();
         assert!(!e.contains("sec"), "{e}");
         assert!(auth_header("good-key").unwrap().is_sensitive());
+    }
+
+    /// A connection opened by a blocking call on one thread's lane is only driven by that
+    /// thread: the process runtime and other threads must not be handed it.
+    #[test]
+    fn lanes_and_the_runtime_keep_their_own_connections() {
+        let rt = crate::runtime::get();
+        let listener = rt
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let addr = listener.local_addr().unwrap();
+        let app = axum::Router::new().route("/api/0/ping", axum::routing::get(|| async { "{}" }));
+        rt.spawn(async move { axum::serve(listener, app).await });
+        let mut config = Config::new(format!("http://{addr}"));
+        config.timeout = Duration::from_secs(2);
+        config.retries = 0;
+        let t = Arc::new(Transport::new(&config).unwrap());
+        let req = Request::get("/ping");
+        for _ in 0..3 {
+            let body = crate::runtime::block_on_here(t.send(&req)).unwrap();
+            assert_eq!(&body[..], b"{}");
+            let (t2, r2) = (t.clone(), req.clone());
+            let body = rt
+                .block_on(rt.spawn(async move { t2.send(&r2).await }))
+                .unwrap()
+                .unwrap();
+            assert_eq!(&body[..], b"{}");
+            let (t3, r3) = (t.clone(), req.clone());
+            let body = std::thread::spawn(move || crate::runtime::block_on_here(t3.send(&r3)))
+                .join()
+                .unwrap()
+                .unwrap();
+            assert_eq!(&body[..], b"{}");
+        }
     }
 
     #[test]

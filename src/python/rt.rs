@@ -62,9 +62,10 @@ where
     }
 }
 
-/// Run a core future to completion with the GIL released. On the main thread a pending signal
-/// (Ctrl-C) is checked every 50 ms and ends the call with its exception (KeyboardInterrupt);
-/// the request is dropped, which closes its connection.
+/// Run a core future to completion with the GIL released, on the calling thread's lane (see
+/// `runtime`). On the main thread a pending signal (Ctrl-C) is checked every 50 ms and ends the
+/// call with its exception (KeyboardInterrupt); the request is dropped, which closes its
+/// connection.
 pub fn wait<T, F>(py: Python<'_>, fut: F) -> PyResult<T>
 where
     T: Send,
@@ -80,10 +81,9 @@ where
             ),
         ));
     }
-    let rt = runtime::get();
     let check_signals = on_main_thread();
     let outcome: Result<Result<T, Error>, PyErr> = py.detach(|| {
-        rt.block_on(async {
+        runtime::block_on_here(async {
             let fut = guarded(fut);
             if !check_signals {
                 return Ok(fut.await);
