@@ -305,10 +305,15 @@ struct Clients {
     shared: reqwest::Client,
 }
 
+/// A thread's lane clients, and the process they were built in.
+struct LaneClients {
+    pid: u32,
+    clients: Vec<(Weak<Clients>, reqwest::Client)>,
+}
+
 thread_local! {
-    /// This thread's lane clients (and the process they were built in).
-    static LANE_CLIENTS: RefCell<(u32, Vec<(Weak<Clients>, reqwest::Client)>)> =
-        const { RefCell::new((0, Vec::new())) };
+    static LANE_CLIENTS: RefCell<LaneClients> =
+        const { RefCell::new(LaneClients { pid: 0, clients: Vec::new() }) };
 }
 
 impl Clients {
@@ -320,18 +325,22 @@ impl Clients {
         LANE_CLIENTS.with(|cell| {
             let mut lane = cell.borrow_mut();
             let pid = std::process::id();
-            if lane.0 != pid {
+            if lane.pid != pid {
                 // Inherited through fork(): their connections belong to the parent's lane.
-                std::mem::forget(std::mem::take(&mut lane.1));
-                lane.0 = pid;
+                std::mem::forget(std::mem::take(&mut lane.clients));
+                lane.pid = pid;
             }
             let me = Arc::as_ptr(self);
-            if let Some((_, client)) = lane.1.iter().find(|(w, _)| std::ptr::eq(w.as_ptr(), me)) {
+            let mine = lane
+                .clients
+                .iter()
+                .find(|(w, _)| std::ptr::eq(w.as_ptr(), me));
+            if let Some((_, client)) = mine {
                 return Ok(client.clone());
             }
-            lane.1.retain(|(w, _)| w.strong_count() > 0);
+            lane.clients.retain(|(w, _)| w.strong_count() > 0);
             let client = build_client(&self.config)?;
-            lane.1.push((Arc::downgrade(self), client.clone()));
+            lane.clients.push((Arc::downgrade(self), client.clone()));
             Ok(client)
         })
     }

@@ -70,9 +70,7 @@ def serve(server: HTTPServer, rec: Recording, *, times: int | None = None) -> No
     if rec.check_json:
         kwargs["json"] = rec.json_body
     handler = server.expect_request(rec.path, **kwargs)
-    handler.respond_with_response(
-        Response(rec.body, status=rec.status, headers=rec.headers)
-    )
+    handler.respond_with_response(Response(rec.body, status=rec.status, headers=rec.headers))
 
 
 def sent(server: HTTPServer) -> list[Request]:

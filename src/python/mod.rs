@@ -4,6 +4,8 @@
 use pyo3::prelude::*;
 
 pub mod args;
+#[cfg(unix)]
+pub mod bridge;
 pub mod errors;
 pub mod media;
 pub mod rt;

@@ -42,7 +42,7 @@ fn on_main_thread() -> bool {
     }
 }
 
-fn panic_message(p: Box<dyn std::any::Any + Send>) -> Error {
+pub(crate) fn panic_message(p: Box<dyn std::any::Any + Send>) -> Error {
     let msg = p
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
@@ -150,7 +150,9 @@ impl ContextExt for ShowRuntime {
 }
 
 /// Return an asyncio awaitable for a core future. `convert` builds the Python value once the
-/// future is done (with the GIL held). Cancelling the awaitable drops the Rust future.
+/// future is done (with the GIL held, on the loop's thread). Cancelling the awaitable drops the
+/// Rust future. The running loop's completion queue (`bridge`) settles it; loops that cannot
+/// watch a socket go through pyo3-async-runtimes.
 pub fn spawn<'py, T, F, C, R>(py: Python<'py>, fut: F, convert: C) -> PyResult<Bound<'py, PyAny>>
 where
     T: Send + 'static,
@@ -159,6 +161,11 @@ where
     R: for<'a> IntoPyObject<'a> + Send + 'static,
     for<'a> <R as IntoPyObject<'a>>::Error: Into<PyErr>,
 {
+    #[cfg(unix)]
+    let (fut, convert) = match crate::python::bridge::spawn(py, fut, convert)? {
+        Ok(awaitable) => return Ok(awaitable),
+        Err(unstarted) => unstarted,
+    };
     generic::future_into_py::<ShowRuntime, _, Converted<R>>(py, async move {
         let value = guarded(fut).await;
         Ok(Converted::new(value, convert))
