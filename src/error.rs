@@ -104,7 +104,7 @@ impl Error {
             _ => {}
         }
         if !body.trim().is_empty() {
-            let _ = write!(message, "; body: {}", body.trim());
+            let _ = write!(message, "; body: {}", body_summary(&body));
         }
         Error::Api {
             status,
@@ -118,8 +118,14 @@ impl Error {
     pub fn decode(method: &str, url: &str, body: &[u8], what: impl std::fmt::Display) -> Self {
         let body = excerpt(body);
         let mut message = format!("could not decode the answer to {method} {url}: {what}");
-        if !body.trim().is_empty() {
-            let _ = write!(message, "; body: {}", body.trim());
+        if is_html(&body) {
+            let _ = write!(
+                message,
+                "; body: {} (is this the documentation port rather than the API port?)",
+                body_summary(&body)
+            );
+        } else if !body.trim().is_empty() {
+            let _ = write!(message, "; body: {}", body_summary(&body));
         } else {
             message.push_str("; the body was empty");
         }
@@ -143,6 +149,45 @@ pub fn excerpt(body: &[u8]) -> String {
         end -= 1;
     }
     format!("{}…", &text[..end])
+}
+
+/// True when a body is an HTML page (a web server's error page, a documentation site).
+pub fn is_html(body: &str) -> bool {
+    let head: String = body
+        .trim_start()
+        .chars()
+        .take(64)
+        .collect::<String>()
+        .to_ascii_lowercase();
+    head.starts_with("<!doctype html") || head.starts_with("<html") || head.starts_with("<head")
+}
+
+/// A body as shown in an error message: an HTML page becomes `HTML page "<title>"` (its
+/// markup says nothing useful on one line); other text is trimmed with whitespace runs folded.
+/// The full excerpt stays in the error's `body`.
+pub fn body_summary(body: &str) -> String {
+    if is_html(body) {
+        return match html_title(body) {
+            Some(title) => format!("HTML page {title:?}"),
+            None => "an HTML page".to_string(),
+        };
+    }
+    body.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The text of the first `<title>` (or else `<h1>`) element of an HTML page, whitespace folded.
+fn html_title(body: &str) -> Option<String> {
+    let lower = body.to_ascii_lowercase();
+    ["title", "h1"].iter().find_map(|tag| {
+        let open = lower.find(&format!("<{tag}"))?;
+        let start = open + lower[open..].find('>')? + 1;
+        let end = start + lower[start..].find(&format!("</{tag}"))?;
+        let text = body[start..end]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        (!text.is_empty()).then_some(text)
+    })
 }
 
 /// The whole `source()` chain of an error, joined with ": " (reqwest's top message alone says
@@ -205,6 +250,80 @@ mod tests {
         let e = excerpt(body.as_bytes());
         assert!(e.ends_with('…'));
         assert!(e.len() <= BODY_EXCERPT + '…'.len_utf8());
+    }
+
+    #[test]
+    fn html_bodies_are_summarised_by_title() {
+        let page = "<!DOCTYPE html>\n<html><head><title>404 -\n Not Found</title></head>\
+                    <body><h1>Oops</h1></body></html>";
+        let e = Error::api(404, "GET", "http://h:1/api/0/x", page.as_bytes());
+        let msg = e.to_string();
+        assert!(
+            msg.ends_with("; body: HTML page \"404 - Not Found\""),
+            "{msg}"
+        );
+        match e {
+            Error::Api { body, .. } => assert_eq!(body, page),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            body_summary("<html><body><h1> Server\tError </h1></body></html>"),
+            "HTML page \"Server Error\""
+        );
+        assert_eq!(body_summary("<html><body>x</body></html>"), "an HTML page");
+        assert_eq!(body_summary("  not\n  found \n"), "not found");
+        assert!(!is_html("{\"a\": \"<html>\"}"));
+    }
+
+    #[test]
+    fn decode_of_an_html_page_hints_at_the_documentation_port() {
+        let e = Error::decode("GET", "u", b"<html><title>API docs</title></html>", "bad");
+        let msg = e.to_string();
+        assert!(msg.contains("HTML page \"API docs\""), "{msg}");
+        assert!(msg.contains("documentation port"), "{msg}");
+        let empty = Error::decode("GET", "u", b"", "EOF").to_string();
+        assert!(empty.ends_with("the body was empty"), "{empty}");
+    }
+
+    #[test]
+    fn messages_per_status() {
+        for (status, hint) in [
+            (400, "rejected the request"),
+            (401, "check the API key"),
+            (403, "reserved for administrators"),
+            (405, "does not accept this method"),
+            (500, "server-side problem"),
+            (502, "server-side problem"),
+            (503, "temporarily unavailable"),
+            (302, "redirect"),
+        ] {
+            let msg = Error::api(status, "GET", "u", b"").to_string();
+            assert!(msg.contains(hint), "{status}: {msg}");
+            assert!(!msg.contains("body:"), "{status}: {msg}");
+        }
+    }
+
+    #[test]
+    fn chain_joins_sources_and_skips_repeats() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("{msg}")]
+        struct Layer {
+            msg: &'static str,
+            #[source]
+            source: Option<Box<Layer>>,
+        }
+        let l = |msg, source| Layer { msg, source };
+        let err = l(
+            "error sending request",
+            Some(Box::new(l(
+                "client error (Connect): connection refused",
+                Some(Box::new(l("connection refused", None))),
+            ))),
+        );
+        assert_eq!(
+            chain(&err),
+            "error sending request: client error (Connect): connection refused"
+        );
     }
 
     #[test]

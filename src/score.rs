@@ -351,6 +351,155 @@ impl ScoreRecord {
     }
 }
 
+/// A scoreboard-like view of a record (or of one Custom game): one row per team, one column
+/// per team field, plus the fields of the game itself (period, possession, …) as notes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Board {
+    /// The sport mode, and `game N` for a Custom game.
+    pub title: String,
+    /// Fields that belong to no team, as (wire name, text), in table order.
+    pub notes: Vec<(String, String)>,
+    /// Column headings: numbered series first (innings, sets), then the team fields.
+    pub columns: Vec<String>,
+    /// One row per team: its label (the team's name field when sent) and one cell per column.
+    pub rows: Vec<(String, Vec<String>)>,
+}
+
+/// Cells of one column, for team 1 and team 2 (None: not sent).
+struct Column {
+    key: String,
+    label: String,
+    series: bool,
+    cells: [Option<String>; 2],
+}
+
+/// Split `team1Score` / `teamTwoRuns` into (team index, rest of the name).
+fn team_of(wire: &str) -> Option<(usize, &str)> {
+    let rest = wire.strip_prefix("team")?;
+    for (prefix, team) in [("1", 0), ("2", 1), ("One", 0), ("Two", 1)] {
+        if let Some(name) = rest.strip_prefix(prefix) {
+            if name.starts_with(|c: char| c.is_ascii_uppercase()) {
+                return Some((team, name));
+            }
+        }
+    }
+    None
+}
+
+/// `TimeOuts` -> `Time Outs`.
+fn words(camel: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in camel.char_indices() {
+        if i > 0 && c.is_ascii_uppercase() {
+            out.push(' ');
+        }
+        out.push(c);
+    }
+    out
+}
+
+impl Board {
+    fn build(title: String, entries: Vec<(String, Option<String>, Option<usize>)>) -> Board {
+        let mut notes = Vec::new();
+        let mut columns: Vec<Column> = Vec::new();
+        for (wire, value, series_index) in entries {
+            let Some((team, rest)) = team_of(&wire) else {
+                if let Some(v) = value {
+                    notes.push((wire, v));
+                }
+                continue;
+            };
+            let (key, label) = match series_index {
+                Some(i) => (format!("{rest}#{i}"), i.to_string()),
+                None => (rest.to_string(), words(rest)),
+            };
+            let pos = match columns.iter().position(|c| c.key == key) {
+                Some(p) => p,
+                None => {
+                    columns.push(Column {
+                        key,
+                        label,
+                        series: series_index.is_some(),
+                        cells: [None, None],
+                    });
+                    columns.len() - 1
+                }
+            };
+            columns[pos].cells[team] = value;
+        }
+        columns.retain(|c| c.cells.iter().any(Option::is_some));
+        let mut names = [None, None];
+        if let Some(p) = columns.iter().position(|c| c.key == "Name") {
+            names = columns.remove(p).cells;
+        }
+        columns.sort_by_key(|c| !c.series); // stable: series first, table order kept
+        let rows = (0..2)
+            .map(|team| {
+                let label = names[team]
+                    .clone()
+                    .filter(|n| !n.trim().is_empty())
+                    .unwrap_or_else(|| format!("Team {}", team + 1));
+                let cells = columns
+                    .iter()
+                    .map(|c| c.cells[team].clone().unwrap_or_default())
+                    .collect();
+                (label, cells)
+            })
+            .collect();
+        Board {
+            title,
+            notes,
+            columns: columns.into_iter().map(|c| c.label).collect(),
+            rows,
+        }
+    }
+}
+
+impl ScoreRecord {
+    /// The record as boards: one for a known sport, one per game for Custom, none for an
+    /// unknown sport (it has no team fields to lay out).
+    pub fn boards(&self) -> Vec<Board> {
+        match self.sport() {
+            None => Vec::new(),
+            Some(Sport::Custom) => self
+                .games()
+                .into_iter()
+                .enumerate()
+                .map(|(i, game)| {
+                    let entries = game.into_iter().map(|(k, v)| (k, Some(v), None)).collect();
+                    Board::build(format!("Custom game {}", i + 1), entries)
+                })
+                .collect(),
+            Some(sport) => {
+                let mut entries = Vec::new();
+                for field in fields_of(sport) {
+                    match self.field(field) {
+                        FieldValue::Series(items) => {
+                            for (i, v) in items.into_iter().enumerate() {
+                                entries.push((format!("{}{}", field.wire, i + 1), v, Some(i + 1)));
+                            }
+                        }
+                        v => entries.push((field.wire.to_string(), v.as_text(), None)),
+                    }
+                }
+                vec![Board::build(sport.wire_name().to_string(), entries)]
+            }
+        }
+    }
+}
+
+impl FieldValue {
+    /// A scalar value as text (a true flag is "●", a false one empty); None when missing.
+    pub fn as_text(&self) -> Option<String> {
+        match self {
+            FieldValue::Missing | FieldValue::Series(_) => None,
+            FieldValue::Str(s) => Some(s.clone()),
+            FieldValue::Int(i) => Some(i.to_string()),
+            FieldValue::Bool(b) => Some(if *b { "●" } else { "" }.to_string()),
+        }
+    }
+}
+
 /// A JSON scalar as text: strings as they are, numbers and booleans printed, null as None.
 pub fn as_text(v: &Value) -> Option<String> {
     match v {
@@ -392,6 +541,75 @@ impl Scoreboard {
         let body = self.transport.send(&req).await?;
         ScoreRecord::from_slice(&body)
             .map_err(|e| Error::decode("GET", &self.transport.url_of(&req), &body, e))
+    }
+}
+
+/// Polls the score record and yields the first record, then each one that differs from the
+/// previous. A failed poll is retried at the next tick; failures that last longer than the
+/// client's timeout end the watch with the last error.
+pub struct ScoreWatch {
+    board: Scoreboard,
+    interval: std::time::Duration,
+    last: Option<ScoreRecord>,
+    next_poll: Option<tokio::time::Instant>,
+    failing_since: Option<tokio::time::Instant>,
+}
+
+/// Smallest polling interval accepted by the watchers (20 polls a second).
+pub const MIN_WATCH_INTERVAL: f64 = 0.05;
+
+/// Validate a watch interval in seconds.
+pub fn watch_interval(seconds: f64) -> Result<std::time::Duration> {
+    if !seconds.is_finite() || seconds < MIN_WATCH_INTERVAL {
+        return Err(Error::invalid(format!(
+            "interval: must be a finite number of seconds, at least {MIN_WATCH_INTERVAL}, got {seconds}"
+        )));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
+}
+
+impl ScoreWatch {
+    pub fn new(board: Scoreboard, interval: std::time::Duration) -> Self {
+        ScoreWatch {
+            board,
+            interval,
+            last: None,
+            next_poll: None,
+            failing_since: None,
+        }
+    }
+
+    /// The next record that differs from the last one yielded.
+    pub async fn next_change(&mut self) -> Result<ScoreRecord> {
+        loop {
+            if let Some(at) = self.next_poll {
+                tokio::time::sleep_until(at).await;
+            }
+            let started = tokio::time::Instant::now();
+            self.next_poll = Some(started + self.interval);
+            match self.board.scores().await {
+                Ok(record) => {
+                    if self.failing_since.take().is_some() {
+                        log::info!(
+                            "score watch: {} answers again",
+                            self.board.transport().base_url()
+                        );
+                    }
+                    if self.last.as_ref() != Some(&record) {
+                        self.last = Some(record.clone());
+                        return Ok(record);
+                    }
+                }
+                Err(e @ (Error::Closed | Error::InvalidInput(_))) => return Err(e),
+                Err(e) => {
+                    let since = *self.failing_since.get_or_insert(started);
+                    if since.elapsed() >= self.board.transport().timeout() {
+                        return Err(e);
+                    }
+                    log::warn!("score watch: poll failed, retrying at the next tick: {e}");
+                }
+            }
+        }
     }
 }
 
@@ -471,73 +689,170 @@ mod tests {
         assert!(ScoreRecord::from_slice(b"[1]").is_err());
         assert!(ScoreRecord::from_slice(b"{\"a\":").is_err());
     }
-}
 
-/// Polls the score record and yields the first record, then each one that differs from the
-/// previous. A failed poll is retried at the next tick; failures that last longer than the
-/// client's timeout end the watch with the last error.
-pub struct ScoreWatch {
-    board: Scoreboard,
-    interval: std::time::Duration,
-    last: Option<ScoreRecord>,
-    next_poll: Option<tokio::time::Instant>,
-    failing_since: Option<tokio::time::Instant>,
-}
+    use crate::transport::test_server::{start, Reply};
+    use crate::transport::Config;
+    use std::time::{Duration, Instant};
 
-/// Smallest polling interval accepted by the watchers (20 polls a second).
-pub const MIN_WATCH_INTERVAL: f64 = 0.05;
-
-/// Validate a watch interval in seconds.
-pub fn watch_interval(seconds: f64) -> Result<std::time::Duration> {
-    if !seconds.is_finite() || seconds < MIN_WATCH_INTERVAL {
-        return Err(Error::invalid(format!(
-            "interval: must be a finite number of seconds, at least {MIN_WATCH_INTERVAL}, got {seconds}"
-        )));
+    fn board(url: &str, timeout_ms: u64) -> Scoreboard {
+        let mut c = Config::new(url);
+        c.timeout = Duration::from_millis(timeout_ms);
+        c.retries = 0;
+        Scoreboard::new(Arc::new(Transport::new(&c).unwrap()))
     }
-    Ok(std::time::Duration::from_secs_f64(seconds))
-}
 
-impl ScoreWatch {
-    pub fn new(board: Scoreboard, interval: std::time::Duration) -> Self {
-        ScoreWatch {
-            board,
-            interval,
-            last: None,
-            next_poll: None,
-            failing_since: None,
+    #[test]
+    fn baseball_board_puts_innings_first_and_keeps_unplayed_ones_blank() {
+        let r = ScoreRecord::from_slice(
+            br#"{"sportMode":"Baseball","inning":"3","possession":2,"teamOneRuns":"2",
+                "teamOneHits":"5","teamOneErrors":"0","teamOneLineScore1":"1",
+                "teamOneLineScore2":"1","teamOneLineScore3":"","teamTwoRuns":"0",
+                "teamTwoLineScore1":"0","teamTwoLineScore2":"0","teamTwoLineScore3":""}"#,
+        )
+        .unwrap();
+        let boards = r.boards();
+        assert_eq!(boards.len(), 1);
+        let b = &boards[0];
+        assert_eq!(b.title, "Baseball");
+        assert_eq!(b.columns, ["1", "2", "3", "Runs", "Errors", "Hits"]);
+        assert_eq!(b.rows[0].0, "Team 1");
+        assert_eq!(b.rows[0].1, ["1", "1", "", "2", "0", "5"]);
+        assert_eq!(b.rows[1].1, ["0", "0", "", "0", "", ""]);
+        assert_eq!(
+            b.notes,
+            [
+                ("inning".to_string(), "3".to_string()),
+                ("possession".to_string(), "2".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn team_names_label_the_rows_and_flags_show_as_marks() {
+        let r = ScoreRecord::from_slice(
+            br#"{"sportMode":"AustralianFootball","team1Name":"Hawks","team1Goals":"3",
+                "team2Name":" ","team2Goals":"1"}"#,
+        )
+        .unwrap();
+        let b = &r.boards()[0];
+        assert_eq!(b.columns, ["Goals"]);
+        assert_eq!(b.rows[0].0, "Hawks");
+        assert_eq!(b.rows[1].0, "Team 2");
+        let r = ScoreRecord::from_slice(
+            br#"{"sportMode":"Basketball","team1Bonus1":true,"team2Bonus1":false,"team1TimeOuts":"2"}"#,
+        )
+        .unwrap();
+        let b = &r.boards()[0];
+        assert_eq!(b.columns, ["Bonus1", "Time Outs"]);
+        assert_eq!(b.rows[0].1, ["●", "2"]);
+        assert_eq!(b.rows[1].1, ["", ""]);
+    }
+
+    #[test]
+    fn custom_gives_one_board_per_game_and_unknown_none() {
+        let r = ScoreRecord::from_slice(
+            br#"{"sportMode":"Custom","game1":{"quarter":"1","team1Name":"A","team1Goals":"2",
+                "team2Name":"B","team2Goals":"0"},"game2":{"team1Saves":"4"}}"#,
+        )
+        .unwrap();
+        let boards = r.boards();
+        assert_eq!(boards.len(), 2);
+        assert_eq!(boards[0].title, "Custom game 1");
+        assert_eq!(boards[0].columns, ["Goals"]);
+        assert_eq!(boards[0].rows[1], ("B".to_string(), vec!["0".to_string()]));
+        assert_eq!(boards[0].notes, [("quarter".to_string(), "1".to_string())]);
+        assert_eq!(boards[1].columns, ["Saves"]);
+        let unknown = ScoreRecord::from_slice(br#"{"sportMode":"Curling","team1Score":"1"}"#);
+        assert!(unknown.unwrap().boards().is_empty());
+    }
+
+    #[tokio::test]
+    async fn scores_decodes_the_body() {
+        let server = start(vec![Reply::Status(
+            200,
+            r#"{"uuid":"u","version":"1","sportMode":"Hockey","team1Shots":"12"}"#,
+        )])
+        .await;
+        let r = board(&server.url, 2000).scores().await.unwrap();
+        assert_eq!(r.sport(), Some(Sport::Hockey));
+        assert_eq!(r.uuid().as_deref(), Some("u"));
+        assert_eq!(server.seen()[0].target, "/api/0/data/scores");
+    }
+
+    #[tokio::test]
+    async fn scores_reports_garbage_as_a_decode_error() {
+        for body in ["", "not json", r#"{"uuid":"#, "[1,2]"] {
+            let server = start(vec![Reply::Status(200, body)]).await;
+            let err = board(&server.url, 2000).scores().await.unwrap_err();
+            match &err {
+                Error::Decode {
+                    method,
+                    url,
+                    body: b,
+                    ..
+                } => {
+                    assert_eq!(method, "GET");
+                    assert!(url.ends_with("/api/0/data/scores"));
+                    assert_eq!(b, body);
+                }
+                other => panic!("{body:?}: {other:?}"),
+            }
         }
     }
 
-    /// The next record that differs from the last one yielded.
-    pub async fn next_change(&mut self) -> Result<ScoreRecord> {
-        loop {
-            if let Some(at) = self.next_poll {
-                tokio::time::sleep_until(at).await;
-            }
-            let started = tokio::time::Instant::now();
-            self.next_poll = Some(started + self.interval);
-            match self.board.scores().await {
-                Ok(record) => {
-                    if self.failing_since.take().is_some() {
-                        log::info!(
-                            "score watch: {} answers again",
-                            self.board.transport().base_url()
-                        );
-                    }
-                    if self.last.as_ref() != Some(&record) {
-                        self.last = Some(record.clone());
-                        return Ok(record);
-                    }
-                }
-                Err(e @ (Error::Closed | Error::InvalidInput(_))) => return Err(e),
-                Err(e) => {
-                    let since = *self.failing_since.get_or_insert(started);
-                    if since.elapsed() >= self.board.transport().timeout() {
-                        return Err(e);
-                    }
-                    log::warn!("score watch: poll failed, retrying at the next tick: {e}");
-                }
-            }
+    const A: &str = r#"{"sportMode":"Hockey","team1Score":"0"}"#;
+    const B: &str = r#"{"sportMode":"Hockey","team1Score":"1"}"#;
+    const C: &str = r#"{"sportMode":"Hockey","team1Score":"2"}"#;
+
+    #[tokio::test]
+    async fn watch_yields_changes_only_and_survives_a_transient_failure() {
+        let server = start(vec![
+            Reply::Status(200, A),
+            Reply::Status(200, A),
+            Reply::Status(200, B),
+            Reply::Status(503, ""),
+            Reply::Status(200, B),
+            Reply::Status(200, C),
+        ])
+        .await;
+        let mut w = ScoreWatch::new(board(&server.url, 2000), Duration::from_millis(50));
+        for expected in [A, B, C] {
+            let got = w.next_change().await.unwrap();
+            assert_eq!(got, ScoreRecord::from_slice(expected.as_bytes()).unwrap());
+        }
+        assert_eq!(server.seen().len(), 6);
+    }
+
+    #[tokio::test]
+    async fn watch_ends_when_failures_outlast_the_timeout() {
+        let server = start(vec![Reply::Status(200, A), Reply::Status(500, "down")]).await;
+        let mut w = ScoreWatch::new(board(&server.url, 300), Duration::from_millis(50));
+        w.next_change().await.unwrap();
+        let started = Instant::now();
+        let err = w.next_change().await.unwrap_err();
+        let took = started.elapsed();
+        assert_eq!(err.status(), Some(500));
+        assert!(took >= Duration::from_millis(300), "{took:?}");
+        assert!(took < Duration::from_millis(1500), "{took:?}");
+        assert!(server.seen().len() >= 4);
+    }
+
+    #[tokio::test]
+    async fn watch_stops_at_once_on_a_closed_client() {
+        let server = start(vec![Reply::Status(200, A)]).await;
+        let b = board(&server.url, 2000);
+        let mut w = ScoreWatch::new(b.clone(), Duration::from_millis(50));
+        w.next_change().await.unwrap();
+        b.transport().close();
+        assert!(matches!(w.next_change().await, Err(Error::Closed)));
+    }
+
+    #[test]
+    fn watch_interval_bounds() {
+        assert!(watch_interval(0.05).is_ok());
+        for bad in [0.0, 0.01, -1.0, f64::NAN, f64::INFINITY] {
+            let e = watch_interval(bad).unwrap_err().to_string();
+            assert!(e.starts_with("interval:"), "{e}");
         }
     }
 }

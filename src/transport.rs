@@ -156,14 +156,19 @@ impl Config {
 
 /// Turn `http://h:p`, `https://h:p` or `h:p` into `scheme://h:p/api/0` (no trailing slash).
 pub fn normalize_base(url: &str) -> Result<String> {
+    // Checked before trimming: a URL with a CR or LF at either end (pasted, read from a file)
+    // is refused, never silently repaired.
+    if url.chars().any(|c| c.is_control()) {
+        return Err(Error::invalid(
+            "url: contains CR, LF or another control character",
+        ));
+    }
     let url = url.trim();
     if url.is_empty() {
         return Err(Error::invalid("url: must not be empty"));
     }
-    if url.chars().any(|c| c.is_control() || c == ' ') {
-        return Err(Error::invalid(
-            "url: contains a control character, CR/LF or a space",
-        ));
+    if url.contains(' ') {
+        return Err(Error::invalid("url: contains a space"));
     }
     let with_scheme = if url.contains("://") {
         url.to_string()
@@ -212,6 +217,12 @@ pub fn auth_header(api_key: &str) -> Result<HeaderValue> {
     if api_key.chars().any(|c| c.is_control()) {
         return Err(Error::invalid(
             "api_key: contains CR, LF or another control character",
+        ));
+    }
+    // HTTP drops whitespace around a header value, so such a key would never match.
+    if api_key.trim() != api_key {
+        return Err(Error::invalid(
+            "api_key: starts or ends with whitespace (a copy-paste slip?)",
         ));
     }
     let mut v = HeaderValue::from_str(&format!("Bearer {api_key}"))
@@ -579,6 +590,9 @@ fn transport_error(method: &str, url: &str, e: &reqwest::Error) -> Error {
          for its self-signed certificate)"
     } else if detail.contains("refused") {
         " (is the application running, with its API enabled, on this port?)"
+    } else if url.starts_with("http://") && (detail.contains("reset") || detail.contains("closed"))
+    {
+        " (if the application is set to HTTPS, use an https:// URL)"
     } else {
         ""
     };
@@ -605,6 +619,152 @@ pub fn resolve_url(url: Option<String>, env_var: &str) -> Result<String> {
 
 pub fn resolve_key(api_key: Option<String>) -> Option<String> {
     api_key.or_else(|| std::env::var(ENV_API_KEY).ok().filter(|k| !k.is_empty()))
+}
+
+/// A scripted HTTP/1.1 server on loopback for the core's tests: each connection gets the next
+/// reply of the script (the last one repeats) and is closed after it.
+#[cfg(test)]
+pub(crate) mod test_server {
+    use std::collections::VecDeque;
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::{TcpListener, TcpStream};
+
+    #[derive(Debug, Clone)]
+    pub enum Reply {
+        /// A complete answer.
+        Status(u16, &'static str),
+        /// Wait, then answer.
+        Slow(Duration, u16, &'static str),
+        /// Raw bytes, then close (a broken or truncated answer).
+        Raw(&'static str),
+    }
+
+    /// One request as received.
+    #[derive(Debug, Clone)]
+    pub struct Seen {
+        pub method: String,
+        pub target: String,
+        pub headers: Vec<(String, String)>,
+        pub body: Vec<u8>,
+    }
+
+    impl Seen {
+        pub fn header(&self, name: &str) -> Option<&str> {
+            self.headers
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.as_str())
+        }
+    }
+
+    pub struct Server {
+        pub url: String,
+        seen: Arc<Mutex<Vec<Seen>>>,
+    }
+
+    impl Server {
+        pub fn seen(&self) -> Vec<Seen> {
+            self.seen.lock().unwrap().clone()
+        }
+    }
+
+    pub async fn start(script: Vec<Reply>) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let script = Arc::new(Mutex::new(VecDeque::from(script)));
+        let log = seen.clone();
+        tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let (log, script) = (log.clone(), script.clone());
+                tokio::spawn(async move {
+                    if let Some(req) = read_request(stream).await {
+                        let (mut stream, seen) = req;
+                        log.lock().unwrap().push(seen);
+                        let reply = {
+                            let mut s = script.lock().unwrap();
+                            if s.len() > 1 {
+                                s.pop_front().unwrap()
+                            } else {
+                                s.front().cloned().expect("an empty script")
+                            }
+                        };
+                        let _ = write_reply(&mut stream, reply).await;
+                    }
+                });
+            }
+        });
+        Server { url, seen }
+    }
+
+    async fn read_request(mut stream: TcpStream) -> Option<(TcpStream, Seen)> {
+        let mut buf = Vec::new();
+        let head_end = loop {
+            let mut chunk = [0u8; 4096];
+            let n = stream.read(&mut chunk).await.ok()?;
+            if n == 0 {
+                return None;
+            }
+            buf.extend_from_slice(&chunk[..n]);
+            if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                break p + 4;
+            }
+        };
+        let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+        let mut lines = head.split("\r\n");
+        let mut first = lines.next()?.split(' ');
+        let (method, target) = (first.next()?.to_string(), first.next()?.to_string());
+        let headers: Vec<(String, String)> = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+            .collect();
+        let len: usize = headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(0);
+        let mut body = buf[head_end..].to_vec();
+        while body.len() < len {
+            let mut chunk = [0u8; 4096];
+            let n = stream.read(&mut chunk).await.ok()?;
+            if n == 0 {
+                break;
+            }
+            body.extend_from_slice(&chunk[..n]);
+        }
+        let seen = Seen {
+            method,
+            target,
+            headers,
+            body,
+        };
+        Some((stream, seen))
+    }
+
+    async fn write_reply(stream: &mut TcpStream, reply: Reply) -> std::io::Result<()> {
+        let (status, body) = match reply {
+            Reply::Raw(raw) => {
+                stream.write_all(raw.as_bytes()).await?;
+                return stream.shutdown().await;
+            }
+            Reply::Slow(delay, status, body) => {
+                tokio::time::sleep(delay).await;
+                (status, body)
+            }
+            Reply::Status(status, body) => (status, body),
+        };
+        let head = format!(
+            "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).await?;
+        stream.write_all(body.as_bytes()).await?;
+        stream.shutdown().await
+    }
 }
 
 #[cfg(test)]
@@ -690,5 +850,251 @@ mod tests {
             .query("forwards", "true")
             .query("offset", "1.5");
         assert_eq!(r.path_and_query(), "/skip/layer/0?forwards=true&offset=1.5");
+    }
+
+    use super::test_server::{start, Reply};
+
+    async fn send(config: &Config, req: Request) -> Result<Bytes> {
+        Transport::new(config).unwrap().send(&req).await
+    }
+
+    fn config(url: &str) -> Config {
+        let mut c = Config::new(url);
+        c.timeout = Duration::from_secs(2);
+        c.backoff = Duration::from_millis(10);
+        c
+    }
+
+    #[tokio::test]
+    async fn get_is_retried_on_503_and_succeeds() {
+        let server = start(vec![
+            Reply::Status(503, ""),
+            Reply::Status(503, "busy"),
+            Reply::Status(200, "{}"),
+        ])
+        .await;
+        let t = Transport::new(&config(&server.url)).unwrap();
+        let body = t.send(&Request::get("/data/scores")).await.unwrap();
+        assert_eq!(&body[..], b"{}");
+        let seen = server.seen();
+        assert_eq!(seen.len(), 3);
+        assert!(seen
+            .iter()
+            .all(|r| r.method == "GET" && r.target == "/api/0/data/scores"));
+    }
+
+    #[tokio::test]
+    async fn get_gives_up_after_the_retries() {
+        let server = start(vec![Reply::Status(500, "oops")]).await;
+        let mut c = config(&server.url);
+        c.retries = 1;
+        let err = send(&c, Request::get("/x")).await.unwrap_err();
+        assert_eq!(err.status(), Some(500));
+        assert_eq!(server.seen().len(), 2);
+    }
+
+    #[tokio::test]
+    async fn post_is_not_retried() {
+        let server = start(vec![Reply::Status(503, ""), Reply::Status(200, "")]).await;
+        let t = Transport::new(&config(&server.url)).unwrap();
+        let err = t
+            .send(&Request::post("/clear/workspace"))
+            .await
+            .unwrap_err();
+        assert_eq!(err.status(), Some(503));
+        match &err {
+            Error::Api { method, url, .. } => {
+                assert_eq!(method, "POST");
+                assert_eq!(url, &format!("{}/api/0/clear/workspace", server.url));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(server.seen().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn post_is_retried_with_retry_commands() {
+        let server = start(vec![Reply::Status(503, ""), Reply::Status(200, "")]).await;
+        let mut c = config(&server.url);
+        c.retry_commands = true;
+        let body = send(&c, Request::post("/clear/workspace")).await.unwrap();
+        assert!(body.is_empty());
+        assert_eq!(server.seen().len(), 2);
+    }
+
+    #[tokio::test]
+    async fn client_errors_are_not_retried() {
+        for status in [400, 401, 403, 404, 405, 502] {
+            let server = start(vec![Reply::Status(status, "")]).await;
+            let err = send(&config(&server.url), Request::get("/x"))
+                .await
+                .unwrap_err();
+            assert_eq!(err.status(), Some(status));
+            assert_eq!(server.seen().len(), 1, "{status}");
+        }
+    }
+
+    #[tokio::test]
+    async fn key_travels_as_a_bearer_header_only_when_given() {
+        let server = start(vec![Reply::Status(200, "{}")]).await;
+        let mut c = config(&server.url);
+        c.api_key = Some("s3cret".into());
+        send(&c, Request::get("/x")).await.unwrap();
+        send(&config(&server.url), Request::get("/x"))
+            .await
+            .unwrap();
+        let seen = server.seen();
+        assert_eq!(seen[0].header("authorization"), Some("Bearer s3cret"));
+        assert_eq!(seen[1].header("authorization"), None);
+        assert!(seen[0]
+            .header("user-agent")
+            .unwrap()
+            .starts_with("showctl/"));
+    }
+
+    #[tokio::test]
+    async fn json_body_is_sent_with_its_content_type() {
+        let server = start(vec![Reply::Status(200, "")]).await;
+        let req = Request::post("/opacity/layer/0")
+            .query("target", "true")
+            .json(&serde_json::json!({"value": 0.5}));
+        send(&config(&server.url), req).await.unwrap();
+        let seen = server.seen();
+        assert_eq!(seen[0].target, "/api/0/opacity/layer/0?target=true");
+        assert_eq!(seen[0].header("content-type"), Some("application/json"));
+        assert_eq!(seen[0].body, br#"{"value":0.5}"#);
+    }
+
+    #[tokio::test]
+    async fn a_slow_answer_times_out_within_the_timeout() {
+        let server = start(vec![Reply::Slow(Duration::from_secs(5), 200, "{}")]).await;
+        let mut c = config(&server.url);
+        c.timeout = Duration::from_millis(300);
+        c.retries = 0;
+        let started = Instant::now();
+        let err = send(&c, Request::get("/x")).await.unwrap_err();
+        let took = started.elapsed();
+        assert!(matches!(err, Error::Timeout { .. }), "{err:?}");
+        assert!(err.to_string().contains("0.300s"), "{err}");
+        assert!(took < Duration::from_millis(1000), "{took:?}");
+    }
+
+    #[tokio::test]
+    async fn a_refused_connection_is_a_connect_error_with_a_hint() {
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let mut c = config(&format!("127.0.0.1:{port}"));
+        c.retries = 1;
+        let err = send(&c, Request::get("/x")).await.unwrap_err();
+        assert!(matches!(err, Error::Connect { .. }), "{err:?}");
+        let msg = err.to_string();
+        assert!(msg.contains("refused"), "{msg}");
+        assert!(msg.contains("is the application running"), "{msg}");
+    }
+
+    #[tokio::test]
+    async fn a_body_cut_short_is_a_connect_error() {
+        let server = start(vec![Reply::Raw(
+            "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"uuid\":",
+        )])
+        .await;
+        let mut c = config(&server.url);
+        c.retries = 0;
+        let err = send(&c, Request::get("/x")).await.unwrap_err();
+        assert!(matches!(err, Error::Connect { .. }), "{err:?}");
+    }
+
+    #[tokio::test]
+    async fn a_body_larger_than_max_body_is_refused() {
+        let server = start(vec![Reply::Status(200, "[1,2,3,4,5,6,7,8,9]")]).await;
+        let mut c = config(&server.url);
+        c.max_body = 8;
+        let err = send(&c, Request::get("/x")).await.unwrap_err();
+        assert!(matches!(err, Error::Decode { .. }), "{err:?}");
+        assert!(err.to_string().contains("max_body (8 bytes)"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn redirects_are_reported_not_followed() {
+        let server = start(vec![Reply::Raw(
+            "HTTP/1.1 301 Moved\r\nLocation: https://h:1/api/0/x\r\nContent-Length: 0\r\n\r\n",
+        )])
+        .await;
+        let err = send(&config(&server.url), Request::get("/x"))
+            .await
+            .unwrap_err();
+        assert_eq!(err.status(), Some(301));
+        let msg = err.to_string();
+        assert!(msg.contains("Location: https://h:1/api/0/x"), "{msg}");
+        assert_eq!(server.seen().len(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_closed_transport_sends_nothing() {
+        let server = start(vec![Reply::Status(200, "{}")]).await;
+        let t = Transport::new(&config(&server.url)).unwrap();
+        t.close();
+        assert!(t.is_closed());
+        let err = t.send(&Request::get("/x")).await.unwrap_err();
+        assert!(matches!(err, Error::Closed));
+        assert!(server.seen().is_empty());
+    }
+
+    #[test]
+    fn control_characters_are_refused_even_at_the_ends() {
+        for bad in ["http://h:1\n", "\r\nhttp://h:1", "h:1\t"] {
+            let e = normalize_base(bad).unwrap_err().to_string();
+            assert!(e.contains("CR, LF"), "{bad:?}: {e}");
+        }
+        assert_eq!(normalize_base("  h:1  ").unwrap(), "http://h:1/api/0");
+        assert!(auth_header(" key").is_err());
+        assert!(auth_header("key ").is_err());
+        assert!(auth_header("").is_err());
+    }
+
+    #[test]
+    fn debug_never_shows_the_key() {
+        let mut c = Config::new("h:1");
+        c.api_key = Some("s3cret".into());
+        assert!(!format!("{c:?}").contains("s3cret"));
+        let t = Transport::new(&c).unwrap();
+        assert!(!format!("{t:?}").contains("s3cret"));
+        assert!(!format!("{:?}", t.target()).contains("s3cret"));
+        assert!(t.target().has_key());
+    }
+
+    #[test]
+    fn methods_parse() {
+        assert_eq!(Method::parse("get").unwrap(), Method::Get);
+        assert_eq!(Method::parse("POST").unwrap(), Method::Post);
+        assert!(Method::parse("DELETE")
+            .unwrap_err()
+            .to_string()
+            .contains("GET and POST"));
+    }
+
+    #[test]
+    fn zero_timeout_is_refused() {
+        let mut c = Config::new("h:1");
+        c.timeout = Duration::ZERO;
+        assert!(Transport::new(&c).is_err());
+    }
+
+    #[test]
+    fn ca_cert_must_be_a_readable_pem() {
+        let mut c = Config::new("https://h:1");
+        c.ca_cert = Some("/nonexistent/ca.pem".into());
+        let e = Transport::new(&c).unwrap_err().to_string();
+        assert!(e.starts_with("ca_cert: cannot read"), "{e}");
+        let dir = std::env::temp_dir().join(format!("showctl-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("not.pem");
+        std::fs::write(&path, "hello").unwrap();
+        c.ca_cert = Some(path);
+        let e = Transport::new(&c).unwrap_err().to_string();
+        assert!(e.starts_with("ca_cert:"), "{e}");
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

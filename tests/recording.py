@@ -63,14 +63,22 @@ def load(name: str) -> Recording:
 
 
 def serve(server: HTTPServer, rec: Recording, *, times: int | None = None) -> None:
-    """Make ``server`` answer the recorded request with the recorded response."""
+    """Make ``server`` answer the recorded request with the recorded response: always, or
+    only the next ``times`` matching requests (these answers come before any permanent one,
+    in the order served)."""
     kwargs: dict[str, Any] = {"method": rec.method}
     if rec.query is not None:
         kwargs["query_string"] = rec.query
     if rec.check_json:
         kwargs["json"] = rec.json_body
-    handler = server.expect_request(rec.path, **kwargs)
-    handler.respond_with_response(Response(rec.body, status=rec.status, headers=rec.headers))
+    if times is None:
+        handlers = [server.expect_request(rec.path, **kwargs)]
+    else:
+        handlers = [server.expect_oneshot_request(rec.path, **kwargs) for _ in range(times)]
+    for handler in handlers:
+        handler.respond_with_response(
+            Response(rec.body, status=rec.status, headers=rec.headers)
+        )
 
 
 def sent(server: HTTPServer) -> list[Request]:

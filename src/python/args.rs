@@ -11,7 +11,8 @@ use crate::error::{Error, Result};
 use crate::ident::Ident;
 use crate::transport::{resolve_key, resolve_url, Config, DEFAULT_MAX_BODY};
 
-/// Options every client takes, as given from Python.
+/// Options every client takes, as given from Python. Also makes the next log records follow
+/// Python's current logging configuration.
 #[allow(clippy::too_many_arguments)]
 pub fn client_config(
     url: Option<String>,
@@ -24,6 +25,7 @@ pub fn client_config(
     retry_commands: bool,
     max_body: Option<i64>,
 ) -> Result<Config> {
+    crate::python::rt::refresh_logging();
     let url = resolve_url(url, env_var)?;
     if !timeout.is_finite() || timeout <= 0.0 || timeout > 3600.0 {
         return Err(Error::invalid(format!(
@@ -77,12 +79,24 @@ pub fn ident(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Ident> {
     )))
 }
 
-/// A finite float argument, with its range checked.
-pub fn number_in(value: f64, arg: &str, lo: f64, hi: f64) -> Result<f64> {
-    if !value.is_finite() || value < lo || value > hi {
-        return Err(Error::invalid(format!(
-            "{arg}: must be a finite number from {lo} to {hi}, got {value}"
+/// A number argument: an `int` or `float` (not a `bool`). Range and finiteness are checked by
+/// the core, which names the allowed range.
+pub fn number(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<f64> {
+    if obj.is_instance_of::<PyBool>() {
+        return Err(PyValueError::new_err(format!(
+            "{arg}: a bool is not a number; pass an int or a float"
         )));
     }
-    Ok(value)
+    obj.extract::<f64>().map_err(|_| {
+        if obj.is_instance_of::<PyInt>() {
+            PyValueError::new_err(format!("{arg}: the int is out of range for a number"))
+        } else {
+            let kind = obj
+                .get_type()
+                .name()
+                .map(|n| n.to_string())
+                .unwrap_or_default();
+            PyTypeError::new_err(format!("{arg}: expected an int or a float, got {kind}"))
+        }
+    })
 }

@@ -16,7 +16,6 @@ pub mod simulator;
 #[pyo3(name = "_core")]
 fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
-    let _ = pyo3_log::try_init();
     rt::init(py)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<scoreboard::PyScoreboard>()?;

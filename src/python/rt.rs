@@ -1,16 +1,21 @@
 //! Running core futures from Python: blocking (GIL released, Ctrl-C honoured) and asyncio
-//! (through pyo3-async-runtimes' generic bridge on the process runtime, which is rebuilt after
-//! `fork()`). Panics are caught here and become `ShowctlError`, never `PanicException`.
+//! (a coroutine over pyo3-async-runtimes' generic bridge on the process runtime, which is
+//! rebuilt after `fork()`). Panics are caught here and become `ShowctlError`, never `PanicException`.
 
 use std::cell::OnceCell;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use futures::FutureExt;
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::PyCFunction;
 use pyo3::IntoPyObjectExt;
 use pyo3_async_runtimes::generic::{self, ContextExt, Runtime as GenericRuntime};
 use pyo3_async_runtimes::TaskLocals;
@@ -24,8 +29,137 @@ const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
 static MAIN_THREAD: OnceLock<Option<std::thread::ThreadId>> = OnceLock::new();
 
-/// Remember the main thread (called at import).
+// ---------------------------------------------------------------------------------------------
+// Interpreter exit. A runtime thread that is inside Python (completing an asyncio future,
+// forwarding a log record) when the interpreter finalizes crashes the process ("PyGILState_Release:
+// thread state must be current"). So every such section is counted, and an `atexit` handler
+// marks the exit, then waits (GIL released, bounded) until no section is running; later
+// sections do not enter Python at all.
+// ---------------------------------------------------------------------------------------------
+
+static IN_PYTHON: AtomicUsize = AtomicUsize::new(0);
+static EXITING: AtomicBool = AtomicBool::new(false);
+/// Longest wait at exit for the sections in progress.
+const EXIT_WAIT: Duration = Duration::from_secs(1);
+
+/// A running section that may call into Python from a runtime thread.
+struct Section;
+
+impl Section {
+    /// Enter a section; `None` once the interpreter is exiting.
+    fn enter() -> Option<Section> {
+        IN_PYTHON.fetch_add(1, Ordering::SeqCst);
+        if EXITING.load(Ordering::SeqCst) {
+            IN_PYTHON.fetch_sub(1, Ordering::SeqCst);
+            return None;
+        }
+        Some(Section)
+    }
+}
+
+impl Drop for Section {
+    fn drop(&mut self) {
+        IN_PYTHON.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A task of the asyncio bridge: each poll is a section; after exit it ends unpolled (dropping
+/// its Python references defers their release to PyO3's pool, without entering Python).
+struct ExitAware<F> {
+    inner: Pin<Box<F>>,
+}
+
+impl<F: Future<Output = ()>> Future for ExitAware<F> {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        match Section::enter() {
+            Some(_section) => self.inner.as_mut().poll(cx),
+            None => Poll::Ready(()),
+        }
+    }
+}
+
+/// Mark the exit and wait for the sections in progress (registered with `atexit`).
+fn at_exit(py: Python<'_>) {
+    EXITING.store(true, Ordering::SeqCst);
+    py.detach(|| {
+        let deadline = std::time::Instant::now() + EXIT_WAIT;
+        while IN_PYTHON.load(Ordering::SeqCst) > 0 && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    });
+}
+
+fn register_at_exit(py: Python<'_>) -> PyResult<()> {
+    let handler = PyCFunction::new_closure(py, Some(c"_showctl_at_exit"), None, |args, _| {
+        at_exit(args.py())
+    })?;
+    py.import("atexit")?.call_method1("register", (handler,))?;
+    // A forked child has only the forking thread: sections counted in the parent's runtime
+    // threads did not come along.
+    let after_fork = PyCFunction::new_closure(py, Some(c"_showctl_after_fork"), None, |_, _| {
+        IN_PYTHON.store(0, Ordering::SeqCst)
+    })?;
+    // (POSIX only: there is no fork elsewhere.)
+    if let Ok(register) = py.import("os")?.getattr("register_at_fork") {
+        let kwargs = pyo3::types::PyDict::new(py);
+        kwargs.set_item("after_in_child", after_fork)?;
+        register.call((), Some(&kwargs))?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Logging
+// ---------------------------------------------------------------------------------------------
+
+static LOG_RESET: OnceLock<pyo3_log::ResetHandle> = OnceLock::new();
+
+/// pyo3-log's logger, with each record a [`Section`] (none after exit).
+struct Logger(pyo3_log::Logger);
+
+impl log::Log for Logger {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        Section::enter().is_some_and(|_section| self.0.enabled(metadata))
+    }
+    fn log(&self, record: &log::Record<'_>) {
+        if let Some(_section) = Section::enter() {
+            self.0.log(record);
+        }
+    }
+    fn flush(&self) {
+        self.0.flush();
+    }
+}
+
+/// Send the core's `log` records to Python's `logging` (called at import). The platform
+/// certificate verifier is silenced: it logs every refused certificate at ERROR, which the
+/// `ConnectError` raised for it already says (with the remedy).
+fn init_logging(py: Python<'_>) {
+    let Ok(logger) = pyo3_log::Logger::new(py, pyo3_log::Caching::LoggersAndLevels) else {
+        return;
+    };
+    let logger = logger.filter_target("rustls_platform_verifier".into(), log::LevelFilter::Off);
+    let handle = logger.reset_handle();
+    if log::set_boxed_logger(Box::new(Logger(logger))).is_ok() {
+        log::set_max_level(log::LevelFilter::Debug);
+        let _ = LOG_RESET.set(handle);
+    }
+}
+
+/// Forget the logging levels cached on the Rust side, so a configuration made after import
+/// (`logging.basicConfig(level=logging.DEBUG)` after `import showctl`) applies to the next
+/// client. Called whenever a client is built.
+pub fn refresh_logging() {
+    if let Some(handle) = LOG_RESET.get() {
+        handle.reset();
+    }
+}
+
+/// Set up the binding at import: logging, the exit guard, the main thread.
 pub fn init(py: Python<'_>) -> PyResult<()> {
+    init_logging(py);
+    register_at_exit(py)?;
     let threading = py.import("threading")?;
     let main = threading.call_method0("main_thread")?;
     let current = threading.call_method0("current_thread")?;
@@ -63,9 +197,9 @@ where
 }
 
 /// Run a core future to completion with the GIL released, on the calling thread's lane (see
-/// `runtime`). On the main thread a pending signal (Ctrl-C) is checked every 50 ms and ends the
-/// call with its exception (KeyboardInterrupt); the request is dropped, which closes its
-/// connection.
+/// `runtime`). On the main thread a pending signal
+/// (Ctrl-C) is checked every 50 ms and ends the call with its exception (KeyboardInterrupt);
+/// the request is dropped, which closes its connection.
 pub fn wait<T, F>(py: Python<'_>, fut: F) -> PyResult<T>
 where
     T: Send,
@@ -121,14 +255,20 @@ impl GenericRuntime for ShowRuntime {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        runtime::get().spawn(fut)
+        runtime::get().spawn(ExitAware {
+            inner: Box::pin(fut),
+        })
     }
 
     fn spawn_blocking<F>(f: F) -> Self::JoinHandle
     where
         F: FnOnce() + Send + 'static,
     {
-        runtime::get().spawn_blocking(f)
+        runtime::get().spawn_blocking(move || {
+            if let Some(_section) = Section::enter() {
+                f();
+            }
+        })
     }
 }
 
@@ -149,10 +289,29 @@ impl ContextExt for ShowRuntime {
     }
 }
 
-/// Return an asyncio awaitable for a core future. `convert` builds the Python value once the
-/// future is done (with the GIL held, on the loop's thread). Cancelling the awaitable drops the
-/// Rust future. The running loop's completion queue (`bridge`) settles it; loops that cannot
-/// watch a socket go through pyo3-async-runtimes.
+/// `async def run(start): return await start()`: turns the asyncio future that `start` makes
+/// into a real coroutine, so the `_async` methods behave as the `async def` of their stubs
+/// (`asyncio.run(board.scores_async())` works, nothing starts before the first `await`).
+static RUN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+fn run_helper(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
+    RUN.get_or_try_init(py, || {
+        let module = PyModule::from_code(
+            py,
+            c"async def run(start):\n    return await start()\n",
+            c"showctl/_run.py",
+            c"showctl._run",
+        )?;
+        Ok(module.getattr("run")?.unbind())
+    })
+    .map(|f| f.bind(py))
+}
+
+/// Return a coroutine for a core future. The future is spawned on the process runtime when the
+/// coroutine is first awaited (in the running event loop); `convert` builds the Python value
+/// once the future is done (with the GIL held, on the loop's thread). Cancelling the awaiting
+/// task drops the Rust future. The running loop's completion queue (`bridge`) settles the
+/// future; loops that cannot watch a socket go through pyo3-async-runtimes.
 pub fn spawn<'py, T, F, C, R>(py: Python<'py>, fut: F, convert: C) -> PyResult<Bound<'py, PyAny>>
 where
     T: Send + 'static,
@@ -161,15 +320,31 @@ where
     R: for<'a> IntoPyObject<'a> + Send + 'static,
     for<'a> <R as IntoPyObject<'a>>::Error: Into<PyErr>,
 {
-    #[cfg(unix)]
-    let (fut, convert) = match crate::python::bridge::spawn(py, fut, convert)? {
-        Ok(awaitable) => return Ok(awaitable),
-        Err(unstarted) => unstarted,
-    };
-    generic::future_into_py::<ShowRuntime, _, Converted<R>>(py, async move {
-        let value = guarded(fut).await;
-        Ok(Converted::new(value, convert))
-    })
+    let slot = Mutex::new(Some((fut, convert)));
+    let start = PyCFunction::new_closure(
+        py,
+        Some(c"start"),
+        None,
+        move |args, _kwargs| -> PyResult<Py<PyAny>> {
+            let py = args.py();
+            let taken = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+            let (fut, convert) = taken.ok_or_else(|| {
+                PyRuntimeError::new_err("this showctl awaitable was already awaited")
+            })?;
+            #[cfg(unix)]
+            let (fut, convert) = match crate::python::bridge::spawn(py, fut, convert)? {
+                Ok(awaitable) => return Ok(awaitable.unbind()),
+                Err(unstarted) => unstarted,
+            };
+            let awaitable =
+                generic::future_into_py::<ShowRuntime, _, Converted<R>>(py, async move {
+                    let value = guarded(fut).await;
+                    Ok(Converted::new(value, convert))
+                })?;
+            Ok(awaitable.unbind())
+        },
+    )?;
+    run_helper(py)?.call1((start,))
 }
 
 type Convert<R> = Box<dyn FnOnce(Python<'_>) -> PyResult<R> + Send>;

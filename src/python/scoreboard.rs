@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::python::args::client_config;
 use crate::python::errors::IntoPy;
@@ -47,11 +47,14 @@ impl PyScoreRecord {
     }
 
     fn fields_repr(&self, py: Python<'_>) -> PyResult<String> {
-        let mut parts = vec![
-            format!("uuid={}", opt_repr(self.rec.uuid())),
-            format!("version={}", opt_repr(self.rec.version())),
-            format!("sport_mode={}", opt_repr(self.rec.sport_mode())),
-        ];
+        let mut parts = Vec::new();
+        for (name, v) in [
+            ("uuid", self.rec.uuid()),
+            ("version", self.rec.version()),
+            ("sport_mode", self.rec.sport_mode()),
+        ] {
+            parts.push(format!("{name}={}", v.into_pyobject(py)?.repr()?));
+        }
         if let Some(sport) = self.rec.sport() {
             for f in fields_of(sport) {
                 let v = field_to_py(py, self.rec.field(f))?;
@@ -78,11 +81,89 @@ impl PyScoreRecord {
     }
 }
 
-fn opt_repr(v: Option<String>) -> String {
-    match v {
-        Some(s) => format!("{s:?}").replacen('"', "'", 2),
-        None => "None".into(),
+/// The value under a wire name, when `key` is a `str` the record holds.
+fn lookup<'a>(rec: &'a ScoreRecord, key: &Bound<'_, PyAny>) -> Option<&'a serde_json::Value> {
+    let key = key.cast::<PyString>().ok()?;
+    rec.raw().get(&*key.to_cow().ok()?)
+}
+
+/// Text escaped for HTML element content and attribute values.
+fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
     }
+    out
+}
+
+const TABLE_STYLE: &str = "border-collapse:collapse;font-family:monospace;margin:0 0 .5em 0";
+const CELL_STYLE: &str = "border:1px solid #888;padding:2px 8px;text-align:center";
+
+/// A compact HTML scoreboard: per board a caption (sport, then game fields such as the
+/// period), a heading row of score fields and one row per team. A record of an unknown sport
+/// is shown as a two-column field table. All text is escaped.
+fn record_html(rec: &ScoreRecord) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::from("<div class=\"showctl-score\">");
+    let boards = rec.boards();
+    for b in &boards {
+        let mut caption = escape_html(&b.title);
+        for (k, v) in &b.notes {
+            let _ = write!(caption, " · {} {}", escape_html(k), escape_html(v));
+        }
+        let _ = write!(
+            out,
+            "<table style=\"{TABLE_STYLE}\"><caption style=\"text-align:left\">{caption}</caption>\
+             <tr><th style=\"{CELL_STYLE}\"></th>"
+        );
+        for col in &b.columns {
+            let _ = write!(out, "<th style=\"{CELL_STYLE}\">{}</th>", escape_html(col));
+        }
+        out.push_str("</tr>");
+        for (team, cells) in &b.rows {
+            let _ = write!(
+                out,
+                "<tr><th style=\"{CELL_STYLE};text-align:left\">{}</th>",
+                escape_html(team)
+            );
+            for cell in cells {
+                let _ = write!(out, "<td style=\"{CELL_STYLE}\">{}</td>", escape_html(cell));
+            }
+            out.push_str("</tr>");
+        }
+        out.push_str("</table>");
+    }
+    if boards.is_empty() {
+        let title = rec.sport_mode().unwrap_or_else(|| "score record".into());
+        let _ = write!(
+            out,
+            "<table style=\"{TABLE_STYLE}\"><caption style=\"text-align:left\">{}</caption>",
+            escape_html(&title)
+        );
+        for (k, v) in rec.raw() {
+            if k == "sportMode" {
+                continue;
+            }
+            let text = score::as_text(v).unwrap_or_else(|| v.to_string());
+            let _ = write!(
+                out,
+                "<tr><th style=\"{CELL_STYLE};text-align:left\">{}</th>\
+                 <td style=\"{CELL_STYLE}\">{}</td></tr>",
+                escape_html(k),
+                escape_html(&text)
+            );
+        }
+        out.push_str("</table>");
+    }
+    out.push_str("</div>");
+    out
 }
 
 /// Build the Python object of the class of the record's sport (`ScoreRecord` when unknown).
@@ -128,15 +209,22 @@ impl PyScoreRecord {
     }
 
     /// The value under a wire field name, as sent.
-    fn __getitem__<'py>(&self, py: Python<'py>, key: &str) -> PyResult<Bound<'py, PyAny>> {
-        match self.rec.raw().get(key) {
-            Some(v) => json_to_py(py, v),
-            None => Err(PyKeyError::new_err(key.to_string())),
+    fn __getitem__<'py>(&self, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        match lookup(&self.rec, key) {
+            Some(v) => json_to_py(key.py(), v),
+            None => Err(PyKeyError::new_err(key.clone().unbind())),
         }
     }
 
-    fn __contains__(&self, key: &str) -> bool {
-        self.rec.raw().contains_key(key)
+    fn __contains__(&self, key: &Bound<'_, PyAny>) -> bool {
+        lookup(&self.rec, key).is_some()
+    }
+
+    /// The wire field names, in the order sent.
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        PyList::new(py, self.rec.raw().keys())?
+            .try_iter()
+            .map(|it| it.into_any())
     }
 
     fn __len__(&self) -> usize {
@@ -147,11 +235,11 @@ impl PyScoreRecord {
     #[pyo3(signature = (key, default=None))]
     fn get<'py>(
         &self,
-        py: Python<'py>,
-        key: &str,
+        key: &Bound<'py, PyAny>,
         default: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        match self.rec.raw().get(key) {
+        let py = key.py();
+        match lookup(&self.rec, key) {
             Some(v) => json_to_py(py, v),
             None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
         }
@@ -192,6 +280,11 @@ impl PyScoreRecord {
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         let name = slf.get_type().name()?;
         Ok(format!("{}({})", name, slf.get().fields_repr(slf.py())?))
+    }
+
+    /// A compact scoreboard table for Jupyter: team rows by score fields, escaped.
+    fn _repr_html_(&self) -> String {
+        record_html(&self.rec)
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {

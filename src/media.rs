@@ -1,1 +1,0 @@
-//! The media playback application: models, the endpoint table and the client.

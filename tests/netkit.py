@@ -1,0 +1,81 @@
+"""Test helpers for the scoreboard and transport tests: the sync/async twin of a call, a free
+port nobody listens on, and a loopback server that answers slowly."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import socketserver
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+
+import showctl
+
+MODES = ["sync", "async"]
+
+
+def scores(board: showctl.Scoreboard, mode: str) -> showctl.ScoreRecord:
+    """``board.scores()``, or ``await board.scores_async()`` on a fresh event loop."""
+    if mode == "sync":
+        return board.scores()
+    return asyncio.run(board.scores_async())
+
+
+def free_port() -> int:
+    """A loopback port with no listener (connections to it are refused)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def raw_server(
+    reply: bytes, delay: float = 0.0, arrived: threading.Event | None = None
+) -> Iterator[str]:
+    """A server on loopback that reads a request head (then sets ``arrived``), waits ``delay``
+    seconds, sends the raw bytes ``reply`` and closes the connection. Yields its base URL."""
+
+    class Handler(socketserver.BaseRequestHandler):
+        def handle(self) -> None:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = self.request.recv(4096)
+                if not chunk:
+                    return
+                data += chunk
+            if arrived is not None:
+                arrived.set()
+            time.sleep(delay)
+            try:
+                self.request.sendall(reply)
+            except OSError:
+                pass  # the client gave up first
+
+    class Server(socketserver.ThreadingTCPServer):
+        daemon_threads = True
+        allow_reuse_address = True
+
+    server = Server(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def http_reply(body: bytes, status: str = "200 OK") -> bytes:
+    return (
+        f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    ).encode() + body
+
+
+def slow_server(
+    delay: float, body: bytes = b"{}", arrived: threading.Event | None = None
+) -> AbstractContextManager[str]:
+    """A server that answers 200 with ``body`` after ``delay`` seconds."""
+    return raw_server(http_reply(body), delay, arrived)

@@ -1,0 +1,203 @@
+"""HTTPS: the application's self-signed (and expired) certificate is refused by default and
+accepted with verify=False or with ca_cert; the key travels over HTTPS too."""
+
+from __future__ import annotations
+
+import datetime
+import ipaddress
+import ssl
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import showctl
+import trustme
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+from netkit import MODES, scores
+from pytest_httpserver import HTTPServer
+from recording import load, sent, serve
+
+KEY = "tls-K3Y-secret"
+NOW = datetime.datetime.now(datetime.timezone.utc)
+
+
+def self_signed(tmp: Path, *, expired: bool) -> tuple[Path, Path]:
+    """A self-signed end-entity certificate for 127.0.0.1 (as the application makes), and its
+    key, as PEM files."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Scoreboard")])
+    if expired:
+        not_before, not_after = NOW - datetime.timedelta(days=800), NOW - datetime.timedelta(days=2)
+    else:
+        not_before, not_after = NOW - datetime.timedelta(days=1), NOW + datetime.timedelta(days=30)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(not_before)
+        .not_valid_after(not_after)
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+            critical=False,
+        )
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = tmp / "cert.pem", tmp / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_path, key_path
+
+
+def https_server(context: ssl.SSLContext) -> Iterator[HTTPServer]:
+    server = HTTPServer(host="127.0.0.1", port=0, ssl_context=context)
+    server.start()
+    serve(server, load("scoreboard/hockey"))
+    try:
+        yield server
+    finally:
+        server.clear()
+        if server.is_running():
+            server.stop()
+
+
+def url_of(server: HTTPServer) -> str:
+    return f"https://127.0.0.1:{server.port}"
+
+
+@pytest.fixture(scope="module")
+def ca() -> trustme.CA:
+    return trustme.CA()
+
+
+@pytest.fixture
+def trustme_server(ca: trustme.CA) -> Iterator[HTTPServer]:
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("127.0.0.1").configure_cert(context)
+    yield from https_server(context)
+
+
+@pytest.fixture
+def ca_pem(ca: trustme.CA, tmp_path: Path) -> Path:
+    path = tmp_path / "ca.pem"
+    ca.cert_pem.write_to_path(str(path))
+    return path
+
+
+def app_server(tmp_path: Path, *, expired: bool) -> Iterator[tuple[HTTPServer, Path]]:
+    cert, key = self_signed(tmp_path, expired=expired)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    for server in https_server(context):
+        yield server, cert
+
+
+@pytest.fixture
+def selfsigned_server(tmp_path: Path) -> Iterator[tuple[HTTPServer, Path]]:
+    yield from app_server(tmp_path, expired=False)
+
+
+@pytest.fixture
+def expired_server(tmp_path: Path) -> Iterator[tuple[HTTPServer, Path]]:
+    yield from app_server(tmp_path, expired=True)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_untrusted_certificate_is_refused_by_default(trustme_server: HTTPServer, mode: str) -> None:
+    board = showctl.Scoreboard(url_of(trustme_server), KEY, retries=0)
+    with pytest.raises(showctl.ConnectError) as info:
+        scores(board, mode)
+    message = str(info.value)
+    assert "certificate" in message
+    assert "pass ca_cert=PATH, or verify=False" in message
+    assert KEY not in message
+    assert sent(trustme_server) == []
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_verify_false_accepts_it_and_sends_the_key(trustme_server: HTTPServer, mode: str) -> None:
+    board = showctl.Scoreboard(url_of(trustme_server), KEY, verify=False)
+    assert isinstance(scores(board, mode), showctl.HockeyScore)
+    [request] = sent(trustme_server)
+    assert request.headers["Authorization"] == f"Bearer {KEY}"
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_ca_cert_trusts_it(trustme_server: HTTPServer, ca_pem: Path, mode: str) -> None:
+    board = showctl.Scoreboard(url_of(trustme_server), ca_cert=ca_pem)
+    assert isinstance(scores(board, mode), showctl.HockeyScore)
+    # a str path works as well as a Path
+    assert isinstance(
+        showctl.Scoreboard(url_of(trustme_server), ca_cert=str(ca_pem)).scores(),
+        showctl.HockeyScore,
+    )
+
+
+def test_another_ca_is_not_trusted(trustme_server: HTTPServer, tmp_path: Path) -> None:
+    other = tmp_path / "other.pem"
+    trustme.CA().cert_pem.write_to_path(str(other))
+    with pytest.raises(showctl.ConnectError, match="certificate"):
+        showctl.Scoreboard(url_of(trustme_server), ca_cert=other, retries=0).scores()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_self_signed_application_certificate(
+    selfsigned_server: tuple[HTTPServer, Path], mode: str
+) -> None:
+    server, cert = selfsigned_server
+    with pytest.raises(showctl.ConnectError, match="certificate"):
+        scores(showctl.Scoreboard(url_of(server), retries=0), mode)
+    assert isinstance(
+        scores(showctl.Scoreboard(url_of(server), verify=False), mode), showctl.HockeyScore
+    )
+    assert isinstance(
+        scores(showctl.Scoreboard(url_of(server), ca_cert=cert), mode), showctl.HockeyScore
+    )
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_expired_self_signed_certificate(
+    expired_server: tuple[HTTPServer, Path], mode: str
+) -> None:
+    server, cert = expired_server
+    # Refused by default, and even when trusted through ca_cert: it is expired.
+    with pytest.raises(showctl.ConnectError, match="certificate"):
+        scores(showctl.Scoreboard(url_of(server), retries=0), mode)
+    with pytest.raises(showctl.ConnectError, match=r"(?i)expired"):
+        scores(showctl.Scoreboard(url_of(server), ca_cert=cert, retries=0), mode)
+    # verify=False is how the application's expired certificate is used.
+    board = showctl.Scoreboard(url_of(server), KEY, verify=False)
+    assert isinstance(scores(board, mode), showctl.HockeyScore)
+    assert sent(server)[-1].headers["Authorization"] == f"Bearer {KEY}"
+
+
+def test_plain_http_to_an_https_port_hints_at_the_scheme(trustme_server: HTTPServer) -> None:
+    url = f"http://127.0.0.1:{trustme_server.port}"
+    with pytest.raises(showctl.ConnectError, match="use an https:// URL"):
+        showctl.Scoreboard(url, retries=0, timeout=2).scores()
+
+
+def test_a_refused_certificate_is_reported_once(
+    trustme_server: HTTPServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The exception says it all: no ERROR log line besides (it would reach stderr)."""
+    with pytest.raises(showctl.ConnectError):
+        showctl.Scoreboard(url_of(trustme_server), retries=0).scores()
+    assert [r.getMessage() for r in caplog.records if r.levelno >= 40] == []
+
+
+def test_ca_cert_that_is_not_pem(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.pem"
+    bad.write_text("not a certificate")
+    with pytest.raises(ValueError, match="ca_cert: "):
+        showctl.Scoreboard("https://127.0.0.1:1", ca_cert=bad)
