@@ -4,6 +4,7 @@
 pub mod client;
 pub mod endpoints;
 pub mod models;
+pub mod tree;
 
 pub use client::MediaClient;
 pub use endpoints::{Call, Endpoint};
