@@ -12,6 +12,7 @@
 //! (wrapped items, numbers for names, duplicate keys, invalid JSON, ...) is read by the
 //! endpoint's own decoder, so both ways give the same models and the same errors.
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -21,14 +22,14 @@ use super::endpoints::PLAYLISTS;
 use super::models::{Model, Playlist};
 
 /// A text field of a node.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Text {
     /// Absent, null, or (for a UUID) empty or the text "null".
     None,
     /// The text is this byte range of the body (it has no escape).
     Span(u32, u32),
-    /// The decoded text (it had an escape).
-    Owned(String),
+    /// The text had an escape: it is this entry of [`Flat::decoded`].
+    Decoded(u32),
 }
 
 /// A cue: its fields and its JSON object in the body.
@@ -57,6 +58,8 @@ pub struct Flat {
     pub body: Arc<str>,
     pub playlists: Vec<PlaylistNode>,
     pub cues: Vec<CueNode>,
+    /// The texts that had an escape, decoded.
+    pub decoded: Vec<String>,
 }
 
 /// A decoded `{"playlist": ...}` reply.
@@ -71,7 +74,7 @@ pub enum PlaylistTree {
 impl Flat {
     /// The value of a text field.
     pub fn text<'a>(&'a self, t: &'a Text) -> Option<&'a str> {
-        (*t != Text::None).then(|| str_in(&self.body, t))
+        (*t != Text::None).then(|| str_in(&self.body, &self.decoded, t))
     }
 
     /// The JSON text of a node.
@@ -109,6 +112,20 @@ pub fn decode(body: &[u8]) -> Result<PlaylistTree, String> {
     }
 }
 
+/// The bytes that end the plain part of a string: the closing quote, a backslash, and the
+/// control characters JSON does not allow in a string.
+static STOPS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] = true;
+        c += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
 /// Nesting deeper than this is left to the full decoder (and its own recursion limit).
 const MAX_DEPTH: usize = 100;
 
@@ -120,7 +137,9 @@ pub fn flat(body: &[u8]) -> Option<Flat> {
         b: body,
         i: 0,
         playlists: Vec::new(),
-        cues: Vec::new(),
+        // About one cue per 70 bytes in the usual shape.
+        cues: Vec::with_capacity(body.len() / 64),
+        decoded: Vec::new(),
     };
     let mut root = false;
     s.object(|s, key| match key {
@@ -139,6 +158,7 @@ pub fn flat(body: &[u8]) -> Option<Flat> {
         body: Arc::from(text),
         playlists: s.playlists,
         cues: s.cues,
+        decoded: s.decoded,
     })
 }
 
@@ -149,6 +169,7 @@ struct Scan<'a> {
     i: usize,
     playlists: Vec<PlaylistNode>,
     cues: Vec<CueNode>,
+    decoded: Vec<String>,
 }
 
 impl<'a> Scan<'a> {
@@ -184,25 +205,25 @@ impl<'a> Scan<'a> {
     }
 
     /// A string: the span of its contents, or its decoded text when it has an escape.
+    #[inline]
     fn string(&mut self) -> Option<Text> {
         self.eat(b'"')?;
         let start = self.i;
-        loop {
-            match *self.b.get(self.i)? {
-                b'"' => {
-                    self.i += 1;
-                    return Some(Text::Span(start as u32, (self.i - 1) as u32));
-                }
-                b'\\' => {
-                    let mut strings = serde_json::Deserializer::from_slice(&self.b[start - 1..])
-                        .into_iter::<String>();
-                    let s = strings.next()?.ok()?;
-                    self.i = start - 1 + strings.byte_offset();
-                    return Some(Text::Owned(s));
-                }
-                0..=0x1f => return None,
-                _ => self.i += 1,
+        let len = self.b[start..].iter().position(|&c| STOPS[c as usize])?;
+        self.i = start + len;
+        match self.b[self.i] {
+            b'"' => {
+                self.i += 1;
+                Some(Text::Span(start as u32, (start + len) as u32))
             }
+            b'\\' => {
+                let mut strings = serde_json::Deserializer::from_slice(&self.b[start - 1..])
+                    .into_iter::<String>();
+                self.decoded.push(strings.next()?.ok()?);
+                self.i = start - 1 + strings.byte_offset();
+                Some(Text::Decoded(self.decoded.len() as u32 - 1))
+            }
+            _ => None, // a control character: invalid JSON
         }
     }
 
@@ -217,7 +238,12 @@ impl<'a> Scan<'a> {
             self.ws();
             let key = self.string()?;
             self.eat(b':')?;
-            field(self, str_in(self.text, &key))?;
+            let text = self.text;
+            let key: Cow<'a, str> = match key {
+                Text::Span(a, b) => Cow::Borrowed(&text[a as usize..b as usize]),
+                other => Cow::Owned(str_in(text, &self.decoded, &other).to_owned()),
+            };
+            field(self, &key)?;
             match self.peek()? {
                 b',' => self.i += 1,
                 b'}' => {
@@ -261,7 +287,7 @@ impl<'a> Scan<'a> {
     /// A UUID: like a name, and "" or "null" read as none.
     fn uuid(&mut self) -> Option<Text> {
         let t = self.name()?;
-        Some(match str_in(self.text, &t) {
+        Some(match str_in(self.text, &self.decoded, &t) {
             "" | "null" => Text::None,
             _ => t,
         })
@@ -366,10 +392,10 @@ impl<'a> Scan<'a> {
 }
 
 /// The value of a text field of `body`.
-fn str_in<'t>(body: &'t str, t: &'t Text) -> &'t str {
-    match t {
-        Text::Span(a, b) => &body[*a as usize..*b as usize],
-        Text::Owned(s) => s,
+fn str_in<'t>(body: &'t str, decoded: &'t [String], t: &Text) -> &'t str {
+    match *t {
+        Text::Span(a, b) => &body[a as usize..b as usize],
+        Text::Decoded(k) => &decoded[k as usize],
         Text::None => "",
     }
 }

@@ -16,17 +16,19 @@ use serde_json::{Map, Value};
 
 use crate::ident::{Ident, Kind};
 use crate::media::endpoints::{self as ep, BlendSpec, Call};
+use crate::media::tree::PlaylistTree;
 use crate::media::*;
 use crate::python::args::{client_config, ident, number};
 use crate::python::errors::IntoPy;
 use crate::python::rt;
+use crate::python::tree::{PyCue, PyPlaylist};
 use crate::transport::{Transport, ENV_MEDIA_URL};
 
 // ---------------------------------------------------------------------------------------------
 // Conversions
 // ---------------------------------------------------------------------------------------------
 
-fn json_to_py(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
+pub(crate) fn json_to_py(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
     pythonize::pythonize(py, v)
         .map(Bound::unbind)
         .map_err(|e| PyValueError::new_err(e.to_string()))
@@ -61,14 +63,14 @@ fn py_to_json(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Value> {
 }
 
 /// A core model and its Python class.
-trait Wrapped: Model {
+pub(crate) trait Wrapped: Model {
     type Class: PyClass<Frozen = True> + Sync;
     fn wrap(py: Python<'_>, inner: Arc<Self>) -> PyResult<Py<PyAny>>;
     fn of(class: &Self::Class) -> &Self;
 }
 
 /// A typed field of a model as a Python value.
-trait Attr {
+pub(crate) trait Attr {
     fn attr(&self, py: Python<'_>) -> PyResult<Py<PyAny>>;
 }
 
@@ -119,7 +121,7 @@ impl Attr for VariableBase {
 }
 
 /// What a call returns, as a Python value.
-trait Reply: Send + 'static {
+pub(crate) trait Reply: Send + 'static {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>>;
 }
 
@@ -153,7 +155,7 @@ impl Reply for LayerList {
 }
 
 /// Render a model with a function of `showctl._html` (for Jupyter).
-fn html(slf: &Bound<'_, PyAny>, render: &str) -> PyResult<String> {
+pub(crate) fn html(slf: &Bound<'_, PyAny>, render: &str) -> PyResult<String> {
     slf.py()
         .import("showctl._html")?
         .getattr(render)?
@@ -162,7 +164,11 @@ fn html(slf: &Bound<'_, PyAny>, render: &str) -> PyResult<String> {
 }
 
 /// `Name(field=repr, ...)`.
-fn dataclass_repr(py: Python<'_>, name: &str, fields: &[(&str, Py<PyAny>)]) -> PyResult<String> {
+pub(crate) fn dataclass_repr(
+    py: Python<'_>,
+    name: &str,
+    fields: &[(&str, Py<PyAny>)],
+) -> PyResult<String> {
     let parts = fields
         .iter()
         .map(|(k, v)| {
@@ -176,7 +182,7 @@ fn dataclass_repr(py: Python<'_>, name: &str, fields: &[(&str, Py<PyAny>)]) -> P
     Ok(format!("{name}({})", parts.join(", ")))
 }
 
-fn model_from_py<M: Model>(data: &Bound<'_, PyAny>) -> PyResult<M> {
+pub(crate) fn model_from_py<M: Model>(data: &Bound<'_, PyAny>) -> PyResult<M> {
     M::from_value(py_to_json(data, "data")?)
         .map_err(|e| PyValueError::new_err(format!("data: {e}")))
 }
@@ -268,39 +274,8 @@ macro_rules! pymodel {
 }
 
 pymodel! {
-    /// A cue summary (playlist item).
-    PyCue("Cue") wraps Cue [uuid, name]
-}
-
-pymodel! {
     /// The media playing on a layer (`TransportState.playing_media`).
     PyMedia("Media") wraps Media [uuid, name]
-}
-
-pymodel! {
-    /// A playlist: its cues (`items`) and nested playlists (`children`).
-    PyPlaylist("Playlist") wraps Playlist [uuid, name, items, children] {
-        /// The first playlist or cue whose UUID (any case) or name is `name_or_uuid`, searched
-        /// depth-first from this playlist: a playlist before its cues, its cues before its
-        /// nested playlists. Returns a `Playlist`, a `Cue`, or `None`.
-        fn find(&self, py: Python<'_>, name_or_uuid: String) -> PyResult<Py<PyAny>> {
-            match self.inner.find(&name_or_uuid) {
-                Some(Found::Playlist(p)) => Playlist::wrap(py, p),
-                Some(Found::Cue(c)) => Cue::wrap(py, c),
-                None => Ok(py.None()),
-            }
-        }
-
-        /// This playlist and every nested one, depth-first (each before its children).
-        fn walk<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-            let all = self.inner.walk().attr(py)?;
-            Ok(all.bind(py).try_iter()?.into_any())
-        }
-
-        fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
-            html(slf.as_any(), "playlist_html")
-        }
-    }
 }
 
 pymodel! {
@@ -485,6 +460,15 @@ fn params_arg(params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, Strin
 // Sync and async twins
 // ---------------------------------------------------------------------------------------------
 
+/// A playlist call whose reply is read in one pass, straight into Python objects.
+fn tree(call: crate::Result<Call<Playlist>>) -> crate::Result<Call<PlaylistTree>> {
+    call.map(|c| Call {
+        request: c.request,
+        fallback: c.fallback,
+        decode: crate::media::tree::decode,
+    })
+}
+
 fn block<T: Reply>(py: Python<'_>, client: &MediaClient, call: Call<T>) -> PyResult<Py<PyAny>> {
     let client = client.clone();
     rt::wait(py, async move { client.run(call).await })?.into_py(py)
@@ -555,11 +539,11 @@ pub struct PyMediaPlayer {
 twins! {
     impl PyMediaPlayer {
         /// GET /data/playlists: the root of the playlist tree.
-        fn playlists / playlists_async (this, py) { ep::PLAYLISTS.at(&[]).py_err(py)? }
+        fn playlists / playlists_async (this, py) { tree(ep::PLAYLISTS.at(&[])).py_err(py)? }
 
         /// GET /data/playlist/{id}: one playlist (index -1 is the video input playlist).
         fn playlist / playlist_async (this, py, id: &Bound<'_, PyAny>) {
-            ep::PLAYLIST.at(&[&ident(id, "id")?]).py_err(py)?
+            tree(ep::PLAYLIST.at(&[&ident(id, "id")?])).py_err(py)?
         }
 
         /// GET /data/playlist/{p}/cue/{c}: a cue summary.

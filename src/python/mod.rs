@@ -11,6 +11,7 @@ pub mod media;
 pub mod rt;
 pub mod scoreboard;
 pub mod simulator;
+pub mod tree;
 
 #[pymodule]
 #[pyo3(name = "_core")]

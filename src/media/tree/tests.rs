@@ -149,8 +149,10 @@ fn invalid_replies_give_the_full_decoders_errors() {
 fn a_big_tree() {
     let cue = |i: usize| json!({"name": format!("Cue {i}"), "uuid": format!("u{i}")});
     let playlists: Vec<_> = (0..20)
-        .map(|p| json!({"uuid": format!("p{p}"), "name": format!("P{p}"),
-                        "items": (0..50).map(cue).collect::<Vec<_>>(), "children": []}))
+        .map(|p| {
+            json!({"uuid": format!("p{p}"), "name": format!("P{p}"),
+                        "items": (0..50).map(cue).collect::<Vec<_>>(), "children": []})
+        })
         .collect();
     let body = json!({"playlist": {"uuid": "R", "name": "root", "children": playlists}});
     assert!(agree(&body.to_string()));
