@@ -144,7 +144,9 @@ replies!(Playlist);
 /// A cue summary (playlist item).
 #[pyclass(module = "showctl._core", name = "Cue", frozen)]
 pub struct PyCue {
+    #[pyo3(get)]
     uuid: Py<PyAny>,
+    #[pyo3(get)]
     name: Py<PyAny>,
     src: Source<Cue>,
 }
@@ -171,16 +173,6 @@ impl PyCue {
 
 #[pymethods]
 impl PyCue {
-    #[getter]
-    fn uuid(&self, py: Python<'_>) -> Py<PyAny> {
-        self.uuid.clone_ref(py)
-    }
-
-    #[getter]
-    fn name(&self, py: Python<'_>) -> Py<PyAny> {
-        self.name.clone_ref(py)
-    }
-
     /// The JSON object as the application sent it (wire names, unknown fields kept).
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         json_to_py(py, &Value::Object(self.src.model().raw().clone()))
@@ -204,7 +196,10 @@ impl PyCue {
         dataclass_repr(
             py,
             "Cue",
-            &[("uuid", self.uuid(py)), ("name", self.name(py))],
+            &[
+                ("uuid", self.uuid.clone_ref(py)),
+                ("name", self.name.clone_ref(py)),
+            ],
         )
     }
 
@@ -220,7 +215,9 @@ impl PyCue {
 /// A playlist: its cues (`items`) and nested playlists (`children`).
 #[pyclass(module = "showctl._core", name = "Playlist", frozen)]
 pub struct PyPlaylist {
+    #[pyo3(get)]
     uuid: Py<PyAny>,
+    #[pyo3(get)]
     name: Py<PyAny>,
     items: PyOnceLock<Py<PyList>>,
     children: PyOnceLock<Py<PyList>>,
@@ -279,16 +276,6 @@ impl PyPlaylist {
 
 #[pymethods]
 impl PyPlaylist {
-    #[getter]
-    fn uuid(&self, py: Python<'_>) -> Py<PyAny> {
-        self.uuid.clone_ref(py)
-    }
-
-    #[getter]
-    fn name(&self, py: Python<'_>) -> Py<PyAny> {
-        self.name.clone_ref(py)
-    }
-
     /// The cues of this playlist (a new list each time).
     #[getter]
     fn items(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
@@ -325,8 +312,8 @@ impl PyPlaylist {
             py,
             "Playlist",
             &[
-                ("uuid", self.uuid(py)),
-                ("name", self.name(py)),
+                ("uuid", self.uuid.clone_ref(py)),
+                ("name", self.name.clone_ref(py)),
                 ("items", self.items(py)?),
                 ("children", self.children(py)?),
             ],
