@@ -197,7 +197,8 @@ where
 }
 
 /// Run a core future to completion with the GIL released, on the calling thread's lane (see
-/// `runtime`). On the main thread a pending signal
+/// `runtime`): a task it starts with `tokio::spawn` runs only while this thread is in a call,
+/// so background work goes to `runtime::get().spawn`. On the main thread a pending signal
 /// (Ctrl-C) is checked every 50 ms and ends the call with its exception (KeyboardInterrupt);
 /// the request is dropped, which closes its connection.
 pub fn wait<T, F>(py: Python<'_>, fut: F) -> PyResult<T>
