@@ -22,9 +22,10 @@ use super::endpoints::PLAYLISTS;
 use super::models::{Model, Playlist};
 
 /// A text field of a node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Text {
     /// Absent, null, or (for a UUID) empty or the text "null".
+    #[default]
     None,
     /// The text is this byte range of the body (it has no escape).
     Span(u32, u32),
@@ -293,35 +294,25 @@ impl<'a> Scan<'a> {
         })
     }
 
-    /// Records a key of a node, refusing a second one.
-    fn once(seen: &mut u8, bit: u8) -> Option<()> {
-        (*seen & bit == 0).then(|| *seen |= bit)
-    }
-
     fn cue(&mut self) -> Option<()> {
         if self.peek()? != b'{' {
             return None;
         }
         let start = self.i as u32;
-        let (mut uuid, mut name, mut seen) = (Text::None, Text::None, 0u8);
-        self.object(|s, key| match key {
-            "uuid" => {
-                Self::once(&mut seen, 1)?;
-                uuid = s.uuid()?;
-                Some(())
+        let mut f = Fields::default();
+        self.object(|s, key| {
+            if f.text_field(s, key)? {
+                return Some(());
             }
-            "name" => {
-                Self::once(&mut seen, 2)?;
-                name = s.name()?;
-                Some(())
+            match key {
+                // A wrapped item: the full decoder unwraps it.
+                "playlistItem" => None,
+                _ => s.skip_value(),
             }
-            // A wrapped item: the full decoder unwraps it.
-            "playlistItem" => None,
-            _ => s.skip_value(),
         })?;
         self.cues.push(CueNode {
-            uuid,
-            name,
+            uuid: f.uuid,
+            name: f.name,
             span: start..self.i as u32,
         });
         Some(())
@@ -341,22 +332,13 @@ impl<'a> Scan<'a> {
             children: Vec::new(),
             span: 0..0,
         });
-        let (mut uuid, mut name, mut seen) = (Text::None, Text::None, 0u8);
+        let mut f = Fields::default();
         let mut items = 0..0;
         let mut children = Vec::new();
         self.object(|s, key| match key {
-            "uuid" => {
-                Self::once(&mut seen, 1)?;
-                uuid = s.uuid()?;
-                Some(())
-            }
-            "name" => {
-                Self::once(&mut seen, 2)?;
-                name = s.name()?;
-                Some(())
-            }
+            _ if f.text_field(s, key)? => Some(()),
             "items" => {
-                Self::once(&mut seen, 4)?;
+                f.once(4)?;
                 let first = s.cues.len() as u32;
                 if s.peek()? == b'n' {
                     s.null()?;
@@ -367,7 +349,7 @@ impl<'a> Scan<'a> {
                 Some(())
             }
             "children" => {
-                Self::once(&mut seen, 8)?;
+                f.once(8)?;
                 if s.peek()? == b'n' {
                     return s.null();
                 }
@@ -381,13 +363,44 @@ impl<'a> Scan<'a> {
             _ => s.skip_value(),
         })?;
         self.playlists[index] = PlaylistNode {
-            uuid,
-            name,
+            uuid: f.uuid,
+            name: f.name,
             items,
             children,
             span: start..self.i as u32,
         };
         Some(index as u32)
+    }
+}
+
+/// The `uuid` and `name` of a node being read, and the keys seen so far.
+#[derive(Default)]
+struct Fields {
+    uuid: Text,
+    name: Text,
+    seen: u8,
+}
+
+impl Fields {
+    /// Records a key of the node, refusing a second one (the full decoder keeps the last).
+    fn once(&mut self, bit: u8) -> Option<()> {
+        (self.seen & bit == 0).then(|| self.seen |= bit)
+    }
+
+    /// Reads `uuid` or `name`; `false` for another key.
+    fn text_field(&mut self, s: &mut Scan<'_>, key: &str) -> Option<bool> {
+        match key {
+            "uuid" => {
+                self.once(1)?;
+                self.uuid = s.uuid()?;
+            }
+            "name" => {
+                self.once(2)?;
+                self.name = s.name()?;
+            }
+            _ => return Some(false),
+        }
+        Some(true)
     }
 }
 

@@ -154,6 +154,25 @@ impl Reply for LayerList {
     }
 }
 
+// A model, an optional model and a list of models, as their classes.
+impl<M: Wrapped + Send + 'static> Reply for M {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Self::wrap(py, Arc::new(self))
+    }
+}
+
+impl<M: Wrapped + Send + 'static> Reply for Option<M> {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.map(Arc::new).attr(py)
+    }
+}
+
+impl<M: Wrapped + Send + Sync + 'static> Reply for Vec<Arc<M>> {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.attr(py)
+    }
+}
+
 /// Render a model with a function of `showctl._html` (for Jupyter).
 pub(crate) fn html(slf: &Bound<'_, PyAny>, render: &str) -> PyResult<String> {
     slf.py()
@@ -208,24 +227,6 @@ macro_rules! pymodel {
             }
             fn of(class: &$py) -> &Self {
                 &class.inner
-            }
-        }
-
-        impl Reply for $core {
-            fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-                Self::wrap(py, Arc::new(self))
-            }
-        }
-
-        impl Reply for Option<$core> {
-            fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-                self.map(Arc::new).attr(py)
-            }
-        }
-
-        impl Reply for Vec<Arc<$core>> {
-            fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-                self.attr(py)
             }
         }
 

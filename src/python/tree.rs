@@ -115,32 +115,6 @@ impl Reply for PlaylistTree {
     }
 }
 
-/// The `Reply` conversions of a wrapped model.
-macro_rules! replies {
-    ($core:ty) => {
-        impl Reply for $core {
-            fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-                Self::wrap(py, Arc::new(self))
-            }
-        }
-
-        impl Reply for Option<$core> {
-            fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-                self.map(Arc::new).attr(py)
-            }
-        }
-
-        impl Reply for Vec<Arc<$core>> {
-            fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-                self.attr(py)
-            }
-        }
-    };
-}
-
-replies!(Cue);
-replies!(Playlist);
-
 /// A cue summary (playlist item).
 #[pyclass(module = "showctl._core", name = "Cue", frozen)]
 pub struct PyCue {
