@@ -28,6 +28,11 @@ venv=${VIRTUAL_ENV:-.venv}
 . "$venv/bin/activate"
 python -m pip install -q "maturin>=1.7,<2"
 echo "building showctl (release) into $venv"
-maturin develop --release --extras bench --quiet
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+if ! maturin develop --release --extras bench >"$log" 2>&1; then
+    cat "$log" >&2
+    exit 1
+fi
 
 python benches/bench.py --readme "$@"
