@@ -25,8 +25,8 @@ from showctl._core import (
     __version__,
 )
 
-# media playback (MediaPlayer, Layer, models)
 # isort: split
+# media playback (MediaPlayer, Layer, models)
 from showctl._core import (
     BlendMode,
     ColorBase,
@@ -48,7 +48,11 @@ from showctl._core import (
 )
 from showctl._html import LayerList
 
+# isort: split
 # simulator
+from showctl._core import RecordedRequest, Simulator
+
+# isort: split
 from showctl.exceptions import (
     ApiError,
     BadRequestError,
@@ -97,12 +101,14 @@ __all__ = [
     "NotConfirmedError",
     "NotFoundError",
     "Playlist",
+    "RecordedRequest",
     "ScoreRecord",
     "ScoreWatch",
     "Scoreboard",
     "ServerError",
     "ServiceUnavailableError",
     "ShowctlError",
+    "Simulator",
     "SoccerScore",
     "TargetSet",
     "TennisScore",

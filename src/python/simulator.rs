@@ -1,7 +1,317 @@
-//! Binding of the simulator part.
+//! Binding of the simulator: `Simulator` and the `RecordedRequest` records of its log.
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyTuple};
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+use crate::python::errors::IntoPy;
+use crate::python::rt;
+use crate::simulator::{Options, Record, Simulator, Workspace};
+
+/// One request the simulator received.
+#[pyclass(module = "showctl._core", name = "RecordedRequest", frozen)]
+pub struct PyRecordedRequest {
+    rec: Record,
+}
+
+#[pymethods]
+impl PyRecordedRequest {
+    /// `GET` or `POST` (or whatever was sent).
+    #[getter]
+    fn method(&self) -> &str {
+        &self.rec.method
+    }
+    /// The path as sent (percent-encoded), with the /api/0 prefix, without the query.
+    #[getter]
+    fn path(&self) -> &str {
+        &self.rec.path
+    }
+    /// Decoded query parameters (the last value of a repeated key).
+    #[getter]
+    fn query<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (k, v) in &self.rec.query {
+            d.set_item(k, v)?;
+        }
+        Ok(d)
+    }
+    /// Headers with lower-case names; `authorization` is never kept.
+    #[getter]
+    fn headers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        for (k, v) in &self.rec.headers {
+            d.set_item(k, v)?;
+        }
+        Ok(d)
+    }
+    /// The body as sent.
+    #[getter]
+    fn body<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.rec.body)
+    }
+    /// The status answered; `None` when the connection was dropped (`drop_next`).
+    #[getter]
+    fn status(&self) -> Option<u16> {
+        self.rec.status
+    }
+    /// The body decoded as JSON; `None` when empty.
+    fn json<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        if self.rec.body.iter().all(u8::is_ascii_whitespace) {
+            return Ok(py.None().into_bound(py));
+        }
+        let v: serde_json::Value = serde_json::from_slice(&self.rec.body)
+            .map_err(|e| PyValueError::new_err(format!("the body is not JSON: {e}")))?;
+        pythonize::pythonize(py, &v).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<PyRecordedRequest>()
+            .is_ok_and(|o| o.get().rec == self.rec)
+    }
+    fn __repr__(&self) -> String {
+        let mut target = self.rec.path.clone();
+        if !self.rec.query.is_empty() {
+            let q: Vec<String> = self
+                .rec
+                .query
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            target = format!("{target}?{}", q.join("&"));
+        }
+        let status = self
+            .rec
+            .status
+            .map_or_else(|| "None".to_string(), |s| s.to_string());
+        format!(
+            "RecordedRequest(method='{}', path='{target}', status={status}, body={} bytes)",
+            self.rec.method,
+            self.rec.body.len()
+        )
+    }
+}
+
+fn workspace_from(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Workspace> {
+    let Some(obj) = obj else {
+        return Ok(Workspace::builtin());
+    };
+    if obj.is_instance_of::<PyDict>() {
+        let value: serde_json::Value = pythonize::depythonize(obj)
+            .map_err(|e| PyValueError::new_err(format!("workspace: {e}")))?;
+        return Workspace::from_value(value)
+            .map_err(|e| PyValueError::new_err(format!("workspace: {e}")));
+    }
+    let path: PathBuf = obj.extract().map_err(|_| {
+        pyo3::exceptions::PyTypeError::new_err(
+            "workspace: expected a path to a JSON workspace file, a dict, or None",
+        )
+    })?;
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        PyErr::from(std::io::Error::new(
+            e.kind(),
+            format!("workspace: cannot read {}: {e}", path.display()),
+        ))
+    })?;
+    Workspace::from_json(&text)
+        .map_err(|e| PyValueError::new_err(format!("workspace: {}: {e}", path.display())))
+}
+
+fn count(v: i64, arg: &str) -> PyResult<u32> {
+    u32::try_from(v).map_err(|_| {
+        PyValueError::new_err(format!(
+            "{arg}: must be a whole number from 0 to {}, got {v}",
+            u32::MAX
+        ))
+    })
+}
+
+/// A stand-in for the media playback and scoreboard applications on a loopback port.
+#[pyclass(module = "showctl._core", name = "Simulator", frozen)]
+pub struct PySimulator {
+    sim: Arc<Simulator>,
+    port: u16,
+}
+
+#[pymethods]
+impl PySimulator {
+    #[new]
+    #[pyo3(signature = (port=0, api_key=None, workspace=None, *, host="127.0.0.1"))]
+    fn new(
+        py: Python<'_>,
+        port: i64,
+        api_key: Option<String>,
+        workspace: Option<&Bound<'_, PyAny>>,
+        host: &str,
+    ) -> PyResult<Self> {
+        let port = u16::try_from(port).map_err(|_| {
+            PyValueError::new_err(format!(
+                "port: must be from 0 (pick a free port) to 65535, got {port}"
+            ))
+        })?;
+        let options = Options {
+            host: host.to_string(),
+            port,
+            api_key,
+            workspace: workspace_from(workspace)?,
+        };
+        let sim = Simulator::new(options).py_err(py)?;
+        Ok(PySimulator {
+            sim: Arc::new(sim),
+            port,
+        })
+    }
+
+    /// Start listening (no-op when running); returns the simulator.
+    fn start(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        slf.get()
+            .sim
+            .start()
+            .map_err(|e| PyOSError::new_err(e.to_string()))?;
+        Ok(slf)
+    }
+
+    /// Stop listening and close every connection (no-op when stopped).
+    fn stop(&self, py: Python<'_>) -> PyResult<()> {
+        let sim = self.sim.clone();
+        rt::wait(py, async move {
+            sim.stop().await;
+            Ok(())
+        })
+    }
+
+    #[getter]
+    fn running(&self) -> bool {
+        self.sim.addr().is_some()
+    }
+
+    /// `http://127.0.0.1:PORT`, to pass to a client (which adds /api/0).
+    #[getter]
+    fn url(&self) -> PyResult<String> {
+        self.sim
+            .url()
+            .ok_or_else(|| PyRuntimeError::new_err("the simulator is not running: call start()"))
+    }
+
+    /// The port listened on (the requested one until started).
+    #[getter]
+    fn port(&self) -> u16 {
+        self.sim.addr().map_or(self.port, |a| a.port())
+    }
+
+    /// The key requests must carry, if any.
+    #[getter]
+    fn api_key(&self) -> Option<&str> {
+        self.sim.api_key()
+    }
+
+    /// The requests received, oldest first (the last 10 000).
+    #[getter]
+    fn requests(&self) -> Vec<PyRecordedRequest> {
+        self.sim
+            .requests()
+            .into_iter()
+            .map(|rec| PyRecordedRequest { rec })
+            .collect()
+    }
+
+    fn clear_requests(&self) {
+        self.sim.clear_requests();
+    }
+
+    /// The next `times` requests answer `status` (300–599) instead; 0 cancels.
+    #[pyo3(signature = (status, times=1))]
+    fn fail_next(&self, py: Python<'_>, status: i64, times: i64) -> PyResult<()> {
+        self.sim
+            .fail_next(status, count(times, "times")?)
+            .py_err(py)
+    }
+
+    /// Delay every answer by `seconds` (0 removes the delay).
+    fn delay(&self, py: Python<'_>, seconds: f64) -> PyResult<()> {
+        self.sim.delay(seconds).py_err(py)
+    }
+
+    /// Close the connection of the next `times` requests without answering; 0 cancels.
+    #[pyo3(signature = (times=1))]
+    fn drop_next(&self, times: i64) -> PyResult<()> {
+        self.sim.drop_next(count(times, "times")?);
+        Ok(())
+    }
+
+    /// Set a field of the active score record (`"game1.team1Goals"` for a Custom game).
+    fn set_score(&self, py: Python<'_>, field: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let value: serde_json::Value = pythonize::depythonize(value).map_err(|e| {
+            PyValueError::new_err(format!("value: must be JSON-like (str, int, ...): {e}"))
+        })?;
+        self.sim.set_score(field, value).py_err(py)
+    }
+
+    /// Switch the scoreboard to a sport mode of the document (its record is kept per sport).
+    fn set_sport(&self, py: Python<'_>, mode: &str) -> PyResult<()> {
+        self.sim.set_sport(mode).py_err(py)
+    }
+
+    /// The selected layer index, the targeted layer index and the selected playlist's UUID.
+    #[getter]
+    fn selection<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let (layer, target, playlist) = self.sim.selection();
+        let d = PyDict::new(py);
+        d.set_item("layer", layer)?;
+        d.set_item("target", target)?;
+        d.set_item("playlist", playlist)?;
+        Ok(d)
+    }
+
+    /// Back to the workspace as loaded: state, faults and the request log.
+    fn reset(&self) {
+        self.sim.reset();
+    }
+
+    fn __enter__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
+        Self::start(slf)
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, PyTuple>) -> PyResult<()> {
+        self.stop(py)
+    }
+
+    fn __aenter__<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let slf = Self::start(slf)?.unbind();
+        rt::spawn(py, async { Ok(()) }, move |_, ()| Ok(slf))
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __aexit__<'py>(
+        &self,
+        py: Python<'py>,
+        _args: &Bound<'py, PyTuple>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let sim = self.sim.clone();
+        rt::spawn(
+            py,
+            async move {
+                sim.stop().await;
+                Ok(())
+            },
+            |_, ()| Ok(()),
+        )
+    }
+
+    fn __repr__(&self) -> String {
+        match self.sim.url() {
+            Some(url) => format!("Simulator(url='{url}')"),
+            None => format!("Simulator(port={}, running=False)", self.port),
+        }
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PySimulator>()?;
+    m.add_class::<PyRecordedRequest>()?;
     Ok(())
 }

@@ -1,0 +1,139 @@
+"""Cue sheet runner: play a show from a CSV file.
+
+Each row is one step at a time offset (seconds from the start): trigger a cue, set a layer's
+opacity, mute/unmute/hide/unhide/clear a layer (or the workspace when `layer` is
+empty), play/pause. The whole sheet is checked before anything is sent. A failing step is
+reported and the show goes on; the exit code is 1 if any step failed.
+
+    at,action,layer,playlist,cue,value
+    0,trigger,Main,Opening,Countdown,
+    1.5,opacity,Main,,,0.5
+    2,hide,Lower Third/Left,,,
+
+    python examples/cue_sheet.py examples/cue_sheet.csv --url http://127.0.0.1:PORT
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import showctl
+
+LAYER_OPS = ("mute", "unmute", "hide", "unhide", "clear", "play", "pause")
+ACTIONS = ("trigger", "opacity", *LAYER_OPS)
+
+
+@dataclass(frozen=True)
+class Step:
+    line: int
+    at: float
+    action: str
+    layer: str | None
+    playlist: str | None
+    cue: str | None
+    value: float | None
+
+    def describe(self) -> str:
+        parts = [self.action]
+        if self.playlist is not None:
+            parts.append(f"{self.playlist!r}/{self.cue!r}")
+        parts.append(f"on {self.layer!r}" if self.layer is not None else "on the workspace")
+        if self.value is not None:
+            parts.append(f"to {self.value}")
+        return " ".join(parts)
+
+
+def load(path: Path) -> list[Step]:
+    """Read and check the whole sheet; raise ValueError naming the line of the first problem."""
+    steps: list[Step] = []
+    with path.open(newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            line = len(steps) + 2
+            cell: dict[str, str | None] = {
+                k: (v or "").strip() or None for k, v in row.items() if k
+            }
+            try:
+                at = float(cell.get("at") or "")
+                action = cell.get("action") or ""
+                if action not in ACTIONS:
+                    raise ValueError(f"action must be one of {', '.join(ACTIONS)}, got {action!r}")
+                text = cell.get("value")
+                value = float(text) if text is not None else None
+                if action == "opacity" and (value is None or not 0 <= value <= 1):
+                    raise ValueError("value must be an opacity from 0.0 to 1.0")
+                if action == "opacity" and cell.get("layer") is None:
+                    raise ValueError("opacity needs a layer")
+                if action == "trigger" and not (cell.get("playlist") and cell.get("cue")):
+                    raise ValueError("trigger needs a playlist and a cue")
+            except ValueError as e:
+                raise ValueError(f"{path}:{line}: {e}") from None
+            steps.append(
+                Step(
+                    line,
+                    at,
+                    action,
+                    cell.get("layer"),
+                    cell.get("playlist"),
+                    cell.get("cue"),
+                    value,
+                )
+            )
+    return sorted(steps, key=lambda s: s.at)
+
+
+def run_step(player: showctl.MediaPlayer, step: Step) -> None:
+    layer = player.layer(step.layer) if step.layer is not None else None
+    if step.action == "trigger":
+        assert step.playlist is not None and step.cue is not None
+        if layer is None:
+            player.trigger_playlist_cue(step.playlist, step.cue)
+        else:
+            layer.trigger(step.playlist, step.cue)
+    elif step.action == "opacity":
+        assert layer is not None and step.value is not None
+        layer.set_opacity(step.value)
+    else:
+        getattr(layer if layer is not None else player, step.action)()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Play a show from a CSV cue sheet.")
+    parser.add_argument("sheet", type=Path, help="the CSV cue sheet")
+    parser.add_argument("--url", help="media application URL (default: $SHOWCTL_MEDIA_URL)")
+    parser.add_argument("--api-key", help="API key (default: $SHOWCTL_API_KEY)")
+    parser.add_argument("--speed", type=float, default=1.0, help="run the clock this much faster")
+    parser.add_argument("--dry-run", action="store_true", help="check and print, send nothing")
+    args = parser.parse_args(argv)
+    if not args.speed > 0:
+        parser.error("--speed must be above 0")
+    try:
+        steps = load(args.sheet)
+    except (OSError, ValueError) as e:
+        print(f"cue_sheet: {e}", file=sys.stderr)
+        return 2
+    if args.dry_run:
+        for s in steps:
+            print(f"{s.at:7.2f}s  {s.describe()}")
+        return 0
+
+    failed = 0
+    with showctl.MediaPlayer(args.url, args.api_key) as player:
+        start = time.monotonic()
+        for s in steps:
+            time.sleep(max(0.0, start + s.at / args.speed - time.monotonic()))
+            try:
+                run_step(player, s)
+                print(f"{s.at:7.2f}s  ok    {s.describe()}", flush=True)
+            except (showctl.ShowctlError, ValueError) as e:
+                failed += 1
+                print(f"{s.at:7.2f}s  FAIL  {s.describe()}: {e}", flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,429 @@
+//! The built-in simulator: a stateful stand-in for both applications on a loopback port, run
+//! on the process runtime. It answers like the field does (an empty 200 for a command, 400 for
+//! an unknown layer or a malformed body, 404 for an unknown path, 405 for a wrong method),
+//! logs what it receives, and injects faults for tests: answer a status, delay every answer,
+//! or close the connection without answering.
+
+mod routes;
+mod scores;
+mod state;
+mod workspace;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::VecDeque;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::http::{header, request::Parts, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use serde_json::Value;
+use tokio::sync::oneshot;
+use tokio::task::{JoinHandle, JoinSet};
+use tower::ServiceExt;
+
+use crate::error::{Error, Result};
+use crate::runtime;
+
+pub use state::{Bad, World};
+pub use workspace::{Workspace, DEFAULT_WORKSPACE};
+
+/// Requests kept in the log (the oldest are dropped beyond this).
+pub const LOG_CAPACITY: usize = 10_000;
+/// Longest delay `delay()` accepts (seconds).
+pub const MAX_DELAY: f64 = 300.0;
+
+/// One request as the simulator received it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    pub method: String,
+    /// The path as sent (percent-encoded), with the /api/0 prefix, without the query.
+    pub path: String,
+    /// Decoded query pairs, in order.
+    pub query: Vec<(String, String)>,
+    /// Header names (lower case) and values; `Authorization` is left out.
+    pub headers: Vec<(String, String)>,
+    pub body: Bytes,
+    /// The status answered; `None` when the connection was dropped.
+    pub status: Option<u16>,
+}
+
+impl Record {
+    fn new(parts: &Parts, body: &Bytes) -> Self {
+        Record {
+            method: parts.method.to_string(),
+            path: parts.uri.path().to_string(),
+            query: routes::query_pairs(&parts.uri),
+            headers: parts
+                .headers
+                .iter()
+                .filter(|(k, _)| *k != header::AUTHORIZATION)
+                .map(|(k, v)| {
+                    (
+                        k.as_str().to_string(),
+                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                    )
+                })
+                .collect(),
+            body: body.clone(),
+            status: None,
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Faults {
+    /// Status and how many more requests get it.
+    fail: Option<(u16, u32)>,
+    drop: u32,
+    delay: Duration,
+}
+
+enum Fault {
+    Drop,
+    Fail(u16),
+}
+
+/// What the server tasks share with the `Simulator` handle.
+pub struct Shared {
+    world: Mutex<World>,
+    seed: Workspace,
+    api_key: Option<String>,
+    faults: Mutex<Faults>,
+    log: Mutex<VecDeque<Record>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Shared {
+    fn world(&self) -> MutexGuard<'_, World> {
+        lock(&self.world)
+    }
+
+    fn take_fault(&self) -> Option<Fault> {
+        let mut f = lock(&self.faults);
+        if f.drop > 0 {
+            f.drop -= 1;
+            return Some(Fault::Drop);
+        }
+        let (status, left) = f.fail?;
+        f.fail = (left > 1).then(|| (status, left - 1));
+        Some(Fault::Fail(status))
+    }
+
+    fn authorized(&self, parts: &Parts) -> bool {
+        let Some(key) = &self.api_key else {
+            return true;
+        };
+        let sent = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, k)| k.trim());
+        sent == Some(key.as_str())
+    }
+
+    fn record(&self, record: Record) {
+        let mut log = lock(&self.log);
+        if log.len() == LOG_CAPACITY {
+            log.pop_front();
+        }
+        log.push_back(record);
+    }
+}
+
+/// The connection is closed without an answer (`drop_next`).
+#[derive(Debug)]
+struct Dropped;
+
+impl std::fmt::Display for Dropped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("connection dropped on purpose (drop_next)")
+    }
+}
+impl std::error::Error for Dropped {}
+
+fn text(status: StatusCode, msg: &str) -> Response {
+    (status, msg.to_string()).into_response()
+}
+
+/// One request: log it, apply a fault or the key check, route it, then wait out the delay.
+async fn handle(
+    shared: Arc<Shared>,
+    router: Router,
+    req: hyper::Request<Incoming>,
+) -> std::result::Result<Response, Dropped> {
+    let (parts, body) = req.into_parts();
+    let (bytes, too_large) = match axum::body::to_bytes(Body::new(body), routes::MAX_BODY).await {
+        Ok(b) => (b, false),
+        Err(_) => (Bytes::new(), true),
+    };
+    let mut record = Record::new(&parts, &bytes);
+    let response = if too_large {
+        let msg = format!("the body is larger than {} bytes", routes::MAX_BODY);
+        Some(text(StatusCode::BAD_REQUEST, &msg))
+    } else {
+        match shared.take_fault() {
+            Some(Fault::Drop) => None,
+            Some(Fault::Fail(status)) => Some(text(
+                StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+                "simulated failure (fail_next)",
+            )),
+            None if !shared.authorized(&parts) => Some(text(
+                StatusCode::UNAUTHORIZED,
+                "authorization failed: send the header Authorization: Bearer <API key>",
+            )),
+            None => {
+                let req = axum::extract::Request::from_parts(parts, Body::from(bytes));
+                Some(match router.oneshot(req).await {
+                    Ok(r) => r,
+                    Err(never) => match never {},
+                })
+            }
+        }
+    };
+    record.status = response.as_ref().map(|r| r.status().as_u16());
+    shared.record(record);
+    let delay = lock(&shared.faults).delay;
+    if !delay.is_zero() {
+        tokio::time::sleep(delay).await;
+    }
+    response.ok_or(Dropped)
+}
+
+/// Accept connections until told to stop (or the handle is dropped); stopping closes every
+/// open connection.
+async fn serve(
+    listener: tokio::net::TcpListener,
+    shared: Arc<Shared>,
+    mut stop: oneshot::Receiver<()>,
+) {
+    let router = routes::router(shared.clone());
+    let mut connections = JoinSet::new();
+    loop {
+        tokio::select! {
+            _ = &mut stop => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    let _ = stream.set_nodelay(true);
+                    let (shared, router) = (shared.clone(), router.clone());
+                    let service = hyper::service::service_fn(move |req| {
+                        handle(shared.clone(), router.clone(), req)
+                    });
+                    connections.spawn(async move {
+                        let conn = hyper::server::conn::http1::Builder::new()
+                            .serve_connection(TokioIo::new(stream), service);
+                        if let Err(e) = conn.await {
+                            log::debug!("simulator: connection ended: {e}");
+                        }
+                    });
+                }
+                Err(e) => {
+                    // Out of file descriptors and the like: wait a little rather than spin.
+                    log::warn!("simulator: accept failed: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+        }
+    }
+    connections.shutdown().await;
+}
+
+struct Server {
+    addr: SocketAddr,
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<()>,
+}
+
+/// Where and how a simulator listens.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub host: String,
+    /// 0 picks a free port.
+    pub port: u16,
+    pub api_key: Option<String>,
+    pub workspace: Workspace,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            host: "127.0.0.1".into(),
+            port: 0,
+            api_key: None,
+            workspace: Workspace::builtin(),
+        }
+    }
+}
+
+/// A simulator: build it, `start()` it, point clients at `url()`.
+pub struct Simulator {
+    shared: Arc<Shared>,
+    host: String,
+    port: u16,
+    server: Mutex<Option<Server>>,
+}
+
+impl Simulator {
+    pub fn new(options: Options) -> Result<Self> {
+        if let Some(key) = &options.api_key {
+            if key.is_empty() || key.chars().any(|c| c.is_control() || c == ' ') {
+                return Err(Error::invalid(
+                    "api_key: must be non-empty, without spaces or control characters",
+                ));
+            }
+        }
+        let world = World::new(&options.workspace)
+            .map_err(|e| Error::invalid(format!("workspace: {e}")))?;
+        Ok(Simulator {
+            shared: Arc::new(Shared {
+                world: Mutex::new(world),
+                seed: options.workspace,
+                api_key: options.api_key,
+                faults: Mutex::new(Faults::default()),
+                log: Mutex::new(VecDeque::new()),
+            }),
+            host: options.host,
+            port: options.port,
+            server: Mutex::new(None),
+        })
+    }
+
+    /// Start listening (a no-op when running); returns the address.
+    pub fn start(&self) -> std::io::Result<SocketAddr> {
+        let mut server = lock(&self.server);
+        if let Some(s) = server.as_ref() {
+            return Ok(s.addr);
+        }
+        let fail = |e: std::io::Error| {
+            std::io::Error::new(
+                e.kind(),
+                format!("cannot listen on {}:{}: {e}", self.host, self.port),
+            )
+        };
+        let listener =
+            std::net::TcpListener::bind((self.host.as_str(), self.port)).map_err(fail)?;
+        listener.set_nonblocking(true).map_err(fail)?;
+        let addr = listener.local_addr().map_err(fail)?;
+        let rt = runtime::get();
+        let listener = {
+            let _entered = rt.enter();
+            tokio::net::TcpListener::from_std(listener).map_err(fail)?
+        };
+        let (stop, stopped) = oneshot::channel();
+        let task = rt.spawn(serve(listener, self.shared.clone(), stopped));
+        *server = Some(Server { addr, stop, task });
+        Ok(addr)
+    }
+
+    /// Stop listening and close every connection; returns once the port is free.
+    pub async fn stop(&self) {
+        let server = lock(&self.server).take();
+        if let Some(Server { stop, task, .. }) = server {
+            let _ = stop.send(());
+            let _ = task.await;
+        }
+    }
+
+    pub fn addr(&self) -> Option<SocketAddr> {
+        lock(&self.server).as_ref().map(|s| s.addr)
+    }
+
+    /// `http://host:port` while running (clients add /api/0).
+    pub fn url(&self) -> Option<String> {
+        self.addr().map(|a| format!("http://{a}"))
+    }
+
+    pub fn api_key(&self) -> Option<&str> {
+        self.shared.api_key.as_deref()
+    }
+
+    /// The requests received, oldest first (at most [`LOG_CAPACITY`]).
+    pub fn requests(&self) -> Vec<Record> {
+        lock(&self.shared.log).iter().cloned().collect()
+    }
+
+    pub fn clear_requests(&self) {
+        lock(&self.shared.log).clear();
+    }
+
+    /// The next `times` requests answer `status` (300–599); 0 cancels.
+    pub fn fail_next(&self, status: i64, times: u32) -> Result<()> {
+        let status = u16::try_from(status)
+            .ok()
+            .filter(|s| (300..=599).contains(s))
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "status: must be an HTTP status from 300 to 599, got {status}"
+                ))
+            })?;
+        lock(&self.shared.faults).fail = (times > 0).then_some((status, times));
+        Ok(())
+    }
+
+    /// Delay every answer by `seconds` (0 to [`MAX_DELAY`]; 0 removes the delay).
+    pub fn delay(&self, seconds: f64) -> Result<()> {
+        if !seconds.is_finite() || !(0.0..=MAX_DELAY).contains(&seconds) {
+            return Err(Error::invalid(format!(
+                "seconds: must be a finite number from 0 to {MAX_DELAY}, got {seconds}"
+            )));
+        }
+        lock(&self.shared.faults).delay = Duration::from_secs_f64(seconds);
+        Ok(())
+    }
+
+    /// Close the connection of the next `times` requests without answering; 0 cancels.
+    pub fn drop_next(&self, times: u32) {
+        lock(&self.shared.faults).drop = times;
+    }
+
+    /// Set a field of the active score record (`game1.team1Goals` reaches into a Custom
+    /// game).
+    pub fn set_score(&self, field: &str, value: Value) -> Result<()> {
+        self.shared
+            .world()
+            .scores
+            .set_field(field, value)
+            .map_err(Error::invalid)
+    }
+
+    /// Switch the scoreboard to another sport mode of the document.
+    pub fn set_sport(&self, mode: &str) -> Result<()> {
+        self.shared
+            .world()
+            .scores
+            .set_sport(mode)
+            .map_err(|e| Error::invalid(format!("mode: {e}")))
+    }
+
+    /// The selected layer, the targeted layer and the selected playlist's UUID.
+    pub fn selection(&self) -> (usize, Option<usize>, Option<String>) {
+        self.shared.world().selection()
+    }
+
+    /// Back to the workspace as loaded: state, faults and log.
+    pub fn reset(&self) {
+        let fresh = World::new(&self.shared.seed).expect("the seed was valid at start");
+        *self.shared.world() = fresh;
+        *lock(&self.shared.faults) = Faults::default();
+        self.clear_requests();
+    }
+}
+
+impl Drop for Simulator {
+    fn drop(&mut self) {
+        // Dropping the sender stops the accept loop, which closes the connections.
+        lock(&self.server).take();
+    }
+}

@@ -1,0 +1,345 @@
+"""The command line, run as a subprocess against a simulator: output, --json, exit codes and
+one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import showctl
+
+COMMANDS = [
+    "simulate",
+    "demo",
+    "scores",
+    "playlists",
+    "layers",
+    "trigger",
+    "mute",
+    "unmute",
+    "hide",
+    "unhide",
+    "clear",
+    "opacity",
+    "transport",
+    "request",
+]
+
+
+def env(**extra: str) -> dict[str, str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("SHOWCTL_")}
+    return {**clean, **extra}
+
+
+def showctl_cli(
+    *args: str, environ: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "showctl", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=environ if environ is not None else env(),
+    )
+
+
+def start(*args: str) -> subprocess.Popen[str]:
+    """The command line running in the background, its output readable line by line."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "showctl", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+    )
+
+
+@pytest.fixture
+def sim() -> Iterator[showctl.Simulator]:
+    with showctl.Simulator() as s:
+        yield s
+
+
+def at(sim: showctl.Simulator, *args: str) -> subprocess.CompletedProcess[str]:
+    return showctl_cli(*args, "--url", sim.url)
+
+
+def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert lines[0].startswith("showctl: ")
+    return lines[0]
+
+
+def lines_json(out: str) -> list[Any]:
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_help_explains_every_command() -> None:
+    result = showctl_cli("--help")
+    assert result.returncode == 0
+    for name in COMMANDS:
+        assert name in result.stdout
+        sub = showctl_cli(name, "--help")
+        assert sub.returncode == 0, sub.stderr
+        assert sub.stdout.startswith("usage: showctl " + name)
+
+
+def test_console_script_is_installed() -> None:
+    script = Path(sys.executable).parent / "showctl"
+    result = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"showctl {showctl.__version__}"
+
+
+def test_layers_table_and_json(sim: showctl.Simulator) -> None:
+    table = at(sim, "layers")
+    assert table.returncode == 0, table.stderr
+    header, *rows = table.stdout.splitlines()
+    assert header.split() == ["INDEX", "NAME", "MUTED", "HIDDEN", "OPACITY", "UUID"]
+    assert len(rows) == 4 and "Lower Third/Left" in rows[2]
+    ndjson = showctl_cli("--json", "layers", environ=env(SHOWCTL_MEDIA_URL=sim.url))
+    layers = lines_json(ndjson.stdout)
+    assert [layer["name"] for layer in layers] == [
+        "Background",
+        "Main",
+        "Lower Third/Left",
+        "Logo Bug",
+    ]
+    assert layers[3]["targetSetUUID"] == "null"  # as the application sent it
+
+
+def test_commands_change_the_state(sim: showctl.Simulator) -> None:
+    assert at(sim, "mute", "Lower Third/Left").returncode == 0
+    assert at(sim, "hide", "1").returncode == 0
+    done = at(sim, "clear", "--json")
+    assert lines_json(done.stdout) == [{"ok": True, "command": "clear", "layer": None}]
+    layers = lines_json(at(sim, "layers", "--json").stdout)
+    assert [layer["isMuted"] for layer in layers] == [False, False, True, False]
+    assert [layer["isHidden"] for layer in layers] == [False, True, False, False]
+    assert [r.path for r in sim.requests[:3]] == [
+        "/api/0/mute/layer/Lower%20Third%2FLeft",
+        "/api/0/hide/layer/1",
+        "/api/0/clear/workspace",
+    ]
+
+
+def test_trigger_and_transport(sim: showctl.Simulator) -> None:
+    result = at(sim, "trigger", "Opening", "Intro Video", "--layer", "Main")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("ok: triggered cue 'Intro Video'")
+    states = lines_json(at(sim, "transport", "--json").stdout)
+    assert len(states) == 4
+    assert states[1]["playingMedia"]["name"] == "intro_2024.mp4"
+    assert "playingMedia" not in states[0]
+    table = at(sim, "transport", "Main").stdout.splitlines()
+    assert table[0].split() == ["LAYER", "NAME", "STATE", "ELAPSED", "REMAINING", "MEDIA"]
+    assert "playing" in table[1] and "intro_2024.mp4" in table[1]
+    # The video input playlist by index -1 (an argument, not an option).
+    assert at(sim, "trigger", "-1", "0", "--layer", "0").returncode == 0
+    assert (
+        lines_json(at(sim, "transport", "0", "--json").stdout)[0]["playingMedia"]["name"]
+        == "Camera 1"
+    )
+
+
+def test_transport_watch_counts_changes(sim: showctl.Simulator) -> None:
+    proc = start(
+        "transport",
+        "Main",
+        "--watch",
+        "--json",
+        "--interval",
+        "0.05",
+        "--count",
+        "2",
+        "--url",
+        sim.url,
+    )
+    assert proc.stdout is not None
+    first = json.loads(proc.stdout.readline())
+    assert "playingMedia" not in first
+    with showctl.MediaPlayer(sim.url) as player:
+        player.layer("Main").trigger("Main Show", 0)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert json.loads(out)["playingMedia"]["name"] == "keynote_loop.mov"
+    human = at(sim, "transport", "--watch", "--count", "4").stdout.splitlines()
+    assert [line.split("  ", 1)[1] for line in human] == [
+        "layer 0 (Background): empty",
+        "layer 1 (Main): playing keynote_loop.mov",
+        "layer 2 (Lower Third/Left): empty",
+        "layer 3 (Logo Bug): empty",
+    ]
+
+
+def test_opacity_get_set_fade(sim: showctl.Simulator) -> None:
+    assert at(sim, "opacity", "Main", "0.25").returncode == 0
+    assert at(sim, "opacity", "Main").stdout.strip() == "0.25"
+    assert at(sim, "opacity", "Main", "0.75", "--fade", "0.2", "--steps", "4").returncode == 0
+    assert lines_json(at(sim, "opacity", "1", "--json").stdout) == [{"layer": "1", "opacity": 0.75}]
+    posts = [r for r in sim.requests if r.method == "POST"]
+    assert len(posts) >= 2 and posts[-1].json() == {"value": 0.75}
+
+
+def test_playlists(sim: showctl.Simulator) -> None:
+    out = at(sim, "playlists").stdout
+    assert "Opening  (playlist 0," in out
+    assert "Video Input  (playlist -1, video input," in out
+    assert "  Highlights  (playlist," in out
+    tree = lines_json(at(sim, "playlists", "--json").stdout)[0]
+    assert [p["name"] for p in tree["children"]][:2] == ["Opening", "Main Show"]
+
+
+def test_request(sim: showctl.Simulator) -> None:
+    got = at(sim, "request", "get", "/data/layer/0", "--json")
+    assert lines_json(got.stdout)[0]["layer"]["name"] == "Background"
+    posted = at(sim, "request", "POST", "/opacity/layer/0", '{"value": 0.5}')
+    assert posted.returncode == 0 and posted.stdout == ""
+    at(sim, "request", "POST", "/select/layer/2", "--param", "target=true")
+    assert sim.requests[-1].query == {"target": "true"}
+    assert sim.selection["target"] == 2
+    pretty = at(sim, "request", "GET", "/opacity/layer/0")
+    assert json.loads(pretty.stdout) == {"opacity": {"value": 0.5}}
+
+
+def test_scores_and_watch(sim: showctl.Simulator) -> None:
+    table = showctl_cli("scores", environ=env(SHOWCTL_SCOREBOARD_URL=sim.url))
+    assert table.returncode == 0
+    assert table.stdout.startswith("Basketball: 48 - 51")
+    assert "team1Fouls" in table.stdout
+    proc = start("scores", "--watch", "--interval", "0.05", "--count", "2", "--url", sim.url)
+    assert proc.stdout is not None
+    assert proc.stdout.readline().startswith("Basketball: 48 - 51")
+    sim.set_score("team2Score", 53)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "Basketball: 48 - 53  (team2Score: 51 -> 53)" in out
+    sim.set_sport("Baseball")
+    record = lines_json(at(sim, "scores", "--json").stdout)[0]
+    assert record["sportMode"] == "Baseball" and record["teamOneLineScore1"] == ""
+
+
+def test_api_key_from_option_and_env() -> None:
+    with showctl.Simulator(api_key="k3y") as sim:
+        denied = at(sim, "layers")
+        assert denied.returncode == 1
+        assert "401 Unauthorized" in one_error_line(denied)
+        assert at(sim, "layers", "--api-key", "k3y").returncode == 0
+        assert (
+            showctl_cli(
+                "layers", environ=env(SHOWCTL_MEDIA_URL=sim.url, SHOWCTL_API_KEY="k3y")
+            ).returncode
+            == 0
+        )
+        assert "k3y" not in denied.stderr
+
+
+def test_exit_codes_and_one_line_errors(sim: showctl.Simulator) -> None:
+    unknown = at(sim, "mute", "Nobody")
+    assert unknown.returncode == 1
+    assert "400 Bad Request" in one_error_line(unknown) and "Nobody" in unknown.stderr
+
+    no_url = showctl_cli("layers")
+    assert no_url.returncode == 2
+    assert "SHOWCTL_MEDIA_URL" in one_error_line(no_url)
+
+    refused = showctl_cli("layers", "--url", "http://127.0.0.1:9", "--timeout", "2")
+    assert refused.returncode == 1
+    one_error_line(refused)
+
+    sim.clear_requests()
+    for args in (
+        ("opacity", "Main", "1.5"),  # out of range: refused before sending
+        ("opacity", "Main", "loud"),  # not a number
+        ("mute", "-1"),  # negative layer index
+        ("request", "POST", "/x", "{bad"),  # invalid JSON
+        ("request", "PUT", "/x"),  # not a method the applications take
+        ("scores", "--interval", "0"),
+        ("frobnicate",),
+    ):
+        result = at(sim, *args)
+        assert result.returncode == 2, (args, result.stderr)
+        one_error_line(result)
+    assert sim.requests == []
+
+    sim.fail_next(503, times=5)
+    busy = at(sim, "layers", "--timeout", "1")
+    assert busy.returncode == 1
+    assert "503 Service Unavailable" in one_error_line(busy)
+
+
+def test_simulate_serves_until_interrupted(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws.json"
+    workspace.write_text(json.dumps({"layers": [{"name": "Solo"}]}))
+    proc = start("simulate", "--json", "--api-key", "k", "--workspace", str(workspace))
+    assert proc.stdout is not None
+    info = json.loads(proc.stdout.readline())
+    req = urllib.request.Request(
+        info["url"] + "/api/0/data/layers", headers={"Authorization": "Bearer k"}
+    )
+    with urllib.request.urlopen(req, timeout=5) as resp:
+        assert json.load(resp)["data"][0]["layer"]["name"] == "Solo"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+
+
+def test_simulate_score_tick_moves_the_score() -> None:
+    proc = start("simulate", "--json", "--score-tick", "0.05")
+    try:
+        assert proc.stdout is not None
+        url = json.loads(proc.stdout.readline())["url"]
+        watch = showctl_cli(
+            "scores", "--watch", "--json", "--count", "2", "--interval", "0.05", "--url", url
+        )
+        first, second = lines_json(watch.stdout)
+        assert first["sportMode"] == second["sportMode"] == "Basketball"
+        total = int(second["team1Score"]) + int(second["team2Score"])
+        assert total > int(first["team1Score"]) + int(first["team2Score"])
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    assert proc.returncode == 0
+
+
+def test_ctrl_c_ends_a_watch_quietly(sim: showctl.Simulator) -> None:
+    proc = start("scores", "--watch", "--interval", "0.05", "--url", sim.url)
+    assert proc.stdout is not None
+    assert proc.stdout.readline().startswith("Basketball")
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert err == ""
+
+
+def test_simulate_port_in_use(sim: showctl.Simulator) -> None:
+    result = showctl_cli("simulate", "--port", str(sim.port))
+    assert result.returncode == 1
+    assert "cannot listen" in one_error_line(result)
+
+
+def test_demo_runs_to_completion() -> None:
+    result = showctl_cli("demo", "--pace", "0")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    for expected in (
+        "1. Playlists",
+        "Main is playing intro_2024.mp4",
+        "opacity 1.0 -> 0.3",
+        "intro_2024.mp4",
+        "Hockey: 0 - 0",
+        "team1Score -> 2: Hockey: 2 - 1",
+        "Done:",
+    ):
+        assert expected in out, out

@@ -1,0 +1,147 @@
+"""The examples: the notebook executed with nbclient, and the scripts run against simulators."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import nbformat
+import pytest
+import showctl
+from nbclient import NotebookClient
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def script(name: str, *args: str) -> list[str]:
+    return [sys.executable, str(EXAMPLES / name), *args]
+
+
+def env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("SHOWCTL_")}
+
+
+def run(name: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        script(name, *args), capture_output=True, text=True, timeout=60, env=env()
+    )
+
+
+@pytest.fixture
+def sim() -> Iterator[showctl.Simulator]:
+    with showctl.Simulator() as s:
+        yield s
+
+
+def test_notebook_runs() -> None:
+    nb = nbformat.read(EXAMPLES / "simulator.ipynb", as_version=4)
+    client = NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(EXAMPLES)}},
+    )
+    client.execute()
+    outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    text = json.dumps([o.get("text") or o.get("data", {}).get("text/plain") for o in outputs])
+    assert "intro_2024.mp4" in text
+    assert "as expected: 503" in text
+    assert "timed out, as expected" in text
+    assert "('TennisScore', 1)" in text
+
+
+def test_score_feed_writes_each_change(sim: showctl.Simulator, tmp_path: Path) -> None:
+    out = tmp_path / "score.json"
+    texts = tmp_path / "fields"
+    proc = subprocess.Popen(
+        script(
+            "score_feed.py",
+            "--url",
+            sim.url,
+            "--out",
+            str(out),
+            "--text-dir",
+            str(texts),
+            "--interval",
+            "0.05",
+            "--count",
+            "2",
+        ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+    )
+    deadline = time.monotonic() + 30
+    while not out.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    assert json.loads(out.read_text())["team1Score"] == "48"
+    sim.set_score("team1Score", 51)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert json.loads(out.read_text())["team1Score"] == "51"
+    assert (texts / "team1Score.txt").read_text() == "51"
+    assert (texts / "sportMode.txt").read_text() == "Basketball"
+    assert not [p for p in tmp_path.rglob(".*")]  # no temporary file left behind
+
+
+def test_cue_sheet_plays_the_show(sim: showctl.Simulator) -> None:
+    result = run("cue_sheet.py", str(EXAMPLES / "cue_sheet.csv"), "--url", sim.url, "--speed", "20")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count(" ok ") == 10
+    with showctl.MediaPlayer(sim.url) as player:
+        layers = {layer.name: layer for layer in player.layers()}
+        assert layers["Background"].opacity == 0.6 and layers["Background"].is_muted
+        assert layers["Main"].opacity == 0.5
+        assert layers["Lower Third/Left"].is_hidden
+        main = player.layer("Main").transport_state()
+        assert main.playing_media is not None and main.playing_media.name == "Camera 1"
+
+
+def test_cue_sheet_checks_before_sending(sim: showctl.Simulator, tmp_path: Path) -> None:
+    sheet = tmp_path / "bad.csv"
+    sheet.write_text("at,action,layer,playlist,cue,value\n0,mute,Main,,,\n1,opacity,Main,,,1.5\n")
+    result = run("cue_sheet.py", str(sheet), "--url", sim.url)
+    assert result.returncode == 2
+    assert "bad.csv:3: value must be an opacity" in result.stderr
+    assert sim.requests == []
+    dry = run("cue_sheet.py", str(EXAMPLES / "cue_sheet.csv"), "--dry-run")
+    assert dry.returncode == 0 and "trigger 'Opening'/'Countdown' on 'Main'" in dry.stdout
+
+
+def test_cue_sheet_goes_on_after_a_failure(sim: showctl.Simulator, tmp_path: Path) -> None:
+    sheet = tmp_path / "show.csv"
+    sheet.write_text("at,action,layer,playlist,cue,value\n0,mute,Nobody,,,\n0,mute,Main,,,\n")
+    result = run("cue_sheet.py", str(sheet), "--url", sim.url)
+    assert result.returncode == 1
+    assert "FAIL  mute on 'Nobody'" in result.stdout and "ok    mute on 'Main'" in result.stdout
+
+
+def test_fanout_reports_each_player() -> None:
+    with showctl.Simulator() as a, showctl.Simulator() as b, showctl.Simulator() as c:
+        b.fail_next(503)
+        result = run(
+            "fanout.py",
+            a.url,
+            b.url,
+            c.url,
+            "--layer",
+            "Main",
+            "--playlist",
+            "Opening",
+            "--cue",
+            "Countdown",
+        )
+        assert result.returncode == 1
+        lines = result.stdout.splitlines()
+        assert lines[0] == f"{a.url}  ok    playing countdown_10s.mov"
+        assert lines[1].startswith(f"{b.url}  FAIL  503 Service Unavailable")
+        assert lines[2] == f"{c.url}  ok    playing countdown_10s.mov"
+        again = run("fanout.py", a.url, b.url, "--layer", "1", "--playlist", "0", "--cue", "1")
+        assert again.returncode == 0, again.stdout
