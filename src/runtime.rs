@@ -12,6 +12,7 @@ use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::rc::Rc;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use tokio::runtime::Runtime;
 
@@ -60,7 +61,12 @@ thread_local! {
     static LANE: RefCell<Option<(u32, Rc<Runtime>)>> = const { RefCell::new(None) };
     /// True while this thread drives its lane.
     static IN_LANE: Cell<bool> = const { Cell::new(false) };
+    /// When this thread's last call on its lane ended.
+    static LANE_LEFT: Cell<Option<Instant>> = const { Cell::new(None) };
 }
+
+/// A lane idle for longer than this catches up before a call (see [`block_on_here`]).
+const LANE_IDLE: Duration = Duration::from_millis(5);
 
 fn lane() -> Rc<Runtime> {
     let pid = std::process::id();
@@ -88,16 +94,32 @@ fn lane() -> Rc<Runtime> {
 
 /// Run a future to completion on the calling thread, on its lane (see the module
 /// documentation). Must not be called from inside a runtime (see [`inside_runtime`]).
+///
+/// While the thread was away, nothing watched the lane's connections: a server may have closed
+/// an idle one. So after a pause the lane first lets its connection tasks see their sockets
+/// (two turns of its driver, about a microsecond), and a closed connection leaves the pool
+/// before the call could pick it (a command sent on it would fail, and is not retried).
 pub fn block_on_here<F: Future>(fut: F) -> F::Output {
     struct Leave(bool);
     impl Drop for Leave {
         fn drop(&mut self) {
             IN_LANE.with(|f| f.set(self.0));
+            LANE_LEFT.with(|t| t.set(Some(Instant::now())));
         }
     }
     let rt = lane();
+    let paused = LANE_LEFT
+        .with(|t| t.get())
+        .is_some_and(|t| t.elapsed() > LANE_IDLE);
     let _leave = Leave(IN_LANE.with(|f| f.replace(true)));
-    rt.block_on(fut)
+    rt.block_on(async {
+        if paused {
+            // The first turn wakes the tasks whose sockets changed, the second runs them.
+            tokio::task::yield_now().await;
+            tokio::task::yield_now().await;
+        }
+        fut.await
+    })
 }
 
 /// True while the calling thread is running a future with [`block_on_here`]: work started here

@@ -844,6 +844,48 @@ mod tests {
         }
     }
 
+    /// A server that keeps connections alive but closes one idle for 20 ms.
+    async fn closes_idle_connections() -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let mut buf = [0u8; 4096];
+                    loop {
+                        let idle = Duration::from_millis(20);
+                        match tokio::time::timeout(idle, stream.read(&mut buf)).await {
+                            Ok(Ok(n)) if n > 0 => {
+                                let reply = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+                                if stream.write_all(reply.as_bytes()).await.is_err() {
+                                    return;
+                                }
+                            }
+                            _ => return, // idle, closed or failed: close
+                        }
+                    }
+                });
+            }
+        });
+        url
+    }
+
+    /// A lane's connection closed by the server while the thread was away is not used for
+    /// the next call (a command on it would fail: commands are not retried).
+    #[test]
+    fn a_lane_does_not_send_on_a_connection_closed_while_idle() {
+        let rt = crate::runtime::get();
+        let url = rt.block_on(rt.spawn(closes_idle_connections())).unwrap();
+        let mut config = Config::new(url);
+        config.retries = 0;
+        let t = Transport::new(&config).unwrap();
+        for _ in 0..3 {
+            crate::runtime::block_on_here(t.send(&Request::post("/mute/layer/0"))).unwrap();
+            std::thread::sleep(Duration::from_millis(80));
+        }
+    }
+
     #[test]
     fn query_is_encoded() {
         let r = Request::post("/skip/layer/0")
