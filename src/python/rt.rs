@@ -1,6 +1,8 @@
-//! Running core futures from Python: blocking (GIL released, Ctrl-C honoured) and asyncio
-//! (a coroutine over pyo3-async-runtimes' generic bridge on the process runtime, which is
-//! rebuilt after `fork()`). Panics are caught here and become `ShowctlError`, never `PanicException`.
+//! Running core futures from Python: blocking (GIL released, Ctrl-C honoured, on the calling
+//! thread's own lane: see `runtime`) and asyncio (a coroutine whose future runs on the process
+//! runtime, which is rebuilt after `fork()`, and is settled by the loop's completion queue:
+//! see `bridge`; pyo3-async-runtimes' generic bridge for loops that cannot watch a socket).
+//! Panics are caught here and become `ShowctlError`, never `PanicException`.
 
 use std::cell::OnceCell;
 use std::future::Future;
