@@ -42,13 +42,19 @@ pub enum Error {
     /// Refused on the client side before anything was sent (Python `ValueError`).
     #[error("{0}")]
     InvalidInput(String),
-    /// A command was applied but the read-back never showed the expected value.
+    /// A command was answered with 200 but reading back never showed the expected value
+    /// (`expected` and `actual` as JSON; `actual` is null when the read itself failed).
     #[error("{message}")]
     NotConfirmed {
+        method: String,
+        url: String,
         message: String,
-        expected: String,
-        actual: String,
+        expected: Box<serde_json::Value>,
+        actual: Box<serde_json::Value>,
     },
+    /// A name looked up in the application's lists matched nothing, or more than one thing.
+    #[error("{0}")]
+    Lookup(String),
     /// The client was closed; no request is sent.
     #[error("the client is closed: create a new client to send requests")]
     Closed,

@@ -48,6 +48,11 @@ from showctl._core import (
 )
 from showctl._html import LayerList
 
+# automation (watch_transport, mirrors, batch)
+# isort: split
+from showctl import cmd
+from showctl._core import BatchResult, Command, MirrorStatus, TransportEvent, TransportWatch
+
 # isort: split
 # simulator
 from showctl._core import RecordedRequest, Simulator
@@ -61,6 +66,7 @@ from showctl.exceptions import (
     DecodeError,
     ForbiddenError,
     MethodNotAllowedError,
+    NameLookupError,
     NotConfirmedError,
     NotFoundError,
     ServerError,
@@ -76,9 +82,11 @@ __all__ = [
     "BadRequestError",
     "BaseballScore",
     "BasketballScore",
+    "BatchResult",
     "BlendMode",
     "ClientClosedError",
     "ColorBase",
+    "Command",
     "ConnectError",
     "Cue",
     "CustomScore",
@@ -98,6 +106,8 @@ __all__ = [
     "Media",
     "MediaPlayer",
     "MethodNotAllowedError",
+    "MirrorStatus",
+    "NameLookupError",
     "NotConfirmedError",
     "NotFoundError",
     "Playlist",
@@ -114,9 +124,12 @@ __all__ = [
     "TennisScore",
     "Timeout",
     "Transition",
+    "TransportEvent",
     "TransportState",
+    "TransportWatch",
     "UnauthorizedError",
     "Variable",
     "VolleyballScore",
     "__version__",
+    "cmd",
 ]

@@ -14,6 +14,7 @@ __all__ = [
     "DecodeError",
     "ForbiddenError",
     "MethodNotAllowedError",
+    "NameLookupError",
     "NotConfirmedError",
     "NotFoundError",
     "ServerError",
@@ -123,12 +124,31 @@ class DecodeError(ShowctlError):
 
 
 class NotConfirmedError(ShowctlError):
-    """A confirmed command was sent, but reading back never showed the expected state."""
+    """A command sent with ``confirm=True`` was answered 200, but reading back never showed
+    the expected state.
 
-    def __init__(self, message: str, *, expected: str = "", actual: str = "") -> None:
-        super().__init__(message)
+    Attributes: ``expected`` and ``actual`` (the values as read from JSON: a float, a bool, a
+    name, a dict per layer for the workspace; ``actual`` is ``None`` when the read itself
+    failed), ``method`` and ``url`` of the command.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        expected: object = None,
+        actual: object = None,
+        method: str | None = None,
+        url: str | None = None,
+    ) -> None:
+        super().__init__(message, method=method, url=url)
         self.expected = expected
         self.actual = actual
+
+
+class NameLookupError(ShowctlError, LookupError):
+    """A name looked up by ``resolve_layer``, ``resolve_playlist`` or ``by_name`` matched
+    nothing, or more than one thing (the message lists them)."""
 
 
 class ClientClosedError(ShowctlError):

@@ -1,22 +1,29 @@
 //! The media client: sends the calls of the endpoint table over one transport.
 //!
-//! Reads go through [`MediaClient::read`], commands through [`MediaClient::command`]: the one
-//! place where a command leaves the client (and where more targets can be added).
+//! Reads go to the primary only. Commands go through [`MediaClient::run`] or
+//! [`MediaClient::command`]: the one place where a command leaves the client, and where it is
+//! also queued for each mirror (see [`super::mirror`]) before the primary is sent it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use bytes::Bytes;
 
 use super::endpoints::Call;
+use super::mirror::{Mirror, MirrorStatus};
+use super::names::NameCache;
 use crate::error::{Error, Result};
-use crate::transport::{Method, Request, Transport};
+use crate::transport::{Method, Request, Target, Transport};
 
 struct Inner {
     transport: Arc<Transport>,
     /// Set once `/blend/layer/{id}` answered 404 or 405 and `/layerBlend/layer/{id}` worked:
     /// later layer blend requests go to the field path directly.
     layer_blend_fallback: AtomicBool,
+    mirrors: Vec<Mirror>,
+    /// Layers and playlists read for name lookups (see [`super::names`]).
+    pub(super) names: Mutex<NameCache>,
 }
 
 /// A client of the media application (cheap to clone; clones share everything).
@@ -33,16 +40,50 @@ impl std::fmt::Debug for MediaClient {
 
 impl MediaClient {
     pub fn new(transport: Arc<Transport>) -> Self {
+        Self::build(transport, Vec::new())
+    }
+
+    fn build(transport: Arc<Transport>, mirrors: Vec<Mirror>) -> Self {
         MediaClient {
             inner: Arc::new(Inner {
                 transport,
                 layer_blend_fallback: AtomicBool::new(false),
+                mirrors,
+                names: Mutex::new(NameCache::default()),
             }),
         }
     }
 
+    /// A client whose commands also go to each of `mirrors` (sharing the primary's options).
+    /// A mirror that repeats the primary's URL or another mirror's is refused.
+    pub fn with_mirrors(transport: Arc<Transport>, mirrors: Vec<Target>) -> Result<Self> {
+        let mut seen = vec![transport.base_url().to_string()];
+        let mut built = Vec::with_capacity(mirrors.len());
+        for (i, target) in mirrors.into_iter().enumerate() {
+            let base = target.base().to_string();
+            if seen.contains(&base) {
+                return Err(Error::invalid(format!(
+                    "mirrors[{i}]: {base} is already {}",
+                    if seen[0] == base {
+                        "the primary"
+                    } else {
+                        "a mirror"
+                    }
+                )));
+            }
+            seen.push(base);
+            let mirror = MediaClient::new(Arc::new(transport.with_target(target)));
+            built.push(Mirror::new(mirror));
+        }
+        Ok(Self::build(transport, built))
+    }
+
     pub fn transport(&self) -> &Arc<Transport> {
         &self.inner.transport
+    }
+
+    pub(super) fn names(&self) -> std::sync::MutexGuard<'_, NameCache> {
+        self.inner.names.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// True once the client uses `/layerBlend/layer/{id}` for layer blends.
@@ -50,31 +91,55 @@ impl MediaClient {
         self.inner.layer_blend_fallback.load(Ordering::Relaxed)
     }
 
-    /// Send a call and decode its reply.
+    /// What each mirror did so far, in the order they were given.
+    pub fn mirror_status(&self) -> Vec<MirrorStatus> {
+        self.inner.mirrors.iter().map(Mirror::status).collect()
+    }
+
+    /// Send a call and decode its reply. A command is queued for the mirrors first.
     pub async fn run<T>(&self, call: Call<T>) -> Result<T> {
-        let (req, body) = self.exchange(&call).await?;
+        if call.request.method == Method::Post {
+            self.mirror(&call.request, call.fallback.as_ref())?;
+        }
+        let (req, body) = self.exchange(&call.request, call.fallback.as_ref()).await?;
         (call.decode)(&body).map_err(|e| {
             Error::decode(req.method.as_str(), &self.transport().url_of(req), &body, e)
         })
     }
 
-    /// Send the request of a call, or its field fallback where the documented path is
-    /// refused with 404 or 405.
-    async fn exchange<'c, T>(&self, call: &'c Call<T>) -> Result<(&'c Request, Bytes)> {
-        let Some(fallback) = &call.fallback else {
-            return Ok((&call.request, self.send(&call.request).await?));
+    /// Queue a command for every mirror (nothing once the client is closed).
+    fn mirror(&self, request: &Request, fallback: Option<&Request>) -> Result<()> {
+        if self.transport().is_closed() {
+            return Err(Error::Closed);
+        }
+        for m in &self.inner.mirrors {
+            m.submit(request, fallback);
+        }
+        Ok(())
+    }
+
+    /// Send a request to this client's own target, or its field fallback where the documented
+    /// path is refused with 404 or 405.
+    pub(super) async fn exchange<'r>(
+        &self,
+        request: &'r Request,
+        fallback: Option<&'r Request>,
+    ) -> Result<(&'r Request, Bytes)> {
+        let send = |req| self.transport().send(req);
+        let Some(fallback) = fallback else {
+            return Ok((request, send(request).await?));
         };
         if self.uses_layer_blend_fallback() {
-            return Ok((fallback, self.send(fallback).await?));
+            return Ok((fallback, send(fallback).await?));
         }
-        match self.send(&call.request).await {
+        match send(request).await {
             Err(first) if matches!(first.status(), Some(404 | 405)) => {
-                match self.send(fallback).await {
+                match send(fallback).await {
                     Ok(body) => {
                         log::info!(
                             "{} {} answered {}; {} works and is used from now on",
-                            call.request.method.as_str(),
-                            call.request.path,
+                            request.method.as_str(),
+                            request.path,
                             first.status().unwrap_or_default(),
                             fallback.path
                         );
@@ -88,14 +153,7 @@ impl MediaClient {
                     Err(second) => Err(second),
                 }
             }
-            other => Ok((&call.request, other?)),
-        }
-    }
-
-    async fn send(&self, req: &Request) -> Result<Bytes> {
-        match req.method {
-            Method::Get => self.read(req).await,
-            Method::Post => self.command(req).await,
+            other => Ok((request, other?)),
         }
     }
 
@@ -104,14 +162,40 @@ impl MediaClient {
         self.transport().send(req).await
     }
 
-    /// Send a command (POST) to the application; returns the body of its answer.
+    /// Send a command (POST) to the application and queue it for the mirrors; returns the body
+    /// of the primary's answer.
     pub async fn command(&self, req: &Request) -> Result<Bytes> {
+        self.mirror(req, None)?;
         self.transport().send(req).await
     }
 
-    /// Close the client: later calls fail with [`Error::Closed`].
+    /// True when a mirror still has commands queued or in flight.
+    pub fn mirrors_busy(&self) -> bool {
+        self.inner.mirrors.iter().any(|m| m.pending() > 0)
+    }
+
+    /// Close the client: later calls fail with [`Error::Closed`]. Mirrors are closed at once;
+    /// what they still had queued fails (see [`MediaClient::shutdown`] to let them finish).
     pub fn close(&self) {
         self.transport().close();
+        for m in &self.inner.mirrors {
+            m.close();
+        }
+    }
+
+    /// Close the client after giving the mirrors up to the client's timeout to send what they
+    /// still have queued (a command given just before closing still reaches them); what is
+    /// left after that is dropped and counted.
+    pub async fn shutdown(&self) {
+        self.transport().close();
+        let drain = |within: Duration| {
+            let deadline = tokio::time::Instant::now() + within;
+            futures::future::join_all(self.inner.mirrors.iter().map(move |m| m.drain(deadline)))
+        };
+        drain(self.transport().timeout()).await;
+        self.close();
+        // Dropping what is left takes no I/O: only wait for the workers to count it.
+        drain(Duration::from_secs(1)).await;
     }
 }
 

@@ -44,6 +44,16 @@ pub struct Call<T> {
     pub decode: Decode<T>,
 }
 
+impl<T> Clone for Call<T> {
+    fn clone(&self) -> Self {
+        Call {
+            request: self.request.clone(),
+            fallback: self.fallback.clone(),
+            decode: self.decode,
+        }
+    }
+}
+
 impl<A, T> Endpoint<A, T> {
     /// Build the request: validate the identifiers (in the order of the template) and the
     /// argument `value` (named `arg` in a refusal).

@@ -1,10 +1,20 @@
-//! The media playback application: models ([`models`]), the endpoint table ([`endpoints`])
-//! and the client ([`client`]).
+//! The media playback application: models ([`models`]), the endpoint table ([`endpoints`]),
+//! the client ([`client`], with its [`mirror`]s) and what automation builds on it: confirmed
+//! commands ([`confirm`]), name lookups ([`names`]), the transport watch ([`watch`]), fades and
+//! batches ([`automation`]).
 
+pub mod automation;
 pub mod client;
+pub mod confirm;
 pub mod endpoints;
+pub mod mirror;
 pub mod models;
+pub mod names;
 pub mod tree;
+pub mod watch;
+
+#[cfg(test)]
+pub(crate) mod testing;
 
 pub use client::MediaClient;
 pub use endpoints::{Call, Endpoint};

@@ -108,15 +108,30 @@ pub fn to_pyerr(py: Python<'_>, err: Error) -> PyErr {
             &[("method", s(method)), ("url", s(url)), ("body", s(body))],
         ),
         Error::NotConfirmed {
+            method,
+            url,
             message,
             expected,
             actual,
-        } => build(
-            py,
-            "NotConfirmedError",
-            message,
-            &[("expected", s(expected)), ("actual", s(actual))],
-        ),
+        } => {
+            let value = |v: &serde_json::Value| {
+                pythonize::pythonize(py, v)
+                    .map(Bound::unbind)
+                    .unwrap_or_else(|_| py.None())
+            };
+            build(
+                py,
+                "NotConfirmedError",
+                message,
+                &[
+                    ("method", s(method)),
+                    ("url", s(url)),
+                    ("expected", value(expected)),
+                    ("actual", value(actual)),
+                ],
+            )
+        }
+        Error::Lookup(msg) => build(py, "NameLookupError", msg, &[]),
         Error::Closed => build(py, "ClientClosedError", &err.to_string(), &[]),
         Error::Internal(msg) => build(py, "ShowctlError", msg, &[]),
     };

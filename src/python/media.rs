@@ -4,6 +4,7 @@
 //! blocking method and its `_async` twin; both build the same core call from the endpoint
 //! table and run it on the same core client.
 
+use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -14,11 +15,19 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyT
 use pyo3::{IntoPyObjectExt, PyClass};
 use serde_json::{Map, Value};
 
+use crate::error::Result;
 use crate::ident::{Ident, Kind};
+use crate::media::automation;
+use crate::media::confirm::{self, Expect, Flag};
 use crate::media::endpoints::{self as ep, BlendSpec, Call};
+use crate::media::names::NameKind;
 use crate::media::tree::PlaylistTree;
+use crate::media::watch;
 use crate::media::*;
 use crate::python::args::{client_config, ident, number};
+use crate::python::automation::{
+    batch_commands, BatchOut, MirrorArgs, PyMirrorStatus, PyTransportWatch,
+};
 use crate::python::errors::IntoPy;
 use crate::python::rt;
 use crate::python::tree::{PyCue, PyPlaylist};
@@ -28,7 +37,7 @@ use crate::transport::{Transport, ENV_MEDIA_URL};
 // Conversions
 // ---------------------------------------------------------------------------------------------
 
-pub(crate) fn json_to_py(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
+pub(super) fn json_to_py(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
     pythonize::pythonize(py, v)
         .map(Bound::unbind)
         .map_err(|e| PyValueError::new_err(e.to_string()))
@@ -56,21 +65,21 @@ fn finite_only(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<()> {
     Ok(())
 }
 
-fn py_to_json(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Value> {
+pub(super) fn py_to_json(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Value> {
     finite_only(obj, arg)?;
     pythonize::depythonize(obj)
         .map_err(|e| PyValueError::new_err(format!("{arg}: cannot be sent as JSON: {e}")))
 }
 
 /// A core model and its Python class.
-pub(crate) trait Wrapped: Model {
+pub(super) trait Wrapped: Model {
     type Class: PyClass<Frozen = True> + Sync;
     fn wrap(py: Python<'_>, inner: Arc<Self>) -> PyResult<Py<PyAny>>;
     fn of(class: &Self::Class) -> &Self;
 }
 
 /// A typed field of a model as a Python value.
-pub(crate) trait Attr {
+pub(super) trait Attr {
     fn attr(&self, py: Python<'_>) -> PyResult<Py<PyAny>>;
 }
 
@@ -121,7 +130,7 @@ impl Attr for VariableBase {
 }
 
 /// What a call returns, as a Python value.
-pub(crate) trait Reply: Send + 'static {
+pub(super) trait Reply: Send + 'static {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>>;
 }
 
@@ -134,6 +143,24 @@ impl Reply for () {
 impl Reply for f64 {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.into_py_any(py)
+    }
+}
+
+impl Reply for String {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.into_py_any(py)
+    }
+}
+
+impl Reply for automation::FadeReport {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(py.None())
+    }
+}
+
+impl Reply for PyLayer {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(Py::new(py, self)?.into_any())
     }
 }
 
@@ -173,6 +200,12 @@ impl<M: Wrapped + Send + Sync + 'static> Reply for Vec<Arc<M>> {
     }
 }
 
+impl<M: Wrapped + Send + Sync + 'static> Reply for Arc<M> {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        M::wrap(py, self)
+    }
+}
+
 /// Render a model with a function of `showctl._html` (for Jupyter).
 pub(crate) fn html(slf: &Bound<'_, PyAny>, render: &str) -> PyResult<String> {
     slf.py()
@@ -183,7 +216,7 @@ pub(crate) fn html(slf: &Bound<'_, PyAny>, render: &str) -> PyResult<String> {
 }
 
 /// `Name(field=repr, ...)`.
-pub(crate) fn dataclass_repr(
+pub(super) fn dataclass_repr(
     py: Python<'_>,
     name: &str,
     fields: &[(&str, Py<PyAny>)],
@@ -360,7 +393,7 @@ pymodel! {
 // Arguments
 // ---------------------------------------------------------------------------------------------
 
-fn type_name(obj: &Bound<'_, PyAny>) -> String {
+pub(super) fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type()
         .name()
         .map(|n| n.to_string())
@@ -368,7 +401,7 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
 }
 
 /// A text argument, or the text a model of class `M` carries (`pick`).
-fn text_or<M: Wrapped>(
+pub(super) fn text_or<M: Wrapped>(
     obj: &Bound<'_, PyAny>,
     arg: &str,
     pick: impl Fn(&M) -> Option<String>,
@@ -389,7 +422,7 @@ fn text_or<M: Wrapped>(
 }
 
 /// `text_or`, with `None` kept.
-fn opt_text_or<M: Wrapped>(
+pub(super) fn opt_text_or<M: Wrapped>(
     obj: Option<&Bound<'_, PyAny>>,
     arg: &str,
     pick: impl Fn(&M) -> Option<String>,
@@ -398,7 +431,7 @@ fn opt_text_or<M: Wrapped>(
 }
 
 /// An effect to send: an `Effect` (its documented fields) or a dict with a `uuid`.
-fn effect_arg(obj: &Bound<'_, PyAny>) -> PyResult<Map<String, Value>> {
+pub(super) fn effect_arg(obj: &Bound<'_, PyAny>) -> PyResult<Map<String, Value>> {
     if let Ok(e) = obj.cast::<PyEffect>() {
         return Ok(ep::effect_fields(&e.get().inner));
     }
@@ -415,7 +448,7 @@ fn effect_arg(obj: &Bound<'_, PyAny>) -> PyResult<Map<String, Value>> {
 }
 
 /// A layer blend to send: a `LayerBlend` or a dict `{"type": ..., "base": {...}}`.
-fn blend_arg(obj: &Bound<'_, PyAny>) -> PyResult<BlendSpec> {
+pub(super) fn blend_arg(obj: &Bound<'_, PyAny>) -> PyResult<BlendSpec> {
     let py = obj.py();
     if let Ok(b) = obj.cast::<PyLayerBlend>() {
         return BlendSpec::from_model("blend", &b.get().inner).py_err(py);
@@ -430,7 +463,7 @@ fn blend_arg(obj: &Bound<'_, PyAny>) -> PyResult<BlendSpec> {
 }
 
 /// Query parameters of `request()`: str, int, float or bool values.
-fn params_arg(params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, String)>> {
+pub(super) fn params_arg(params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, String)>> {
     let Some(params) = params else {
         return Ok(Vec::new());
     };
@@ -470,24 +503,71 @@ fn tree(call: crate::Result<Call<Playlist>>) -> crate::Result<Call<PlaylistTree>
     })
 }
 
-fn block<T: Reply>(py: Python<'_>, client: &MediaClient, call: Call<T>) -> PyResult<Py<PyAny>> {
-    let client = client.clone();
-    rt::wait(py, async move { client.run(call).await })?.into_py(py)
+/// What a twin runs on the core client: a call of the endpoint table, or other core work
+/// ([`Work`], [`Confirmable`]).
+pub(super) trait Job: Send + 'static {
+    type Out: Reply;
+    fn run(self, client: MediaClient) -> impl Future<Output = Result<Self::Out>> + Send + 'static;
 }
 
-fn awaitable<'py, T: Reply>(
+impl<T: Reply> Job for Call<T> {
+    type Out = T;
+    async fn run(self, client: MediaClient) -> Result<T> {
+        client.run(self).await
+    }
+}
+
+/// Any core future (it holds what it needs).
+pub(super) struct Work<F>(pub F);
+
+impl<F, T> Job for Work<F>
+where
+    F: Future<Output = Result<T>> + Send + 'static,
+    T: Reply,
+{
+    type Out = T;
+    fn run(self, _: MediaClient) -> impl Future<Output = Result<T>> + Send + 'static {
+        self.0
+    }
+}
+
+/// A command, read back until it shows when an expectation is given (`confirm=True`).
+pub(super) struct Confirmable {
+    call: Call<()>,
+    expect: Option<Expect>,
+}
+
+impl Confirmable {
+    fn new(call: Call<()>, confirm: bool, expect: impl FnOnce() -> Expect) -> Self {
+        Confirmable {
+            call,
+            expect: confirm.then(expect),
+        }
+    }
+}
+
+impl Job for Confirmable {
+    type Out = ();
+    async fn run(self, client: MediaClient) -> Result<()> {
+        confirm::send(&client, self.call, self.expect.as_ref()).await
+    }
+}
+
+pub(super) fn block<J: Job>(py: Python<'_>, client: &MediaClient, job: J) -> PyResult<Py<PyAny>> {
+    rt::wait(py, job.run(client.clone()))?.into_py(py)
+}
+
+pub(super) fn awaitable<'py, J: Job>(
     py: Python<'py>,
     client: &MediaClient,
-    call: Call<T>,
+    job: J,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let client = client.clone();
-    rt::spawn(py, async move { client.run(call).await }, |py, v: T| {
-        v.into_py(py)
-    })
+    rt::spawn(py, job.run(client.clone()), |py, v: J::Out| v.into_py(py))
 }
 
 /// Declare methods that talk to the application once each: `fn name / name_async (this, py,
-/// args...) { body }`, where the body checks the arguments and evaluates to the core `Call`.
+/// args...) { body }`, where the body checks the arguments and evaluates to a [`Job`] (most
+/// often the core `Call`).
 /// Arguments are checked when the method is called, so the `_async` twin refuses bad input
 /// before anything is awaited.
 macro_rules! twins {
@@ -509,8 +589,8 @@ macro_rules! twins {
                 #[allow(unused_variables, unused_braces)]
                 fn $name(&self, py: Python<'_>, $($arg: $aty),*) -> PyResult<Py<PyAny>> {
                     let ($this, $py) = (self, py);
-                    let call = $body;
-                    block(py, &self.client, call)
+                    let job = $body;
+                    block(py, &self.client, job)
                 }
 
                 $(#[$attr])*
@@ -521,8 +601,8 @@ macro_rules! twins {
                     &self, py: Python<'py>, $($arg: $aty),*
                 ) -> PyResult<Bound<'py, PyAny>> {
                     let ($this, $py) = (self, py);
-                    let call = $body;
-                    awaitable(py, &self.client, call)
+                    let job = $body;
+                    awaitable(py, &self.client, job)
                 }
             )*
 
@@ -556,16 +636,32 @@ twins! {
         /// GET /data/layers: the state of every layer (a `LayerList`).
         fn layers / layers_async (this, py) { ep::LAYERS.at(&[]).py_err(py)? }
 
-        /// POST /clear/workspace.
-        fn clear / clear_async (this, py) { ep::CLEAR_WORKSPACE.at(&[]).py_err(py)? }
-        /// POST /mute/workspace.
-        fn mute / mute_async (this, py) { ep::MUTE_WORKSPACE.at(&[]).py_err(py)? }
-        /// POST /unmute/workspace.
-        fn unmute / unmute_async (this, py) { ep::UNMUTE_WORKSPACE.at(&[]).py_err(py)? }
-        /// POST /hide/workspace.
-        fn hide / hide_async (this, py) { ep::HIDE_WORKSPACE.at(&[]).py_err(py)? }
-        /// POST /unhide/workspace.
-        fn unhide / unhide_async (this, py) { ep::UNHIDE_WORKSPACE.at(&[]).py_err(py)? }
+        /// POST /clear/workspace. `confirm=True`: read back until no layer plays media.
+        #[pyo3(signature = (*, confirm=false))]
+        fn clear / clear_async (this, py, confirm: bool) {
+            let call = ep::CLEAR_WORKSPACE.at(&[]).py_err(py)?;
+            Confirmable::new(call, confirm, || Expect::Empty { layer: None })
+        }
+        /// POST /mute/workspace. `confirm=True`: read back until every layer is muted.
+        #[pyo3(signature = (*, confirm=false))]
+        fn mute / mute_async (this, py, confirm: bool) {
+            workspace_flag(py, &ep::MUTE_WORKSPACE, Flag::Muted, true, confirm)?
+        }
+        /// POST /unmute/workspace. `confirm=True`: read back until no layer is muted.
+        #[pyo3(signature = (*, confirm=false))]
+        fn unmute / unmute_async (this, py, confirm: bool) {
+            workspace_flag(py, &ep::UNMUTE_WORKSPACE, Flag::Muted, false, confirm)?
+        }
+        /// POST /hide/workspace. `confirm=True`: read back until every layer is hidden.
+        #[pyo3(signature = (*, confirm=false))]
+        fn hide / hide_async (this, py, confirm: bool) {
+            workspace_flag(py, &ep::HIDE_WORKSPACE, Flag::Hidden, true, confirm)?
+        }
+        /// POST /unhide/workspace. `confirm=True`: read back until no layer is hidden.
+        #[pyo3(signature = (*, confirm=false))]
+        fn unhide / unhide_async (this, py, confirm: bool) {
+            workspace_flag(py, &ep::UNHIDE_WORKSPACE, Flag::Hidden, false, confirm)?
+        }
 
         /// POST /select/playlist/{id} (the index counts top-level playlists only).
         fn select_playlist / select_playlist_async (this, py, id: &Bound<'_, PyAny>) {
@@ -578,17 +674,25 @@ twins! {
             ep::TRIGGER_CUE.at(&[&ident(id, "id")?]).py_err(py)?
         }
 
-        /// POST /trigger/playlist/{id}: the first cue of the playlist.
-        fn trigger_playlist / trigger_playlist_async (this, py, id: &Bound<'_, PyAny>) {
-            ep::TRIGGER_PLAYLIST.at(&[&ident(id, "id")?]).py_err(py)?
+        /// POST /trigger/playlist/{id}: the first cue of the playlist. `confirm=True`: read
+        /// back until some layer plays that cue (its `playingItem`, with `playingMedia`).
+        #[pyo3(signature = (id, *, confirm=false))]
+        fn trigger_playlist / trigger_playlist_async (this, py, id: &Bound<'_, PyAny>, confirm: bool) {
+            let p = ident(id, "id")?;
+            let call = ep::TRIGGER_PLAYLIST.at(&[&p]).py_err(py)?;
+            Confirmable::new(call, confirm, || Expect::Playing { layer: None, playlist: p, cue: None })
         }
 
-        /// POST /trigger/playlist/{p}/cue/{c}.
+        /// POST /trigger/playlist/{p}/cue/{c}. `confirm=True`: read back until some layer
+        /// plays the cue.
+        #[pyo3(signature = (playlist_id, cue_id, *, confirm=false))]
         fn trigger_playlist_cue / trigger_playlist_cue_async (
-            this, py, playlist_id: &Bound<'_, PyAny>, cue_id: &Bound<'_, PyAny>
+            this, py, playlist_id: &Bound<'_, PyAny>, cue_id: &Bound<'_, PyAny>, confirm: bool
         ) {
             let p = ident(playlist_id, "playlist_id")?;
-            ep::TRIGGER_PLAYLIST_CUE.at(&[&p, &ident(cue_id, "cue_id")?]).py_err(py)?
+            let c = ident(cue_id, "cue_id")?;
+            let call = ep::TRIGGER_PLAYLIST_CUE.at(&[&p, &c]).py_err(py)?;
+            Confirmable::new(call, confirm, || Expect::Playing { layer: None, playlist: p, cue: Some(c) })
         }
 
         /// GET /blendMode: the blend modes.
@@ -625,11 +729,13 @@ twins! {
         }
 
         /// POST /effectsPreset/workspace with {"value": uuid} ({"value": null} for None).
+        #[pyo3(signature = (uuid_or_none, *, confirm=false))]
         fn set_workspace_effect_preset / set_workspace_effect_preset_async (
-            this, py, uuid_or_none: Option<&Bound<'_, PyAny>>
+            this, py, uuid_or_none: Option<&Bound<'_, PyAny>>, confirm: bool
         ) {
             let v = opt_text_or(uuid_or_none, "uuid_or_none", |p: &EffectPreset| p.uuid.clone())?;
-            ep::SET_WORKSPACE_EFFECT_PRESET.with(&[], "uuid_or_none", v).py_err(py)?
+            let call = ep::SET_WORKSPACE_EFFECT_PRESET.with(&[], "uuid_or_none", v.clone()).py_err(py)?;
+            Confirmable::new(call, confirm, || Expect::EffectPreset { layer: None, name: v })
         }
 
         /// GET /transition: the transitions.
@@ -641,11 +747,13 @@ twins! {
         }
 
         /// POST /transition/workspace with {"value": uuid}: a `Transition` or its UUID.
+        #[pyo3(signature = (transition, *, confirm=false))]
         fn set_workspace_transition / set_workspace_transition_async (
-            this, py, transition: &Bound<'_, PyAny>
+            this, py, transition: &Bound<'_, PyAny>, confirm: bool
         ) {
             let v = text_or(transition, "transition", |t: &Transition| t.uuid.clone())?;
-            ep::SET_WORKSPACE_TRANSITION.with(&[], "transition", v).py_err(py)?
+            let call = ep::SET_WORKSPACE_TRANSITION.with(&[], "transition", v.clone()).py_err(py)?;
+            Confirmable::new(call, confirm, || Expect::Transition { layer: None, uuid: Some(v) })
         }
 
         /// GET /transitionDuration/workspace: seconds.
@@ -654,11 +762,13 @@ twins! {
         }
 
         /// POST /transitionDuration/workspace with {"value": seconds}, 0.0 to 5.0.
+        #[pyo3(signature = (seconds, *, confirm=false))]
         fn set_workspace_transition_duration / set_workspace_transition_duration_async (
-            this, py, seconds: &Bound<'_, PyAny>
+            this, py, seconds: &Bound<'_, PyAny>, confirm: bool
         ) {
             let v = number(seconds, "seconds")?;
-            ep::SET_WORKSPACE_TRANSITION_DURATION.with(&[], "seconds", v).py_err(py)?
+            let call = ep::SET_WORKSPACE_TRANSITION_DURATION.with(&[], "seconds", v).py_err(py)?;
+            Confirmable::new(call, confirm, || Expect::TransitionDuration { layer: None, seconds: v })
         }
 
         /// GET /transportState/workspace: the transport state of every layer.
@@ -671,6 +781,53 @@ twins! {
 
         /// POST /pause/workspace (observed in the field, 3.3+; not in the API document).
         fn pause / pause_async (this, py) { ep::PAUSE_WORKSPACE.at(&[]).py_err(py)? }
+
+        /// The layer named `name` (or with that UUID), as a handle addressed by its UUID: a
+        /// layer named with digits only ("10"), which the application would read as an index,
+        /// is reached this way. The layer list is read once and kept (see `refresh()`); a name
+        /// missing from the kept list is looked up once more in a fresh one. No layer, or more
+        /// than one, with that name: `NameLookupError`.
+        fn resolve_layer / resolve_layer_async (this, py, name: String) {
+            let name = ep::non_empty(name, "name").py_err(py)?;
+            let client = this.client.clone();
+            Work(async move {
+                let layer = client.resolve_layer(&name).await?;
+                Ok(PyLayer { client, ident: Ident::Name(layer.uuid.clone().unwrap_or_default()) })
+            })
+        }
+
+        /// The playlist named `name` (or with that UUID), anywhere in the tree, with its UUID,
+        /// cues and nested playlists; kept like `resolve_layer`.
+        fn resolve_playlist / resolve_playlist_async (this, py, name: String) {
+            let name = ep::non_empty(name, "name").py_err(py)?;
+            let client = this.client.clone();
+            Work(async move { client.resolve_playlist(&name).await })
+        }
+
+        /// The UUID of the one layer, playlist or cue named `name` (only among `kind`:
+        /// "layer", "playlist" or "cue"), to pass wherever an id is taken. Kept like
+        /// `resolve_layer`; none or several: `NameLookupError` (the message lists them).
+        #[pyo3(signature = (name, kind=None))]
+        fn by_name / by_name_async (this, py, name: String, kind: Option<String>) {
+            let name = ep::non_empty(name, "name").py_err(py)?;
+            let kind = kind.map(|k| NameKind::parse(&k)).transpose().py_err(py)?;
+            let client = this.client.clone();
+            Work(async move { client.by_name(&name, kind).await })
+        }
+
+        /// Send many commands (`showctl.Command`, see `showctl.cmd`) at most `concurrency` at
+        /// a time, in one call. Returns a `BatchResult` per command, in order: one failure
+        /// never stops or hides another. No order is kept between the commands.
+        #[pyo3(signature = (commands, concurrency=16))]
+        fn batch / batch_async (this, py, commands: &Bound<'_, PyAny>, concurrency: i64) {
+            let limit = automation::concurrency(concurrency).py_err(py)?;
+            let (commands, calls) = batch_commands(commands)?;
+            let client = this.client.clone();
+            Work(async move {
+                let results = automation::batch(&client, calls, limit).await;
+                Ok(BatchOut { commands, results })
+            })
+        }
 
         /// Any request: `path` relative to /api/0 (names are encoded, `%XX` kept), `json` a
         /// body to send, `params` the query. Returns the decoded JSON, or None for an empty
@@ -688,8 +845,9 @@ twins! {
     #[new]
     #[pyo3(signature = (
         url=None, api_key=None, *, timeout=5.0, verify=true, ca_cert=None, retries=2,
-        retry_commands=false, max_body=None
-    ))]
+        retry_commands=false, max_body=None, mirrors=MirrorArgs::default()
+    ), text_signature = "(url=None, api_key=None, *, timeout=5.0, verify=True, ca_cert=None, \
+        retries=2, retry_commands=False, max_body=None, mirrors=())")]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -701,6 +859,7 @@ twins! {
         retries: i64,
         retry_commands: bool,
         max_body: Option<i64>,
+        mirrors: MirrorArgs,
     ) -> PyResult<Self> {
         let config = client_config(
             url,
@@ -714,10 +873,55 @@ twins! {
             max_body,
         )
         .py_err(py)?;
+        let mirrors = mirrors.targets(config.api_key.as_deref())?;
         let transport = Transport::new(&config).py_err(py)?;
         Ok(PyMediaPlayer {
-            client: MediaClient::new(Arc::new(transport)),
+            client: MediaClient::with_mirrors(Arc::new(transport), mirrors).py_err(py)?,
         })
+    }
+
+    /// What each mirror did so far (no request is sent), in the order given.
+    fn mirror_status(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
+        PyMirrorStatus::list(py, self.client.mirror_status())
+    }
+
+    /// Forget the layer list and playlist tree kept for name lookups (no request is sent); the
+    /// next lookup reads them again.
+    fn refresh(&self) {
+        self.client.refresh();
+    }
+
+    /// Poll GET /transportState/workspace every `interval` seconds (0.05 at least) and yield a
+    /// `TransportEvent` per change on a layer: "started", "stopped", "media_changed",
+    /// "emptied", and "time_remaining" when the time remaining crosses one of `thresholds`
+    /// (seconds). The first poll is the baseline. A transient failure yields one
+    /// "poll_failed" event and the watch goes on ("poll_recovered" when it answers again);
+    /// other failures end it with their exception.
+    #[pyo3(signature = (interval=0.5, thresholds=vec![10.0]))]
+    fn watch_transport(
+        &self,
+        py: Python<'_>,
+        interval: f64,
+        thresholds: Vec<f64>,
+    ) -> PyResult<PyTransportWatch> {
+        let interval = crate::score::watch_interval(interval).py_err(py)?;
+        let thresholds = watch::thresholds(&thresholds).py_err(py)?;
+        Ok(PyTransportWatch::new(watch::TransportWatch::new(
+            self.client.clone(),
+            interval,
+            thresholds,
+        )))
+    }
+
+    /// Async twin of `watch_transport`: the same watch, an async iterator too.
+    #[pyo3(signature = (interval=0.5, thresholds=vec![10.0]))]
+    fn watch_transport_async(
+        &self,
+        py: Python<'_>,
+        interval: f64,
+        thresholds: Vec<f64>,
+    ) -> PyResult<PyTransportWatch> {
+        self.watch_transport(py, interval, thresholds)
     }
 
     /// The base URL of the API (`scheme://host:port/api/0`).
@@ -749,15 +953,34 @@ twins! {
         })
     }
 
-    /// Close the client: later calls raise `ClientClosedError`.
-    fn close(&self) {
+    /// Close the client: later calls raise `ClientClosedError`. Mirrors get up to `timeout`
+    /// seconds to send what they still have queued; what is left is dropped (and counted in
+    /// `mirror_status()`).
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        if !self.client.mirrors_busy() || crate::runtime::inside_runtime() {
+            self.client.close();
+            return Ok(());
+        }
+        let client = self.client.clone();
+        let waited = rt::wait(py, async move {
+            client.shutdown().await;
+            Ok(())
+        });
         self.client.close();
+        waited
     }
 
     /// Async twin of `close`.
     fn aclose<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.close();
-        rt::spawn(py, async { Ok(()) }, |_, ()| Ok(()))
+        let client = self.client.clone();
+        rt::spawn(
+            py,
+            async move {
+                client.shutdown().await;
+                Ok(())
+            },
+            |_, ()| Ok(()),
+        )
     }
 
     fn __enter__(slf: Py<Self>) -> Py<Self> {
@@ -765,8 +988,8 @@ twins! {
     }
 
     #[pyo3(signature = (*_args))]
-    fn __exit__(&self, _args: &Bound<'_, PyTuple>) {
-        self.close();
+    fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, PyTuple>) -> PyResult<()> {
+        self.close(py)
     }
 
     fn __aenter__<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
@@ -793,7 +1016,7 @@ twins! {
 #[pyclass(module = "showctl._core", name = "Layer", frozen)]
 pub struct PyLayer {
     client: MediaClient,
-    ident: Ident,
+    pub(super) ident: Ident,
 }
 
 impl PyLayer {
@@ -810,6 +1033,39 @@ impl PyLayer {
     ) -> PyResult<Call<T>> {
         endpoint.with(&[&self.ident], arg, value).py_err(py)
     }
+
+    /// Mute/unmute or hide/unhide, confirmed by the layer's flag.
+    fn flag(
+        &self,
+        py: Python<'_>,
+        endpoint: &ep::Endpoint<(), ()>,
+        flag: Flag,
+        value: bool,
+        confirm: bool,
+    ) -> PyResult<Confirmable> {
+        let call = self.at(py, endpoint)?;
+        Ok(Confirmable::new(call, confirm, || Expect::Flag {
+            layer: Some(self.ident.clone()),
+            flag,
+            value,
+        }))
+    }
+}
+
+/// Mute/unmute or hide/unhide of the workspace, confirmed by every layer's flag.
+fn workspace_flag(
+    py: Python<'_>,
+    endpoint: &ep::Endpoint<(), ()>,
+    flag: Flag,
+    value: bool,
+    confirm: bool,
+) -> PyResult<Confirmable> {
+    let call = endpoint.at(&[]).py_err(py)?;
+    Ok(Confirmable::new(call, confirm, || Expect::Flag {
+        layer: None,
+        flag,
+        value,
+    }))
 }
 
 twins! {
@@ -817,16 +1073,33 @@ twins! {
         /// GET /data/layer/{id}: the layer's state.
         fn state / state_async (this, py) { this.at(py, &ep::LAYER_STATE)? }
 
-        /// POST /clear/layer/{id}.
-        fn clear / clear_async (this, py) { this.at(py, &ep::CLEAR_LAYER)? }
-        /// POST /mute/layer/{id}.
-        fn mute / mute_async (this, py) { this.at(py, &ep::MUTE_LAYER)? }
-        /// POST /unmute/layer/{id}.
-        fn unmute / unmute_async (this, py) { this.at(py, &ep::UNMUTE_LAYER)? }
-        /// POST /hide/layer/{id}.
-        fn hide / hide_async (this, py) { this.at(py, &ep::HIDE_LAYER)? }
-        /// POST /unhide/layer/{id}.
-        fn unhide / unhide_async (this, py) { this.at(py, &ep::UNHIDE_LAYER)? }
+        /// POST /clear/layer/{id}. `confirm=True`: read back until the layer plays nothing
+        /// (`playingMedia` absent).
+        #[pyo3(signature = (*, confirm=false))]
+        fn clear / clear_async (this, py, confirm: bool) {
+            let call = this.at(py, &ep::CLEAR_LAYER)?;
+            Confirmable::new(call, confirm, || Expect::Empty { layer: Some(this.ident.clone()) })
+        }
+        /// POST /mute/layer/{id}. `confirm=True`: read back until the layer is muted.
+        #[pyo3(signature = (*, confirm=false))]
+        fn mute / mute_async (this, py, confirm: bool) {
+            this.flag(py, &ep::MUTE_LAYER, Flag::Muted, true, confirm)?
+        }
+        /// POST /unmute/layer/{id}. `confirm=True`: read back until the layer is not muted.
+        #[pyo3(signature = (*, confirm=false))]
+        fn unmute / unmute_async (this, py, confirm: bool) {
+            this.flag(py, &ep::UNMUTE_LAYER, Flag::Muted, false, confirm)?
+        }
+        /// POST /hide/layer/{id}. `confirm=True`: read back until the layer is hidden.
+        #[pyo3(signature = (*, confirm=false))]
+        fn hide / hide_async (this, py, confirm: bool) {
+            this.flag(py, &ep::HIDE_LAYER, Flag::Hidden, true, confirm)?
+        }
+        /// POST /unhide/layer/{id}. `confirm=True`: read back until the layer is not hidden.
+        #[pyo3(signature = (*, confirm=false))]
+        fn unhide / unhide_async (this, py, confirm: bool) {
+            this.flag(py, &ep::UNHIDE_LAYER, Flag::Hidden, false, confirm)?
+        }
 
         /// POST /select/layer/{id}?target=true|false: select the layer for the preview and
         /// layer options; with `target=True` it is also targeted.
@@ -836,30 +1109,42 @@ twins! {
         }
 
         /// POST /trigger/layer/{id}/playlist/{p}/cue/{c}: a cue on this layer.
+        /// `confirm=True`: read back until the layer plays the cue (its `playingItem` is the
+        /// cue and `playingMedia` is present).
+        #[pyo3(signature = (playlist_id, cue_id, *, confirm=false))]
         fn trigger / trigger_async (
-            this, py, playlist_id: &Bound<'_, PyAny>, cue_id: &Bound<'_, PyAny>
+            this, py, playlist_id: &Bound<'_, PyAny>, cue_id: &Bound<'_, PyAny>, confirm: bool
         ) {
             let p = ident(playlist_id, "playlist_id")?;
             let c = ident(cue_id, "cue_id")?;
-            ep::TRIGGER_LAYER.at(&[&this.ident, &p, &c]).py_err(py)?
+            let call = ep::TRIGGER_LAYER.at(&[&this.ident, &p, &c]).py_err(py)?;
+            Confirmable::new(call, confirm, || Expect::Playing {
+                layer: Some(this.ident.clone()), playlist: p, cue: Some(c),
+            })
         }
 
         /// GET /opacity/layer/{id}: the opacity, 0.0 to 1.0.
         fn opacity / opacity_async (this, py) { this.at(py, &ep::LAYER_OPACITY)? }
 
         /// POST /opacity/layer/{id} with {"value": value}; 0.0 to 1.0 (the application
-        /// would clamp silently, so anything else is refused).
-        fn set_opacity / set_opacity_async (this, py, value: &Bound<'_, PyAny>) {
-            this.with(py, &ep::SET_LAYER_OPACITY, "value", number(value, "value")?)?
+        /// would clamp silently, so anything else is refused). `confirm=True`: read back until
+        /// the opacity is the value (within 0.005).
+        #[pyo3(signature = (value, *, confirm=false))]
+        fn set_opacity / set_opacity_async (this, py, value: &Bound<'_, PyAny>, confirm: bool) {
+            let v = number(value, "value")?;
+            let call = this.with(py, &ep::SET_LAYER_OPACITY, "value", v)?;
+            Confirmable::new(call, confirm, || Expect::Opacity { layer: this.ident.clone(), value: v })
         }
 
         /// GET /blendMode/layer/{id}.
         fn blend_mode / blend_mode_async (this, py) { this.at(py, &ep::LAYER_BLEND_MODE)? }
 
         /// POST /blendMode/layer/{id} with {"value": name}: a name or a `BlendMode`.
-        fn set_blend_mode / set_blend_mode_async (this, py, name: &Bound<'_, PyAny>) {
+        #[pyo3(signature = (name, *, confirm=false))]
+        fn set_blend_mode / set_blend_mode_async (this, py, name: &Bound<'_, PyAny>, confirm: bool) {
             let v = text_or(name, "name", |m: &BlendMode| m.name.clone())?;
-            this.with(py, &ep::SET_LAYER_BLEND_MODE, "name", v)?
+            let call = this.with(py, &ep::SET_LAYER_BLEND_MODE, "name", v.clone())?;
+            Confirmable::new(call, confirm, || Expect::BlendMode { layer: this.ident.clone(), name: v })
         }
 
         /// GET /blend/layer/{id} (or /layerBlend/layer/{id} where /blend answers 404 or 405).
@@ -869,8 +1154,11 @@ twins! {
         /// dict, checked against the layer blend table (Standard: modeIndex, opacity, name;
         /// Alpha Matte and Luma Matte: isInverted; White Matte: nothing). Where /blend answers
         /// 404 or 405, /layerBlend/layer/{id} is used, and remembered by the client.
-        fn set_blend / set_blend_async (this, py, blend: &Bound<'_, PyAny>) {
-            this.with(py, &ep::SET_LAYER_BLEND, "blend", blend_arg(blend)?)?
+        #[pyo3(signature = (blend, *, confirm=false))]
+        fn set_blend / set_blend_async (this, py, blend: &Bound<'_, PyAny>, confirm: bool) {
+            let b = blend_arg(blend)?;
+            let call = this.with(py, &ep::SET_LAYER_BLEND, "blend", b.clone())?;
+            Confirmable::new(call, confirm, || Expect::Blend { layer: this.ident.clone(), blend: b })
         }
 
         /// GET /layerPreset/layer/{id}.
@@ -886,11 +1174,13 @@ twins! {
         fn target_set / target_set_async (this, py) { this.at(py, &ep::LAYER_TARGET_SET)? }
 
         /// POST /targetSet/layer/{id} with {"value": name}; None sends no body (no target set).
+        #[pyo3(signature = (name_or_none, *, confirm=false))]
         fn set_target_set / set_target_set_async (
-            this, py, name_or_none: Option<&Bound<'_, PyAny>>
+            this, py, name_or_none: Option<&Bound<'_, PyAny>>, confirm: bool
         ) {
             let v = opt_text_or(name_or_none, "name_or_none", |t: &TargetSet| t.name.clone())?;
-            this.with(py, &ep::SET_LAYER_TARGET_SET, "name_or_none", v)?
+            let call = this.with(py, &ep::SET_LAYER_TARGET_SET, "name_or_none", v.clone())?;
+            Confirmable::new(call, confirm, || Expect::TargetSet { layer: this.ident.clone(), name: v })
         }
 
         /// GET /effects/layer/{id}: the effects of the layer.
@@ -905,11 +1195,15 @@ twins! {
         fn effect_preset / effect_preset_async (this, py) { this.at(py, &ep::LAYER_EFFECT_PRESET)? }
 
         /// POST /effectsPreset/layer/{id} with {"value": name} ({"value": null} for None).
+        #[pyo3(signature = (name_or_none, *, confirm=false))]
         fn set_effect_preset / set_effect_preset_async (
-            this, py, name_or_none: Option<&Bound<'_, PyAny>>
+            this, py, name_or_none: Option<&Bound<'_, PyAny>>, confirm: bool
         ) {
             let v = opt_text_or(name_or_none, "name_or_none", |p: &EffectPreset| p.name.clone())?;
-            this.with(py, &ep::SET_LAYER_EFFECT_PRESET, "name_or_none", v)?
+            let call = this.with(py, &ep::SET_LAYER_EFFECT_PRESET, "name_or_none", v.clone())?;
+            Confirmable::new(call, confirm, || Expect::EffectPreset {
+                layer: Some(this.ident.clone()), name: v,
+            })
         }
 
         /// GET /transition/layer/{id}: the layer's transition, or None (the master is used).
@@ -917,13 +1211,17 @@ twins! {
 
         /// POST /transition/layer/{id} with {"value": uuid}: a `Transition` or its UUID; None
         /// sends {"value": null}, which returns the layer to the master transition.
+        #[pyo3(signature = (transition_or_none, *, confirm=false))]
         fn set_transition / set_transition_async (
-            this, py, transition_or_none: Option<&Bound<'_, PyAny>>
+            this, py, transition_or_none: Option<&Bound<'_, PyAny>>, confirm: bool
         ) {
             let v = opt_text_or(transition_or_none, "transition_or_none", |t: &Transition| {
                 t.uuid.clone()
             })?;
-            this.with(py, &ep::SET_LAYER_TRANSITION, "transition_or_none", v)?
+            let call = this.with(py, &ep::SET_LAYER_TRANSITION, "transition_or_none", v.clone())?;
+            Confirmable::new(call, confirm, || Expect::Transition {
+                layer: Some(this.ident.clone()), uuid: v,
+            })
         }
 
         /// GET /transitionDuration/layer/{id}: seconds.
@@ -932,16 +1230,45 @@ twins! {
         }
 
         /// POST /transitionDuration/layer/{id} with {"value": seconds}, 0.0 to 5.0.
+        #[pyo3(signature = (seconds, *, confirm=false))]
         fn set_transition_duration / set_transition_duration_async (
-            this, py, seconds: &Bound<'_, PyAny>
+            this, py, seconds: &Bound<'_, PyAny>, confirm: bool
         ) {
             let v = number(seconds, "seconds")?;
-            this.with(py, &ep::SET_LAYER_TRANSITION_DURATION, "seconds", v)?
+            let call = this.with(py, &ep::SET_LAYER_TRANSITION_DURATION, "seconds", v)?;
+            Confirmable::new(call, confirm, || Expect::TransitionDuration {
+                layer: Some(this.ident.clone()), seconds: v,
+            })
         }
 
         /// GET /transportState/layer/{id}.
         fn transport_state / transport_state_async (this, py) {
             this.at(py, &ep::LAYER_TRANSPORT_STATE)?
+        }
+
+        /// Read the opacity, add `delta` (-1.0 to 1.0), clamp to 0.0–1.0 and set it; returns
+        /// the value set. Two requests: another controller may change the opacity between
+        /// them. `confirm=True`: read back until the new value shows.
+        #[pyo3(signature = (delta, *, confirm=false))]
+        fn adjust_opacity / adjust_opacity_async (this, py, delta: &Bound<'_, PyAny>, confirm: bool) {
+            let delta = automation::delta(number(delta, "delta")?).py_err(py)?;
+            let (client, layer) = (this.client.clone(), this.ident.clone());
+            Work(async move { automation::adjust_opacity(&client, &layer, delta, confirm).await })
+        }
+
+        /// Fade the opacity from its current value to `to` (0.0–1.0) over `seconds`, in
+        /// `steps` evenly spaced in time (20 a second when None, 50 a second at most); the
+        /// last lands exactly on `to` at `seconds`. Steps the application answers too late
+        /// for are skipped so the fade ends on time. Cancel with asyncio cancellation or
+        /// Ctrl-C: the opacity stays where the fade was.
+        #[pyo3(signature = (to, seconds, steps=None))]
+        fn fade / fade_async (
+            this, py, to: &Bound<'_, PyAny>, seconds: &Bound<'_, PyAny>, steps: Option<i64>
+        ) {
+            let plan = automation::Fade::new(number(to, "to")?, number(seconds, "seconds")?, steps)
+                .py_err(py)?;
+            let (client, layer) = (this.client.clone(), this.ident.clone());
+            Work(async move { automation::fade(&client, &layer, plan).await })
         }
 
         /// POST /play/layer/{id} (observed in the field, 3.3+; not in the API document).

@@ -4,6 +4,7 @@
 use pyo3::prelude::*;
 
 pub mod args;
+pub mod automation;
 #[cfg(unix)]
 pub mod bridge;
 pub mod errors;
@@ -35,6 +36,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(scoreboard::_score_from_json, m)?)?;
     // The media playback client, its Layer handle and models.
     media::register(m)?;
+    automation::register(m)?;
     // The built-in simulator.
     simulator::register(m)?;
     Ok(())

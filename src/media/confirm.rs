@@ -1,0 +1,441 @@
+//! Confirmed commands. The application answers every command with 200 before it applies it,
+//! so a careful client reads the matching value back a few times over about half a second
+//! and only then calls the command done. [`confirmed`] does that for an [`Expect`]ation and
+//! fails with [`Error::NotConfirmed`] (what was expected, what was read) when the value never
+//! shows.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use super::client::MediaClient;
+use super::endpoints::{self as ep, BlendSpec, Call};
+use super::models::{Cue, LayerState, TransportState};
+use crate::error::{Error, Result};
+use crate::ident::Ident;
+
+/// When the value is read back, after the command's 200: five reads over half a second.
+pub const READ_BACK: [Duration; 5] = [
+    Duration::from_millis(0),
+    Duration::from_millis(125),
+    Duration::from_millis(250),
+    Duration::from_millis(375),
+    Duration::from_millis(500),
+];
+
+/// How far a number read back may be from the one sent (the application may round).
+pub const TOLERANCE: f64 = 0.005;
+
+/// A layer flag changed by mute/unmute and hide/unhide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flag {
+    Muted,
+    Hidden,
+}
+
+impl Flag {
+    fn of(self, l: &LayerState) -> Option<bool> {
+        match self {
+            Flag::Muted => l.is_muted,
+            Flag::Hidden => l.is_hidden,
+        }
+    }
+    fn field(self) -> &'static str {
+        match self {
+            Flag::Muted => "isMuted",
+            Flag::Hidden => "isHidden",
+        }
+    }
+}
+
+/// What a command should lead to. `layer: None` is the workspace (every layer).
+#[derive(Debug, Clone)]
+pub enum Expect {
+    Opacity {
+        layer: Ident,
+        value: f64,
+    },
+    Flag {
+        layer: Option<Ident>,
+        flag: Flag,
+        value: bool,
+    },
+    /// Nothing plays (`playingMedia` absent), after a clear.
+    Empty {
+        layer: Option<Ident>,
+    },
+    BlendMode {
+        layer: Ident,
+        name: String,
+    },
+    Blend {
+        layer: Ident,
+        blend: BlendSpec,
+    },
+    /// A target set by name or UUID; `None`: no target set.
+    TargetSet {
+        layer: Ident,
+        name: Option<String>,
+    },
+    /// An effects preset by name or UUID; `None`: no preset.
+    EffectPreset {
+        layer: Option<Ident>,
+        name: Option<String>,
+    },
+    /// A transition by UUID or name; `None`: the layer uses the master transition.
+    Transition {
+        layer: Option<Ident>,
+        uuid: Option<String>,
+    },
+    TransitionDuration {
+        layer: Option<Ident>,
+        seconds: f64,
+    },
+    /// The cue plays (`playingItem` is the cue and `playingMedia` is present) on the layer, or
+    /// on some layer for `None`. `cue: None` is the first cue of the playlist.
+    Playing {
+        layer: Option<Ident>,
+        playlist: Ident,
+        cue: Option<Ident>,
+    },
+}
+
+/// One read-back: whether it matched, and what was read (as JSON, for the error).
+struct Observed {
+    matched: bool,
+    actual: Value,
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= TOLERANCE
+}
+
+fn number_is(actual: f64, expected: f64) -> Observed {
+    Observed {
+        matched: close(actual, expected),
+        actual: json!(actual),
+    }
+}
+
+/// A thing read back by name or UUID (`None` read back and expected: matched).
+fn named_is(read: Option<(Option<String>, Option<String>)>, expected: &Option<String>) -> Observed {
+    let Some((name, uuid)) = read else {
+        return Observed {
+            matched: expected.is_none(),
+            actual: Value::Null,
+        };
+    };
+    let matched = expected.as_deref().is_some_and(|e| {
+        name.as_deref() == Some(e) || uuid.as_deref().is_some_and(|u| u.eq_ignore_ascii_case(e))
+    });
+    Observed {
+        matched,
+        actual: json!(name.or(uuid)),
+    }
+}
+
+fn label(layer: &Option<Ident>) -> String {
+    match layer {
+        Some(l) => format!("layer {l}"),
+        None => "the workspace".into(),
+    }
+}
+
+/// `{"Main": x, ...}` for layers, keyed by name (or position when nameless).
+fn per_layer<'a>(layers: impl Iterator<Item = (usize, Option<&'a str>, Value)>) -> Value {
+    let mut m = Map::new();
+    for (i, name, v) in layers {
+        m.insert(name.map_or_else(|| i.to_string(), str::to_string), v);
+    }
+    Value::Object(m)
+}
+
+fn layer_name(t: &TransportState) -> Option<&str> {
+    t.layer.as_ref().and_then(|l| l.name.as_deref())
+}
+
+fn plays(t: &TransportState, cue: &Cue) -> bool {
+    let item = t.playing_item.as_deref();
+    let same = match (&cue.uuid, item) {
+        (Some(u), Some(i)) => i
+            .uuid
+            .as_deref()
+            .is_some_and(|iu| iu.eq_ignore_ascii_case(u)),
+        (None, Some(i)) => i.name.is_some() && i.name == cue.name,
+        _ => false,
+    };
+    same && t.playing_media.is_some()
+}
+
+/// What a layer shows, for the error: the playing cue's name, or null when empty.
+fn showing(t: &TransportState) -> Value {
+    match (&t.playing_media, &t.playing_item) {
+        (None, _) => Value::Null,
+        (Some(_), Some(item)) => json!(item.name.clone().or(item.uuid.clone())),
+        (Some(m), None) => json!(m.name.clone()),
+    }
+}
+
+impl Expect {
+    /// What is checked, for messages ("the opacity of layer 2").
+    pub fn what(&self) -> String {
+        match self {
+            Expect::Opacity { layer, .. } => format!("the opacity of layer {layer}"),
+            Expect::Flag { layer, flag, .. } => format!("{} of {}", flag.field(), label(layer)),
+            Expect::Empty { layer } => format!("the media playing on {}", label(layer)),
+            Expect::BlendMode { layer, .. } => format!("the blend mode of layer {layer}"),
+            Expect::Blend { layer, .. } => format!("the blend of layer {layer}"),
+            Expect::TargetSet { layer, .. } => format!("the target set of layer {layer}"),
+            Expect::EffectPreset { layer, .. } => {
+                format!("the effects preset of {}", label(layer))
+            }
+            Expect::Transition { layer, .. } => format!("the transition of {}", label(layer)),
+            Expect::TransitionDuration { layer, .. } => {
+                format!("the transition duration of {}", label(layer))
+            }
+            Expect::Playing { layer, .. } => format!("the cue playing on {}", label(layer)),
+        }
+    }
+
+    /// The value expected, as JSON (a trigger's is completed once the cue is known).
+    fn expected(&self, cue: Option<&Cue>) -> Value {
+        match self {
+            Expect::Opacity { value, .. } => json!(value),
+            Expect::Flag { value, .. } => json!(value),
+            Expect::Empty { .. } => Value::Null,
+            Expect::BlendMode { name, .. } => json!(name),
+            Expect::Blend { blend, .. } => json!({"type": blend.r#type, "base": blend.base}),
+            Expect::TargetSet { name, .. } | Expect::EffectPreset { name, .. } => json!(name),
+            Expect::Transition { uuid, .. } => json!(uuid),
+            Expect::TransitionDuration { seconds, .. } => json!(seconds),
+            Expect::Playing { .. } => json!(cue.and_then(|c| c.name.clone().or(c.uuid.clone()))),
+        }
+    }
+
+    /// For a trigger: the cue it plays, read from the playlist (its UUID is what
+    /// `playingItem` will carry, whatever the cue was addressed by).
+    async fn cue(&self, client: &MediaClient) -> Result<Option<Cue>> {
+        let Expect::Playing { playlist, cue, .. } = self else {
+            return Ok(None);
+        };
+        match cue {
+            Some(c) => Ok(Some(client.run(ep::CUE.at(&[playlist, c])?).await?)),
+            None => {
+                let p = client.run(ep::PLAYLIST.at(&[playlist])?).await?;
+                let first = p.items.first().ok_or_else(|| {
+                    Error::Lookup(format!("the playlist {playlist} has no cue to trigger"))
+                })?;
+                Ok(Some((**first).clone()))
+            }
+        }
+    }
+
+    async fn observe(&self, client: &MediaClient, cue: Option<&Cue>) -> Result<Observed> {
+        Ok(match self {
+            Expect::Opacity { layer, value } => {
+                number_is(client.run(ep::LAYER_OPACITY.at(&[layer])?).await?, *value)
+            }
+            Expect::Flag {
+                layer: Some(layer),
+                flag,
+                value,
+            } => {
+                let read = flag.of(&client.run(ep::LAYER_STATE.at(&[layer])?).await?);
+                Observed {
+                    matched: read == Some(*value),
+                    actual: json!(read),
+                }
+            }
+            Expect::Flag {
+                layer: None,
+                flag,
+                value,
+            } => {
+                let layers = client.run(ep::LAYERS.at(&[])?).await?;
+                Observed {
+                    matched: layers.0.iter().all(|l| flag.of(l) == Some(*value)),
+                    actual: per_layer(
+                        layers
+                            .0
+                            .iter()
+                            .enumerate()
+                            .map(|(i, l)| (i, l.name.as_deref(), json!(flag.of(l)))),
+                    ),
+                }
+            }
+            Expect::Empty { layer: Some(layer) } => {
+                let t = client.run(ep::LAYER_TRANSPORT_STATE.at(&[layer])?).await?;
+                Observed {
+                    matched: t.playing_media.is_none(),
+                    actual: showing(&t),
+                }
+            }
+            Expect::Empty { layer: None } => {
+                let all = client.run(ep::TRANSPORT_STATES.at(&[])?).await?;
+                Observed {
+                    matched: all.iter().all(|t| t.playing_media.is_none()),
+                    actual: per_layer(
+                        all.iter()
+                            .enumerate()
+                            .map(|(i, t)| (i, layer_name(t), showing(t))),
+                    ),
+                }
+            }
+            Expect::BlendMode { layer, name } => {
+                let read = client.run(ep::LAYER_BLEND_MODE.at(&[layer])?).await?;
+                Observed {
+                    matched: read.name.as_deref() == Some(name),
+                    actual: json!(read.name),
+                }
+            }
+            Expect::Blend { layer, blend } => {
+                let read = client.run(ep::LAYER_BLEND.at(&[layer])?).await?;
+                let base = read.base.as_object();
+                let fields_match = blend.base.iter().all(|(k, sent)| {
+                    let got = base.and_then(|b| b.get(k));
+                    match (sent.as_f64(), got.and_then(Value::as_f64)) {
+                        (Some(a), Some(b)) if !sent.is_boolean() => close(a, b),
+                        _ => got == Some(sent),
+                    }
+                });
+                Observed {
+                    matched: read.r#type.as_deref() == Some(&blend.r#type) && fields_match,
+                    actual: json!({"type": read.r#type, "base": read.base}),
+                }
+            }
+            Expect::TargetSet { layer, name } => {
+                let read = client.run(ep::LAYER_TARGET_SET.at(&[layer])?).await?;
+                named_is(read.map(|t| (t.name, t.uuid)), name)
+            }
+            Expect::EffectPreset { layer, name } => {
+                let read = layer_or_workspace(
+                    client,
+                    layer,
+                    &ep::LAYER_EFFECT_PRESET,
+                    &ep::WORKSPACE_EFFECT_PRESET,
+                )
+                .await?;
+                named_is(read.map(|p| (p.name, p.uuid)), name)
+            }
+            Expect::Transition { layer, uuid } => {
+                let read = layer_or_workspace(
+                    client,
+                    layer,
+                    &ep::LAYER_TRANSITION,
+                    &ep::WORKSPACE_TRANSITION,
+                )
+                .await?;
+                named_is(read.map(|t| (t.name, t.uuid)), uuid)
+            }
+            Expect::TransitionDuration { layer, seconds } => {
+                let read = layer_or_workspace(
+                    client,
+                    layer,
+                    &ep::LAYER_TRANSITION_DURATION,
+                    &ep::WORKSPACE_TRANSITION_DURATION,
+                )
+                .await?;
+                number_is(read, *seconds)
+            }
+            Expect::Playing { layer, .. } => {
+                let cue = cue.ok_or_else(|| Error::Internal("no cue to confirm".into()))?;
+                match layer {
+                    Some(l) => {
+                        let t = client.run(ep::LAYER_TRANSPORT_STATE.at(&[l])?).await?;
+                        Observed {
+                            matched: plays(&t, cue),
+                            actual: showing(&t),
+                        }
+                    }
+                    None => {
+                        let all: Vec<Arc<TransportState>> =
+                            client.run(ep::TRANSPORT_STATES.at(&[])?).await?;
+                        Observed {
+                            matched: all.iter().any(|t| plays(t, cue)),
+                            actual: per_layer(
+                                all.iter()
+                                    .enumerate()
+                                    .map(|(i, t)| (i, layer_name(t), showing(t))),
+                            ),
+                        }
+                    }
+                }
+            }
+        })
+    }
+}
+
+/// Read from the layer, or from the workspace for `None`.
+async fn layer_or_workspace<T>(
+    client: &MediaClient,
+    layer: &Option<Ident>,
+    on_layer: &ep::Endpoint<(), T>,
+    workspace: &ep::Endpoint<(), T>,
+) -> Result<T> {
+    match layer {
+        Some(l) => client.run(on_layer.at(&[l])?).await,
+        None => client.run(workspace.at(&[])?).await,
+    }
+}
+
+/// Send `call`, then read back until `expect` shows, at the times of [`READ_BACK`]. A read that
+/// fails is tried again at the next time; if the last one fails, the error says so. The
+/// command's own failure is returned as it is.
+pub async fn confirmed(client: &MediaClient, call: Call<()>, expect: &Expect) -> Result<()> {
+    let method = call.request.method.as_str();
+    let url = client.transport().url_of(&call.request);
+    let (sent, cue) = tokio::join!(client.run(call), expect.cue(client));
+    sent?;
+    let expected = expect.expected(cue.as_ref().ok().and_then(Option::as_ref));
+    let mut last: Result<Value> = Ok(Value::Null);
+    match &cue {
+        Ok(cue) => {
+            let start = tokio::time::Instant::now();
+            for at in READ_BACK {
+                tokio::time::sleep_until(start + at).await;
+                match expect.observe(client, cue.as_ref()).await {
+                    Ok(o) if o.matched => return Ok(()),
+                    Ok(o) => last = Ok(o.actual),
+                    Err(e @ (Error::Closed | Error::InvalidInput(_))) => return Err(e),
+                    Err(e) => last = Err(e),
+                }
+            }
+        }
+        Err(e) => last = Err(e.clone()),
+    }
+    let what = expect.what();
+    let (actual, message) = match last {
+        Ok(actual) => {
+            let message = format!(
+                "{method} {url} was answered 200, but {what} read back {actual}, not {expected} \
+                 ({} reads over {:.1} s)",
+                READ_BACK.len(),
+                READ_BACK[READ_BACK.len() - 1].as_secs_f64()
+            );
+            (actual, message)
+        }
+        Err(e) => (
+            Value::Null,
+            format!("{method} {url} was answered 200, but {what} could not be read back: {e}"),
+        ),
+    };
+    Err(Error::NotConfirmed {
+        method: method.to_string(),
+        url,
+        message,
+        expected: Box::new(expected),
+        actual: Box::new(actual),
+    })
+}
+
+/// Send `call`, confirmed when an expectation is given.
+pub async fn send(client: &MediaClient, call: Call<()>, expect: Option<&Expect>) -> Result<()> {
+    match expect {
+        Some(e) => confirmed(client, call, e).await,
+        None => client.run(call).await,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,224 @@
+//! Mirrors: extra targets that receive every command the primary receives (a main and a backup
+//! machine kept in step).
+//!
+//! Each mirror has a queue and one worker task that sends its commands one at a time, in the
+//! order they were given, so a backup sees the same sequence as the primary (a fade ends on the
+//! same value). The primary's request never waits for a mirror: a command is queued for each
+//! mirror and sent to the primary at once. A mirror's failures are logged (target
+//! `showctl::mirror`) and counted in its [`MirrorStatus`]; a full queue (a mirror far behind)
+//! drops the command for that mirror and counts it.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use tokio::sync::{mpsc, watch};
+
+use super::client::MediaClient;
+use crate::error::Error;
+use crate::transport::Request;
+
+/// Commands a mirror may have waiting before more are dropped for it.
+pub const QUEUE: usize = 1024;
+
+/// What a mirror did so far.
+#[derive(Debug, Clone)]
+pub struct MirrorStatus {
+    /// The mirror's base URL (`scheme://host:port/api/0`, never a key).
+    pub url: String,
+    /// False from a failed or dropped command until the next command the mirror accepts.
+    pub healthy: bool,
+    /// Commands the mirror answered with a 2xx.
+    pub sent: u64,
+    /// Commands that failed on the mirror (an error status, no connection, a timeout).
+    pub failed: u64,
+    /// Commands never sent to the mirror: its queue was full, or the client was closed first.
+    pub dropped: u64,
+    /// Commands queued or in flight.
+    pub pending: u64,
+    /// The last failure and when it happened.
+    pub last_error: Option<Error>,
+    pub last_error_at: Option<SystemTime>,
+    /// When the mirror last accepted a command.
+    pub last_ok_at: Option<SystemTime>,
+}
+
+struct Job {
+    request: Request,
+    fallback: Option<Request>,
+}
+
+/// What the worker shares with the handle.
+struct Shared {
+    client: MediaClient,
+    status: Mutex<MirrorStatus>,
+    enqueued: AtomicU64,
+    /// Commands finished (sent, failed or dropped); `enqueued - done` are pending.
+    done: watch::Sender<u64>,
+    /// Set by [`Mirror::close`]: what is queued or in flight is dropped at once.
+    closed: watch::Sender<bool>,
+}
+
+impl Shared {
+    fn status(&self) -> std::sync::MutexGuard<'_, MirrorStatus> {
+        self.status.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn record(&self, result: Result<(), Error>) {
+        let mut st = self.status();
+        match result {
+            Ok(()) => {
+                st.sent += 1;
+                st.last_ok_at = Some(SystemTime::now());
+                if !st.healthy {
+                    log::info!(target: "showctl::mirror", "mirror {} accepts commands again", st.url);
+                }
+                st.healthy = true;
+            }
+            Err(e) => {
+                st.failed += 1;
+                if st.healthy {
+                    log::warn!(
+                        target: "showctl::mirror",
+                        "mirror {}: {e} (the primary is not affected; see mirror_status())",
+                        st.url
+                    );
+                } else {
+                    log::debug!(target: "showctl::mirror", "mirror {}: {e}", st.url);
+                }
+                st.healthy = false;
+                st.last_error = Some(e);
+                st.last_error_at = Some(SystemTime::now());
+            }
+        }
+    }
+
+    fn finish(&self, n: u64) {
+        self.done.send_modify(|d| *d += n);
+    }
+}
+
+/// One mirror: its own client (with its own `/layerBlend` fallback memory) and its queue.
+pub struct Mirror {
+    shared: Arc<Shared>,
+    /// The sender of the running worker, with the process id it was started in (a forked child
+    /// starts its own worker: the parent's did not survive the fork).
+    queue: Mutex<Option<(u32, mpsc::Sender<Job>)>>,
+}
+
+impl Mirror {
+    pub fn new(client: MediaClient) -> Self {
+        let url = client.transport().base_url().to_string();
+        Mirror {
+            shared: Arc::new(Shared {
+                client,
+                status: Mutex::new(MirrorStatus {
+                    url,
+                    healthy: true,
+                    sent: 0,
+                    failed: 0,
+                    dropped: 0,
+                    pending: 0,
+                    last_error: None,
+                    last_error_at: None,
+                    last_ok_at: None,
+                }),
+                enqueued: AtomicU64::new(0),
+                done: watch::channel(0).0,
+                closed: watch::channel(false).0,
+            }),
+            queue: Mutex::new(None),
+        }
+    }
+
+    /// Queue a command (and its field fallback) for this mirror; never waits.
+    pub fn submit(&self, request: &Request, fallback: Option<&Request>) {
+        let job = Job {
+            request: request.clone(),
+            fallback: fallback.cloned(),
+        };
+        self.shared.enqueued.fetch_add(1, Ordering::SeqCst);
+        let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let pid = std::process::id();
+        let sender = match queue.as_ref() {
+            Some((owner, tx)) if *owner == pid && !tx.is_closed() => tx.clone(),
+            stale => {
+                if stale.is_some_and(|(owner, _)| *owner != pid) {
+                    // Commands queued before a fork are lost with the parent's worker.
+                    let lost = self.pending();
+                    self.shared.status().dropped += lost.saturating_sub(1);
+                    self.shared.finish(lost.saturating_sub(1));
+                }
+                let (tx, rx) = mpsc::channel(QUEUE);
+                crate::runtime::get().spawn(work(self.shared.clone(), rx));
+                *queue = Some((pid, tx.clone()));
+                tx
+            }
+        };
+        drop(queue);
+        if let Err(e) = sender.try_send(job) {
+            let mut st = self.shared.status();
+            st.dropped += 1;
+            if st.healthy || st.dropped == 1 {
+                let request = e.into_inner().request;
+                log::warn!(
+                    target: "showctl::mirror",
+                    "mirror {}: {QUEUE} commands are waiting, so {} {} is dropped for it (it \
+                     is far behind; see mirror_status())",
+                    st.url,
+                    request.method.as_str(),
+                    request.path_and_query()
+                );
+            }
+            st.healthy = false;
+            drop(st);
+            self.shared.finish(1);
+        }
+    }
+
+    /// Commands queued or in flight.
+    pub fn pending(&self) -> u64 {
+        let done = *self.shared.done.borrow();
+        self.shared
+            .enqueued
+            .load(Ordering::SeqCst)
+            .saturating_sub(done)
+    }
+
+    pub fn status(&self) -> MirrorStatus {
+        let mut st = self.shared.status().clone();
+        st.pending = self.pending();
+        st
+    }
+
+    /// Wait until every command queued so far is finished, or until `deadline`.
+    pub async fn drain(&self, deadline: tokio::time::Instant) -> bool {
+        let target = self.shared.enqueued.load(Ordering::SeqCst);
+        let mut done = self.shared.done.subscribe();
+        tokio::time::timeout_at(deadline, done.wait_for(|d| *d >= target))
+            .await
+            .is_ok_and(|r| r.is_ok())
+    }
+
+    /// Close the mirror: what is still queued or in flight is dropped (not sent).
+    pub fn close(&self) {
+        self.shared.client.close();
+        self.shared.closed.send_replace(true);
+    }
+}
+
+/// The worker: send each queued command in turn, record the outcome.
+async fn work(shared: Arc<Shared>, mut rx: mpsc::Receiver<Job>) {
+    let mut closed = shared.closed.subscribe();
+    while let Some(job) = rx.recv().await {
+        let sent = shared.client.exchange(&job.request, job.fallback.as_ref());
+        tokio::select! {
+            result = sent, if !*closed.borrow() => shared.record(result.map(|_| ())),
+            _ = closed.wait_for(|c| *c) => shared.status().dropped += 1,
+        }
+        shared.finish(1);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,164 @@
+use std::time::Duration;
+
+use super::*;
+use crate::ident::Ident;
+use crate::media::endpoints::{BlendSpec, Call, MUTE_LAYER, SET_LAYER_BLEND, SET_LAYER_OPACITY};
+use crate::media::testing::{config, dead_url, lines, mirrored, serve, Reply};
+
+fn opacity(v: f64) -> Call<()> {
+    SET_LAYER_OPACITY
+        .with(&[&Ident::Index(0)], "value", v)
+        .unwrap()
+}
+
+/// Every command reaches the primary and each mirror; a dead mirror and a slow one neither
+/// delay nor hide the primary's result; the slow one gets the commands in order.
+#[tokio::test]
+async fn a_dead_and_a_slow_mirror() {
+    let (primary, primary_log) = serve(|_| Reply::ok("")).await;
+    let (slow, slow_log) = serve(|_| Reply::ok("").after(Duration::from_millis(150))).await;
+    let dead = dead_url().await;
+    let c = mirrored(&config(&primary), &[(&dead, None), (&slow, None)]);
+    let values = [0.1, 0.2, 0.3, 0.4, 0.5];
+    for v in values {
+        c.run(opacity(v)).await.unwrap();
+    }
+    assert_eq!(lines(&primary_log, "POST").len(), 5);
+    let status = c.mirror_status();
+    assert_eq!(status.len(), 2);
+    assert!(
+        status[1].pending > 0,
+        "the primary did not wait for the slow mirror"
+    );
+    assert!(c.mirrors_busy());
+    c.shutdown().await;
+    let status = c.mirror_status();
+    let (d, s) = (&status[0], &status[1]);
+    assert!(d.url.starts_with(&dead) && d.url.ends_with("/api/0"));
+    assert_eq!((d.sent, d.failed, d.pending, d.healthy), (0, 5, 0, false));
+    assert!(matches!(d.last_error, Some(Error::Connect { .. })));
+    assert!(d.last_error_at.is_some() && d.last_ok_at.is_none());
+    assert_eq!(
+        (s.sent, s.failed, s.dropped, s.pending, s.healthy),
+        (5, 0, 0, 0, true)
+    );
+    let seen: Vec<String> = lines(&slow_log, "POST");
+    let expected: Vec<String> = values
+        .iter()
+        .map(|v| format!("POST /opacity/layer/0 {{\"value\":{v}}}"))
+        .collect();
+    assert_eq!(seen, expected, "the mirror gets the commands in order");
+    // Closed: nothing more is sent anywhere.
+    assert!(matches!(c.run(opacity(0.9)).await, Err(Error::Closed)));
+    assert_eq!(lines(&slow_log, "POST").len(), 5);
+}
+
+#[tokio::test]
+async fn reads_go_to_the_primary_and_keys_follow_the_primary_unless_given() {
+    let (primary, primary_log) = serve(|_| Reply::ok(r#"{"value": 1}"#)).await;
+    let (a, a_log) = serve(|req| Reply::ok(req.auth.clone().unwrap_or_default())).await;
+    let auth = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = auth.clone();
+    let (b, _) = serve(move |req| {
+        seen.lock().unwrap().push(req.auth.clone());
+        Reply::ok("")
+    })
+    .await;
+    let mut cfg = config(&primary);
+    cfg.api_key = Some("primary-key".into());
+    let c = mirrored(&cfg, &[(&a, None), (&b, Some("b-key"))]);
+    c.run(
+        crate::media::endpoints::LAYER_OPACITY
+            .at(&[&Ident::Index(0)])
+            .unwrap(),
+    )
+    .await
+    .unwrap();
+    c.run(MUTE_LAYER.at(&[&Ident::Index(1)]).unwrap())
+        .await
+        .unwrap();
+    c.shutdown().await;
+    assert_eq!(primary_log.lock().unwrap().len(), 2);
+    assert_eq!(*a_log.lock().unwrap(), ["POST /mute/layer/1"]);
+    assert_eq!(*auth.lock().unwrap(), [Some("Bearer b-key".to_string())]);
+    assert_eq!(c.mirror_status()[0].sent, 1);
+}
+
+#[tokio::test]
+async fn a_mirror_learns_its_own_layer_blend_fallback() {
+    let (primary, primary_log) = serve(|_| Reply::ok("")).await;
+    let (old, old_log) = serve(|req| match req.path.starts_with("/blend/") {
+        true => Reply::status(404),
+        false => Reply::ok(""),
+    })
+    .await;
+    let c = mirrored(&config(&primary), &[(&old, None)]);
+    let blend = BlendSpec::from_value("b", &serde_json::json!({"type": "White Matte"})).unwrap();
+    for _ in 0..2 {
+        c.run(
+            SET_LAYER_BLEND
+                .with(&[&Ident::Index(0)], "b", blend.clone())
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    }
+    c.shutdown().await;
+    assert_eq!(lines(&primary_log, "POST /blend/").len(), 2);
+    let body = r#"{"type":"White Matte","base":{}}"#;
+    assert_eq!(
+        *old_log.lock().unwrap(),
+        [
+            format!("POST /blend/layer/0 {body}"),
+            format!("POST /layerBlend/layer/0 {body}"),
+            format!("POST /layerBlend/layer/0 {body}"),
+        ]
+    );
+    let st = &c.mirror_status()[0];
+    assert_eq!((st.sent, st.failed, st.healthy), (2, 0, true));
+}
+
+/// A mirror that never answers: its queue fills, what does not fit is dropped and counted,
+/// and closing gives up on it after the client's timeout.
+#[tokio::test]
+async fn a_full_queue_drops_commands_for_that_mirror_only() {
+    let (primary, primary_log) = serve(|_| Reply::ok("")).await;
+    let (stuck, _) = serve(|_| Reply::ok("").after(Duration::from_secs(30))).await;
+    let mut cfg = config(&primary);
+    cfg.timeout = Duration::from_millis(500);
+    let c = mirrored(&cfg, &[(&stuck, None)]);
+    let n = QUEUE + 50;
+    let calls: Vec<Call<()>> = (0..n)
+        .map(|_| MUTE_LAYER.at(&[&Ident::Index(0)]).unwrap())
+        .collect();
+    let results = crate::media::automation::batch(&c, calls, 64).await;
+    assert!(results.iter().all(Result::is_ok));
+    assert_eq!(lines(&primary_log, "POST").len(), n);
+    let st = &c.mirror_status()[0];
+    assert!(st.dropped >= 49 && st.dropped <= 50, "{st:?}");
+    assert!(!st.healthy);
+    let started = tokio::time::Instant::now();
+    c.shutdown().await;
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "closing is bounded"
+    );
+    let st = &c.mirror_status()[0];
+    assert_eq!(st.pending, 0, "{st:?}");
+    assert_eq!(st.sent, 0);
+    assert_eq!(st.failed + st.dropped, n as u64);
+}
+
+#[test]
+fn a_mirror_may_not_repeat_a_url() {
+    let t = |u: &str| crate::transport::Target::new(u, None).unwrap();
+    let transport = std::sync::Arc::new(crate::transport::Transport::new(&config("h:1")).unwrap());
+    let e = MediaClient::with_mirrors(transport.clone(), vec![t("http://h:1/")]).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("mirrors[0]: http://h:1/api/0 is already the primary"),
+        "{e}"
+    );
+    let e = MediaClient::with_mirrors(transport, vec![t("h:2"), t("h:2")]).unwrap_err();
+    assert!(e.to_string().starts_with("mirrors[1]:"), "{e}");
+}

@@ -1,0 +1,239 @@
+//! Stable addressing: look a name up in the application's lists and address the thing by its
+//! UUID. A layer or playlist named only with digits ("10", "2024") cannot be addressed by name,
+//! since the application reads digits as an index; its UUID always works.
+//!
+//! The lists are read once and kept by the client; [`MediaClient::refresh`] forgets them. A
+//! name that is not in the kept lists is looked up once more in fresh ones before it is
+//! reported missing.
+
+use std::sync::Arc;
+
+use super::client::MediaClient;
+use super::endpoints::{Endpoint, LAYERS, PLAYLISTS};
+use super::models::{Cue, LayerList, LayerState, Playlist};
+use crate::error::{Error, Result};
+
+/// The lists kept for lookups.
+#[derive(Default)]
+pub struct NameCache {
+    layers: Option<Arc<LayerList>>,
+    playlists: Option<Arc<Playlist>>,
+}
+
+/// What a name is looked up among.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameKind {
+    Layer,
+    Playlist,
+    Cue,
+}
+
+impl NameKind {
+    pub fn parse(s: &str) -> Result<Self> {
+        match s {
+            "layer" => Ok(NameKind::Layer),
+            "playlist" => Ok(NameKind::Playlist),
+            "cue" => Ok(NameKind::Cue),
+            other => Err(Error::invalid(format!(
+                "kind: must be \"layer\", \"playlist\", \"cue\" or None, got {other:?}"
+            ))),
+        }
+    }
+    fn noun(self) -> &'static str {
+        match self {
+            NameKind::Layer => "layer",
+            NameKind::Playlist => "playlist",
+            NameKind::Cue => "cue",
+        }
+    }
+}
+
+/// One thing found under a name.
+#[derive(Debug, Clone)]
+enum Hit {
+    Layer(Arc<LayerState>),
+    Playlist(Arc<Playlist>),
+    Cue(Arc<Cue>),
+}
+
+impl Hit {
+    fn kind(&self) -> NameKind {
+        match self {
+            Hit::Layer(_) => NameKind::Layer,
+            Hit::Playlist(_) => NameKind::Playlist,
+            Hit::Cue(_) => NameKind::Cue,
+        }
+    }
+    fn uuid(&self) -> Option<&str> {
+        match self {
+            Hit::Layer(l) => l.uuid.as_deref(),
+            Hit::Playlist(p) => p.uuid.as_deref(),
+            Hit::Cue(c) => c.uuid.as_deref(),
+        }
+    }
+    fn name(&self) -> &str {
+        match self {
+            Hit::Layer(l) => l.name.as_deref(),
+            Hit::Playlist(p) => p.name.as_deref(),
+            Hit::Cue(c) => c.name.as_deref(),
+        }
+        .unwrap_or("")
+    }
+}
+
+/// True when `key` is the thing's name, or its UUID in any case.
+fn is(key: &str, uuid: &Option<String>, name: &Option<String>) -> bool {
+    name.as_deref() == Some(key) || uuid.as_deref().is_some_and(|u| u.eq_ignore_ascii_case(key))
+}
+
+/// Everything called `key` (the same UUID counted once per kind).
+fn hits(key: &str, layers: Option<&LayerList>, tree: Option<&Arc<Playlist>>) -> Vec<Hit> {
+    let mut out: Vec<Hit> = Vec::new();
+    let mut push = |hit: Hit| {
+        let dup = hit.uuid().is_some()
+            && out
+                .iter()
+                .any(|h| h.kind() == hit.kind() && h.uuid() == hit.uuid());
+        if !dup {
+            out.push(hit);
+        }
+    };
+    for l in layers.iter().flat_map(|l| l.0.iter()) {
+        if is(key, &l.uuid, &l.name) {
+            push(Hit::Layer(l.clone()));
+        }
+    }
+    for p in tree.map(|t| t.walk()).unwrap_or_default() {
+        if is(key, &p.uuid, &p.name) {
+            push(Hit::Playlist(p.clone()));
+        }
+        for c in p.items.iter().filter(|c| is(key, &c.uuid, &c.name)) {
+            push(Hit::Cue(c.clone()));
+        }
+    }
+    out
+}
+
+/// The one hit, or a lookup error saying what was searched and what was found.
+fn only(key: &str, kind: Option<NameKind>, hits: Vec<Hit>) -> Result<Hit> {
+    let what = kind.map_or("layer, playlist or cue", NameKind::noun);
+    let mut hits = hits.into_iter();
+    match (hits.next(), hits.len()) {
+        (Some(hit), 0) if hit.uuid().is_none() => Err(Error::Lookup(format!(
+            "the {} {key:?} has no UUID in the application's answer, so it cannot be \
+             addressed by UUID",
+            hit.kind().noun()
+        ))),
+        (Some(hit), 0) => Ok(hit),
+        (None, _) => Err(Error::Lookup(format!(
+            "no {what} is named {key:?} (names are matched exactly, UUIDs in any case)"
+        ))),
+        (Some(first), more) => {
+            let found: Vec<String> = std::iter::once(first)
+                .chain(hits)
+                .map(|h| {
+                    format!(
+                        "{} {:?} ({})",
+                        h.kind().noun(),
+                        h.name(),
+                        h.uuid().unwrap_or("no UUID")
+                    )
+                })
+                .collect();
+            Err(Error::Lookup(format!(
+                "{} things are named {key:?}: {}; pass kind= or a UUID",
+                more + 1,
+                found.join(", ")
+            )))
+        }
+    }
+}
+
+impl MediaClient {
+    /// Forget the lists kept for name lookups; the next lookup reads them again.
+    pub fn refresh(&self) {
+        *self.names() = NameCache::default();
+    }
+
+    /// A kept list (`slot`), or a fresh one read from `endpoint` and kept.
+    async fn kept<T>(
+        &self,
+        fresh: bool,
+        slot: fn(&mut NameCache) -> &mut Option<Arc<T>>,
+        endpoint: &Endpoint<(), T>,
+    ) -> Result<Arc<T>> {
+        if let (false, Some(kept)) = (fresh, slot(&mut self.names()).clone()) {
+            return Ok(kept);
+        }
+        let read = Arc::new(self.run(endpoint.at(&[])?).await?);
+        *slot(&mut self.names()) = Some(read.clone());
+        Ok(read)
+    }
+
+    async fn layer_list(&self, fresh: bool) -> Result<Arc<LayerList>> {
+        self.kept(fresh, |n| &mut n.layers, &LAYERS).await
+    }
+
+    async fn playlist_tree(&self, fresh: bool) -> Result<Arc<Playlist>> {
+        self.kept(fresh, |n| &mut n.playlists, &PLAYLISTS).await
+    }
+
+    /// Everything called `key` among `kind`, in the kept lists or fresh ones.
+    async fn search(&self, key: &str, kind: Option<NameKind>, fresh: bool) -> Result<Vec<Hit>> {
+        let layers = match kind {
+            None | Some(NameKind::Layer) => Some(self.layer_list(fresh).await?),
+            _ => None,
+        };
+        let tree = match kind {
+            Some(NameKind::Layer) => None,
+            _ => Some(self.playlist_tree(fresh).await?),
+        };
+        let mut found = hits(key, layers.as_deref(), tree.as_ref());
+        found.retain(|h| kind.is_none_or(|k| h.kind() == k));
+        Ok(found)
+    }
+
+    async fn lookup(&self, key: &str, kind: Option<NameKind>) -> Result<Hit> {
+        if key.is_empty() {
+            return Err(Error::invalid("name: must not be empty"));
+        }
+        let was_cached = {
+            let names = self.names();
+            names.layers.is_some() || names.playlists.is_some()
+        };
+        let mut found = self.search(key, kind, false).await?;
+        if found.is_empty() && was_cached {
+            found = self.search(key, kind, true).await?;
+        }
+        only(key, kind, found)
+    }
+
+    /// The state of the one layer named `name` (or with that UUID).
+    pub async fn resolve_layer(&self, name: &str) -> Result<Arc<LayerState>> {
+        match self.lookup(name, Some(NameKind::Layer)).await? {
+            Hit::Layer(l) => Ok(l),
+            _ => Err(Error::Internal(
+                "a layer lookup found something else".into(),
+            )),
+        }
+    }
+
+    /// The one playlist named `name` (or with that UUID), anywhere in the tree.
+    pub async fn resolve_playlist(&self, name: &str) -> Result<Arc<Playlist>> {
+        match self.lookup(name, Some(NameKind::Playlist)).await? {
+            Hit::Playlist(p) => Ok(p),
+            _ => Err(Error::Internal(
+                "a playlist lookup found something else".into(),
+            )),
+        }
+    }
+
+    /// The UUID of the one layer, playlist or cue named `name` (only among `kind` if given).
+    pub async fn by_name(&self, name: &str, kind: Option<NameKind>) -> Result<String> {
+        let hit = self.lookup(name, kind).await?;
+        Ok(hit.uuid().unwrap_or_default().to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,140 @@
+"""mirrors=: every command goes to the primary and to each mirror, in order; reads go to the
+primary; a dead mirror and a slow one neither hide nor delay the primary's result; failures are
+logged and kept in mirror_status(); close() lets the mirrors finish. Against simulators."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+from collections.abc import Iterator
+
+import pytest
+import showctl
+
+
+def dead_url() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}"
+
+
+@pytest.fixture
+def sims() -> Iterator[tuple[showctl.Simulator, showctl.Simulator]]:
+    with showctl.Simulator() as primary, showctl.Simulator() as slow:
+        slow.delay(0.2)
+        yield primary, slow
+
+
+def posts(sim: showctl.Simulator) -> list[str]:
+    return [f"{r.path} {r.body.decode()}".strip() for r in sim.requests if r.method == "POST"]
+
+
+def test_a_dead_and_a_slow_mirror(
+    sims: tuple[showctl.Simulator, showctl.Simulator], caplog: pytest.LogCaptureFixture
+) -> None:
+    primary, slow = sims
+    dead = dead_url()
+    caplog.set_level(logging.WARNING, logger="showctl")
+    player = showctl.MediaPlayer(primary.url, mirrors=[dead, slow.url])
+    main = player.layer("Main")
+    for value in (0.1, 0.2, 0.3, 0.4, 0.5):
+        main.set_opacity(value)
+    main.mute(confirm=True)  # reads go to the primary only
+    assert main.opacity() == 0.5
+    status = player.mirror_status()
+    assert [s.url for s in status] == [f"{dead}/api/0", f"{slow.url}/api/0"]
+    assert status[1].pending > 0, "the primary's results did not wait for the slow mirror"
+    player.close()
+    dead_status, slow_status = player.mirror_status()
+    assert (dead_status.sent, dead_status.failed, dead_status.healthy) == (0, 6, False)
+    assert isinstance(dead_status.last_error, showctl.ConnectError)
+    assert dead_status.last_error_at is not None and dead_status.last_ok_at is None
+    assert (slow_status.sent, slow_status.failed, slow_status.pending) == (6, 0, 0)
+    assert slow_status.healthy and slow_status.last_error is None
+    assert slow_status.last_ok_at is not None
+    # The slow mirror saw the commands in order, and no read.
+    assert posts(slow) == [
+        *[f'/api/0/opacity/layer/Main {{"value":{v}}}' for v in (0.1, 0.2, 0.3, 0.4, 0.5)],
+        "/api/0/mute/layer/Main",
+    ]
+    assert all(r.method == "POST" for r in slow.requests)
+    with showctl.MediaPlayer(slow.url) as check:
+        state = check.layer("Main").state()
+        assert (state.opacity, state.is_muted) == (0.5, True)
+    # One warning when the dead mirror started failing, naming it.
+    warnings = [r for r in caplog.records if r.name == "showctl.mirror"]
+    assert len(warnings) == 1 and dead in warnings[0].getMessage()
+    assert "MirrorStatus(url=" in repr(dead_status)
+
+
+def test_keys_follow_the_primary_unless_given() -> None:
+    sims = [showctl.Simulator(api_key=k) for k in ("main-key", "main-key", "own-key", "own-key")]
+    with contextlib.ExitStack() as stack:
+        primary, same, own, wrong = [stack.enter_context(s) for s in sims]
+        with showctl.MediaPlayer(
+            primary.url,
+            api_key="main-key",
+            mirrors=[same.url, (own.url, "own-key"), wrong.url],
+        ) as player:
+            player.layer(0).hide()
+            assert "key" not in repr(player)
+        a, b, c = player.mirror_status()
+        assert (a.sent, b.sent, c.sent) == (1, 1, 0)
+        assert isinstance(c.last_error, showctl.UnauthorizedError)
+        assert "main-key" not in str(c.last_error) and "main-key" not in repr(c)
+
+
+async def test_async_commands_and_aclose(sims: tuple[showctl.Simulator, showctl.Simulator]) -> None:
+    primary, slow = sims
+    async with showctl.MediaPlayer(primary.url, mirrors=[slow.url]) as player:
+        await player.layer("Logo Bug").trigger_async("Opening", "Welcome Still")
+        await player.layer("Logo Bug").fade_async(0.0, 0.1, 2)
+    (status,) = player.mirror_status()
+    assert (status.sent, status.pending) == (3, 0)
+    assert posts(slow)[-1] == '/api/0/opacity/layer/Logo%20Bug {"value":0.0}'
+    with pytest.raises(showctl.ClientClosedError):
+        await player.layer(0).mute_async()
+    assert len(posts(slow)) == 3
+
+
+def test_a_batch_is_mirrored(sims: tuple[showctl.Simulator, showctl.Simulator]) -> None:
+    primary, slow = sims
+    slow.delay(0)
+    with showctl.MediaPlayer(primary.url, mirrors=[slow.url]) as player:
+        results = player.batch([showctl.cmd.mute(i) for i in range(4)] + [showctl.cmd.mute(9)])
+        assert [r.ok for r in results] == [True] * 4 + [False]
+    (status,) = player.mirror_status()
+    assert (status.sent, status.failed) == (4, 1)
+    assert isinstance(status.last_error, showctl.BadRequestError)
+
+
+def test_refusals() -> None:
+    with pytest.raises(TypeError, match=r"put it in a list"):
+        showctl.MediaPlayer("h:1", mirrors="h:2")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"mirrors\[1\]: expected a URL or a \(url, api_key\)"):
+        showctl.MediaPlayer("h:1", mirrors=["h:2", ("h:3",)])  # type: ignore[list-item]
+    with pytest.raises(ValueError, match=r"^mirrors\[0\]: url: scheme must be http or https"):
+        showctl.MediaPlayer("h:1", mirrors=["ftp://h:2"])
+    with pytest.raises(ValueError, match=r"^mirrors\[0\]: api_key:") as info:
+        showctl.MediaPlayer("h:1", mirrors=[("h:2", "bad\r\nkey")])
+    assert "bad" not in str(info.value)
+    with pytest.raises(ValueError, match=r"^mirrors\[0\]: http://h:1/api/0 is already the primary"):
+        showctl.MediaPlayer("h:1", mirrors=["http://h:1/"])
+    with pytest.raises(ValueError, match=r"^mirrors\[1\]: .* is already a mirror"):
+        showctl.MediaPlayer("h:1", mirrors=["h:2", "http://h:2"])
+    assert showctl.MediaPlayer("h:1").mirror_status() == []
+
+
+def test_a_mirror_never_hides_the_primary_error(
+    sims: tuple[showctl.Simulator, showctl.Simulator],
+) -> None:
+    primary, slow = sims
+    primary.fail_next(503)
+    player = showctl.MediaPlayer(primary.url, mirrors=[slow.url])
+    with pytest.raises(showctl.ServiceUnavailableError):
+        player.layer(0).mute()
+    player.close()
+    assert player.mirror_status()[0].sent == 1
+    asyncio.run(player.aclose())  # closing twice is harmless
