@@ -44,7 +44,7 @@ TREE_CUES_PER_PLAYLIST = 100  # 10 x 10 x 100 = 10,000 cues
 VIDEO_INPUTS = 4
 
 SYNC_CLIENTS = ["showctl", "httpx", "requests", "http.client"]
-FANOUT_CLIENTS = ["showctl", "aiohttp", "httpx"]
+FANOUT_CLIENTS = ["showctl", "aiohttp", "httpx", "showctl batch_async"]
 TREE_CLIENTS = ["showctl", "httpx+dataclasses", "requests+dataclasses", "httpx+json (dicts only)"]
 IMPORTS = ["showctl", "httpx", "requests", "aiohttp"]
 
