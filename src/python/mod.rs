@@ -10,6 +10,7 @@ pub mod media;
 pub mod rt;
 pub mod scoreboard;
 pub mod simulator;
+mod watch;
 
 #[pymodule]
 #[pyo3(name = "_core")]
