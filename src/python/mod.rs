@@ -13,6 +13,7 @@ pub mod rt;
 pub mod scoreboard;
 pub mod simulator;
 pub mod tree;
+mod watch;
 
 #[pymodule]
 #[pyo3(name = "_core")]
