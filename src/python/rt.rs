@@ -127,6 +127,22 @@ impl log::Log for Logger {
     fn log(&self, record: &log::Record<'_>) {
         if let Some(_section) = Section::enter() {
             self.0.log(record);
+            // pyo3-log leaves an exception raised inside `logging` (a failing handler or
+            // filter, or Ctrl-C arriving while Python code of the logging module runs) set on
+            // the thread, where it would surface later as a SystemError from an unrelated
+            // call. A KeyboardInterrupt becomes a pending interrupt again (raised at Python's
+            // next check); anything else is reported as unraisable: a log line never breaks
+            // a call.
+            Python::attach(|py| {
+                if let Some(err) = PyErr::take(py) {
+                    if err.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+                        // SAFETY: PyErr_SetInterrupt only sets a flag; the GIL is held.
+                        unsafe { pyo3::ffi::PyErr_SetInterrupt() };
+                    } else {
+                        err.write_unraisable(py, None);
+                    }
+                }
+            });
         }
     }
     fn flush(&self) {
