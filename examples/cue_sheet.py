@@ -1,14 +1,16 @@
 """Cue sheet runner: play a show from a CSV file.
 
 Each row is one step at a time offset (seconds from the start): trigger a cue, set a layer's
-opacity, mute/unmute/hide/unhide/clear a layer (or the workspace when `layer` is
-empty), play/pause. The whole sheet is checked before anything is sent. A failing step is
-reported and the show goes on; the exit code is 1 if any step failed.
+opacity or fade it to `value` over `seconds`, mute/unmute/hide/unhide/clear a layer (or the
+workspace when `layer` is empty), play/pause. The whole sheet is checked before anything is
+sent. A failing step is reported and the show goes on; the exit code is 1 if any step failed.
+A fade holds the sheet until it ends (the steps after it catch up).
 
-    at,action,layer,playlist,cue,value
-    0,trigger,Main,Opening,Countdown,
-    1.5,opacity,Main,,,0.5
-    2,hide,Lower Third/Left,,,
+    at,action,layer,playlist,cue,value,seconds
+    0,trigger,Main,Opening,Countdown,,
+    1.5,opacity,Main,,,0.5,
+    2,hide,Lower Third/Left,,,,
+    3,fade,Main,,,0,1.5
 
     python examples/cue_sheet.py examples/cue_sheet.csv --url http://127.0.0.1:PORT
 """
@@ -25,7 +27,7 @@ from pathlib import Path
 import showctl
 
 LAYER_OPS = ("mute", "unmute", "hide", "unhide", "clear", "play", "pause")
-ACTIONS = ("trigger", "opacity", *LAYER_OPS)
+ACTIONS = ("trigger", "opacity", "fade", *LAYER_OPS)
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,7 @@ class Step:
     playlist: str | None
     cue: str | None
     value: float | None
+    seconds: float | None
 
     def describe(self) -> str:
         parts = [self.action]
@@ -45,6 +48,8 @@ class Step:
         parts.append(f"on {self.layer!r}" if self.layer is not None else "on the workspace")
         if self.value is not None:
             parts.append(f"to {self.value}")
+        if self.seconds is not None:
+            parts.append(f"over {self.seconds} s")
         return " ".join(parts)
 
 
@@ -64,10 +69,14 @@ def load(path: Path) -> list[Step]:
                     raise ValueError(f"action must be one of {', '.join(ACTIONS)}, got {action!r}")
                 text = cell.get("value")
                 value = float(text) if text is not None else None
-                if action == "opacity" and (value is None or not 0 <= value <= 1):
+                text = cell.get("seconds")
+                seconds = float(text) if text is not None else None
+                if action in ("opacity", "fade") and (value is None or not 0 <= value <= 1):
                     raise ValueError("value must be an opacity from 0.0 to 1.0")
-                if action == "opacity" and cell.get("layer") is None:
-                    raise ValueError("opacity needs a layer")
+                if action in ("opacity", "fade") and cell.get("layer") is None:
+                    raise ValueError(f"{action} needs a layer")
+                if action == "fade" and (seconds is None or not 0 <= seconds <= 3600):
+                    raise ValueError("fade needs seconds, from 0 to 3600")
                 if action == "trigger" and not (cell.get("playlist") and cell.get("cue")):
                     raise ValueError("trigger needs a playlist and a cue")
             except ValueError as e:
@@ -81,12 +90,13 @@ def load(path: Path) -> list[Step]:
                     cell.get("playlist"),
                     cell.get("cue"),
                     value,
+                    seconds if action == "fade" else None,
                 )
             )
     return sorted(steps, key=lambda s: s.at)
 
 
-def run_step(player: showctl.MediaPlayer, step: Step) -> None:
+def run_step(player: showctl.MediaPlayer, step: Step, speed: float = 1.0) -> None:
     layer = player.layer(step.layer) if step.layer is not None else None
     if step.action == "trigger":
         assert step.playlist is not None and step.cue is not None
@@ -97,6 +107,9 @@ def run_step(player: showctl.MediaPlayer, step: Step) -> None:
     elif step.action == "opacity":
         assert layer is not None and step.value is not None
         layer.set_opacity(step.value)
+    elif step.action == "fade":
+        assert layer is not None and step.value is not None and step.seconds is not None
+        layer.fade(step.value, step.seconds / speed)
     else:
         getattr(layer if layer is not None else player, step.action)()
 
@@ -127,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         for s in steps:
             time.sleep(max(0.0, start + s.at / args.speed - time.monotonic()))
             try:
-                run_step(player, s)
+                run_step(player, s, args.speed)
                 print(f"{s.at:7.2f}s  ok    {s.describe()}", flush=True)
             except (showctl.ShowctlError, ValueError) as e:
                 failed += 1

@@ -1,10 +1,12 @@
 //! The HTTP transport: base URL forms, the `/api/0` prefix, the Bearer key, TLS options,
 //! per-attempt timeouts, retries with backoff and jitter, a cap on body size, and keep-alive
-//! connection reuse (one reqwest client per `Transport`).
+//! connection reuse (one reqwest client per `Transport` and its mirrors, plus one per thread
+//! that makes blocking calls: see [`crate::runtime`]).
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -336,12 +338,26 @@ impl std::fmt::Debug for Target {
     }
 }
 
-/// The reqwest client of a transport and its mirrors, rebuilt in a forked child: the parent's
-/// pooled connections are driven by runtime threads that do not exist there (a request on one
-/// would wait for its timeout) and their sockets are still the parent's.
+/// The reqwest clients of a transport and its mirrors: one for the process runtime, and one per
+/// lane (a thread's blocking calls), built there on first use, since a lane's connections are
+/// only driven by its own thread. Both are rebuilt in a forked child: the parent's pooled
+/// connections are driven by threads that do not exist there (a request on one would wait for
+/// its timeout) and their sockets are still the parent's.
 struct Clients {
     config: Config,
+    /// The process runtime's client, and the process it was built in.
     shared: Mutex<(u32, reqwest::Client)>,
+}
+
+/// A thread's lane clients, and the process they were built in.
+struct LaneClients {
+    pid: u32,
+    clients: Vec<(Weak<Clients>, reqwest::Client)>,
+}
+
+thread_local! {
+    static LANE_CLIENTS: RefCell<LaneClients> =
+        const { RefCell::new(LaneClients { pid: 0, clients: Vec::new() }) };
 }
 
 impl Clients {
@@ -352,8 +368,8 @@ impl Clients {
         })
     }
 
-    /// The client of this process.
-    fn get(&self) -> Result<reqwest::Client> {
+    /// The process runtime's client, in this process.
+    fn shared(&self) -> Result<reqwest::Client> {
         let pid = std::process::id();
         let mut slot = self.shared.lock().unwrap_or_else(|p| p.into_inner());
         if slot.0 != pid {
@@ -362,6 +378,34 @@ impl Clients {
             std::mem::forget(inherited);
         }
         Ok(slot.1.clone())
+    }
+
+    /// The client for work running on the calling thread.
+    fn get(self: &Arc<Self>) -> Result<reqwest::Client> {
+        if !crate::runtime::in_lane() {
+            return self.shared();
+        }
+        LANE_CLIENTS.with(|cell| {
+            let mut lane = cell.borrow_mut();
+            let pid = std::process::id();
+            if lane.pid != pid {
+                // Inherited through fork(): their connections belong to the parent's lane.
+                std::mem::forget(std::mem::take(&mut lane.clients));
+                lane.pid = pid;
+            }
+            let me = Arc::as_ptr(self);
+            let mine = lane
+                .clients
+                .iter()
+                .find(|(w, _)| std::ptr::eq(w.as_ptr(), me));
+            if let Some((_, client)) = mine {
+                return Ok(client.clone());
+            }
+            lane.clients.retain(|(w, _)| w.strong_count() > 0);
+            let client = build_client(&self.config)?;
+            lane.clients.push((Arc::downgrade(self), client.clone()));
+            Ok(client)
+        })
     }
 }
 
@@ -818,6 +862,82 @@ mod tests {
         let e = auth_header("sec\r\nret").unwrap_err().to_string();
         assert!(!e.contains("sec"), "{e}");
         assert!(auth_header("good-key").unwrap().is_sensitive());
+    }
+
+    /// A connection opened by a blocking call on one thread's lane is only driven by that
+    /// thread: the process runtime and other threads must not be handed it.
+    #[test]
+    fn lanes_and_the_runtime_keep_their_own_connections() {
+        let rt = crate::runtime::get();
+        let listener = rt
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let addr = listener.local_addr().unwrap();
+        let app = axum::Router::new().route("/api/0/ping", axum::routing::get(|| async { "{}" }));
+        rt.spawn(async move { axum::serve(listener, app).await });
+        let mut config = Config::new(format!("http://{addr}"));
+        config.timeout = Duration::from_secs(2);
+        config.retries = 0;
+        let t = Arc::new(Transport::new(&config).unwrap());
+        let req = Request::get("/ping");
+        for _ in 0..3 {
+            let body = crate::runtime::block_on_here(t.send(&req)).unwrap();
+            assert_eq!(&body[..], b"{}");
+            let (t2, r2) = (t.clone(), req.clone());
+            let body = rt
+                .block_on(rt.spawn(async move { t2.send(&r2).await }))
+                .unwrap()
+                .unwrap();
+            assert_eq!(&body[..], b"{}");
+            let (t3, r3) = (t.clone(), req.clone());
+            let body = std::thread::spawn(move || crate::runtime::block_on_here(t3.send(&r3)))
+                .join()
+                .unwrap()
+                .unwrap();
+            assert_eq!(&body[..], b"{}");
+        }
+    }
+
+    /// A server that keeps connections alive but closes one idle for 20 ms.
+    async fn closes_idle_connections() -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let mut buf = [0u8; 4096];
+                    loop {
+                        let idle = Duration::from_millis(20);
+                        match tokio::time::timeout(idle, stream.read(&mut buf)).await {
+                            Ok(Ok(n)) if n > 0 => {
+                                let reply = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+                                if stream.write_all(reply.as_bytes()).await.is_err() {
+                                    return;
+                                }
+                            }
+                            _ => return, // idle, closed or failed: close
+                        }
+                    }
+                });
+            }
+        });
+        url
+    }
+
+    /// A lane's connection closed by the server while the thread was away is not used for
+    /// the next call (a command on it would fail: commands are not retried).
+    #[test]
+    fn a_lane_does_not_send_on_a_connection_closed_while_idle() {
+        let rt = crate::runtime::get();
+        let url = rt.block_on(rt.spawn(closes_idle_connections())).unwrap();
+        let mut config = Config::new(url);
+        config.retries = 0;
+        let t = Transport::new(&config).unwrap();
+        for _ in 0..3 {
+            crate::runtime::block_on_here(t.send(&Request::post("/mute/layer/0"))).unwrap();
+            std::thread::sleep(Duration::from_millis(80));
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -152,34 +153,48 @@ def test_trigger_and_transport(sim: showctl.Simulator) -> None:
     )
 
 
-def test_transport_watch_counts_changes(sim: showctl.Simulator) -> None:
-    proc = start(
-        "transport",
-        "Main",
-        "--watch",
-        "--json",
-        "--interval",
-        "0.05",
-        "--count",
-        "2",
-        "--url",
-        sim.url,
-    )
-    assert proc.stdout is not None
-    first = json.loads(proc.stdout.readline())
-    assert "playingMedia" not in first
+def watching(sim: showctl.Simulator, *args: str) -> subprocess.Popen[str]:
+    """`transport --watch` in the background, returned once its first poll (the baseline) was
+    answered, so that a change made after this is one it reports."""
+    sim.clear_requests()
+    proc = start("transport", *args, "--watch", "--interval", "0.05", "--url", sim.url)
+    deadline = time.monotonic() + 30
+    while not any(r.path.endswith("/transportState/workspace") for r in sim.requests):
+        assert proc.poll() is None and time.monotonic() < deadline, proc.stderr
+        time.sleep(0.02)
+    return proc
+
+
+def test_transport_watch_prints_each_event(sim: showctl.Simulator) -> None:
+    proc = watching(sim, "Main", "--json", "--count", "2")
     with showctl.MediaPlayer(sim.url) as player:
+        player.layer("Background").trigger("Opening", "Intro Video")  # not shown
         player.layer("Main").trigger("Main Show", 0)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
-    assert json.loads(out)["playingMedia"]["name"] == "keynote_loop.mov"
-    human = at(sim, "transport", "--watch", "--count", "4").stdout.splitlines()
-    assert [line.split("  ", 1)[1] for line in human] == [
-        "layer 0 (Background): empty",
-        "layer 1 (Main): playing keynote_loop.mov",
-        "layer 2 (Lower Third/Left): empty",
-        "layer 3 (Logo Bug): empty",
+    events = lines_json(out)
+    assert [e["kind"] for e in events] == ["media_changed", "started"]
+    assert {e["layer_name"] for e in events} == {"Main"}
+    assert events[0]["layer_index"] == 1 and events[0]["error"] is None
+    assert "playingMedia" not in events[0]["previous"]
+    assert events[1]["current"]["playingMedia"]["name"] == "keynote_loop.mov"
+
+    proc = watching(sim, "--count", "4")
+    assert proc.stdout is not None
+    with showctl.MediaPlayer(sim.url) as player:
+        player.layer("Background").clear()
+        player.layer("Main").pause()
+    lines = [proc.stdout.readline(), proc.stdout.readline()]
+    sim.fail_next(503, times=3)  # one poll fails, with its retries; the next one answers
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    lines = [line.split("  ", 1)[1].rstrip() for line in [*lines, *out.splitlines()]]
+    assert lines[:2] == [
+        "layer 0 (Background): emptied intro_2024.mp4",
+        "layer 1 (Main): stopped keynote_loop.mov",
     ]
+    assert lines[2].startswith("poll failed, still watching: 503 Service Unavailable")
+    assert lines[3] == "the application answers again"
 
 
 def test_opacity_get_set_fade(sim: showctl.Simulator) -> None:
@@ -261,6 +276,7 @@ def test_exit_codes_and_one_line_errors(sim: showctl.Simulator) -> None:
     for args in (
         ("opacity", "Main", "1.5"),  # out of range: refused before sending
         ("opacity", "Main", "loud"),  # not a number
+        ("opacity", "Main", "0.5", "--fade", "0.1", "--steps", "50"),  # too many steps
         ("mute", "-1"),  # negative layer index
         ("request", "POST", "/x", "{bad"),  # invalid JSON
         ("request", "PUT", "/x"),  # not a method the applications take

@@ -111,8 +111,13 @@ def test_cue_sheet_checks_before_sending(sim: showctl.Simulator, tmp_path: Path)
     assert result.returncode == 2
     assert "bad.csv:3: value must be an opacity" in result.stderr
     assert sim.requests == []
+    sheet.write_text("at,action,layer,playlist,cue,value,seconds\n0,fade,Main,,,0.5,\n")
+    result = run("cue_sheet.py", str(sheet), "--url", sim.url)
+    assert result.returncode == 2 and "bad.csv:2: fade needs seconds" in result.stderr
+    assert sim.requests == []
     dry = run("cue_sheet.py", str(EXAMPLES / "cue_sheet.csv"), "--dry-run")
     assert dry.returncode == 0 and "trigger 'Opening'/'Countdown' on 'Main'" in dry.stdout
+    assert "fade on 'Main' to 0.5 over 1.0 s" in dry.stdout
 
 
 def test_cue_sheet_goes_on_after_a_failure(sim: showctl.Simulator, tmp_path: Path) -> None:

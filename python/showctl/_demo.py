@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import showctl
-from showctl.cli import TRANSPORT_HEADERS, fade, score_line, table, transport_row
+from showctl.cli import TRANSPORT_HEADERS, score_line, table, transport_row
 
 
 def run(pace: float = 0.0) -> None:
@@ -42,7 +42,7 @@ def run(pace: float = 0.0) -> None:
 
             title('Fade layer "Main" to 30 % over one second')
             before = main.opacity()
-            fade(main, 0.3, 1.0, 5)
+            main.fade(0.3, 1.0, steps=5)
             print(f"   opacity {before} -> {main.opacity()}")
 
             title("Transport state of every layer (GET /transportState/workspace)")

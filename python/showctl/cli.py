@@ -103,6 +103,38 @@ def transport_word(ts: showctl.TransportState) -> str:
 TRANSPORT_HEADERS = ("LAYER", "NAME", "STATE", "ELAPSED", "REMAINING", "MEDIA")
 
 
+def event_line(event: showctl.TransportEvent) -> str:
+    """One line for a person: time, layer, what happened and the media concerned."""
+    stamp = time.strftime("%H:%M:%S", time.localtime(event.timestamp))
+    if event.kind == "poll_failed":
+        return f"{stamp}  poll failed, still watching: {event.error}"
+    if event.kind == "poll_recovered":
+        return f"{stamp}  the application answers again"
+    state = event.previous if event.kind == "emptied" else event.current
+    media = state.playing_media.name if state and state.playing_media else None
+    if event.kind == "time_remaining":
+        what = f"{event.threshold:g} s left of"
+    else:
+        what = event.kind.replace("_", " ")
+    index = event.layer_index if event.layer_index is not None else "gone"
+    return f"{stamp}  layer {index} ({event.layer_name}): {what} {media or ''}".rstrip()
+
+
+def event_json(event: showctl.TransportEvent) -> dict[str, Any]:
+    """A transport event as JSON; `previous` and `current` are the application's own objects."""
+    return {
+        "kind": event.kind,
+        "layer_index": event.layer_index,
+        "layer_name": event.layer_name,
+        "layer_uuid": event.layer_uuid,
+        "timestamp": event.timestamp,
+        "threshold": event.threshold,
+        "error": str(event.error) if event.error is not None else None,
+        "previous": event.previous.to_dict() if event.previous is not None else None,
+        "current": event.current.to_dict() if event.current is not None else None,
+    }
+
+
 # --- clients ---------------------------------------------------------------------------------
 
 
@@ -131,19 +163,20 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     key = args.api_key if args.api_key is not None else os.environ.get(KEY_ENV) or None
     sim = showctl.Simulator(port=args.port, api_key=key, workspace=args.workspace, host=args.host)
     sim.start()
-    # A service manager stops with SIGTERM: stop as cleanly as on Ctrl-C.
-    if hasattr(signal, "SIGTERM"):
-        signal.signal(signal.SIGTERM, _raise_interrupt)
-    if args.json:
-        emit_json({"url": sim.url, "port": sim.port})
-    else:
-        print(f"showctl simulator listening on {sim.url} (media playback and scoreboard)")
-        print(f"  export {MEDIA_ENV}={sim.url} {SCOREBOARD_ENV}={sim.url}")
-        if key:
-            print(f"  requests need the header Authorization: Bearer <key> (set {KEY_ENV})")
-        print("  Ctrl-C to stop", flush=True)
-    board = showctl.Scoreboard(sim.url, key) if args.score_tick else None
+    # From here on Ctrl-C (or SIGTERM) is the normal way to stop, even while the URL is printed.
     try:
+        # A service manager stops with SIGTERM: stop as cleanly as on Ctrl-C.
+        if hasattr(signal, "SIGTERM"):
+            signal.signal(signal.SIGTERM, _raise_interrupt)
+        if args.json:
+            emit_json({"url": sim.url, "port": sim.port})
+        else:
+            print(f"showctl simulator listening on {sim.url} (media playback and scoreboard)")
+            print(f"  export {MEDIA_ENV}={sim.url} {SCOREBOARD_ENV}={sim.url}")
+            if key:
+                print(f"  requests need the header Authorization: Bearer <key> (set {KEY_ENV})")
+            print("  Ctrl-C to stop", flush=True)
+        board = showctl.Scoreboard(sim.url, key) if args.score_tick else None
         while True:
             time.sleep(args.score_tick or 3600)
             if board is not None:
@@ -319,11 +352,14 @@ def cmd_opacity(args: argparse.Namespace) -> int:
             else:
                 print(value)
             return EXIT_OK
-        if args.fade:
-            fade(layer, args.value, args.fade, args.steps)
+        if args.fade is not None:
+            try:
+                layer.fade(args.value, args.fade, args.steps)
+            except ValueError as e:
+                raise UsageError(_fade_error(e)) from None
         else:
             layer.set_opacity(args.value)
-    how = f" over {args.fade} s" if args.fade else ""
+    how = f" over {args.fade} s" if args.fade is not None else ""
     return _done(
         args,
         f"opacity of layer {args.layer!r} set to {args.value}{how}",
@@ -332,17 +368,11 @@ def cmd_opacity(args: argparse.Namespace) -> int:
     )
 
 
-def fade(layer: showctl.Layer, to: float, seconds: float, steps: int) -> None:
-    """Move a layer's opacity to `to` in `steps` even steps over `seconds`."""
-    if not 0.0 <= to <= 1.0:
-        raise ValueError(f"value: an opacity is from 0.0 to 1.0, got {to}")
-    if not 0.0 <= seconds <= 3600.0:
-        raise ValueError(f"--fade: seconds from 0 to 3600, got {seconds}")
-    start = layer.opacity()
-    began = time.monotonic()
-    for i in range(1, steps + 1):
-        time.sleep(max(0.0, began + seconds * i / steps - time.monotonic()))
-        layer.set_opacity(to if i == steps else start + (to - start) * i / steps)
+def _fade_error(error: ValueError) -> str:
+    """`Layer.fade`'s "argument: problem", with the argument named as on the command line."""
+    options = {"to": "VALUE", "seconds": "--fade", "steps": "--steps"}
+    arg, sep, problem = str(error).partition(": ")
+    return f"{options[arg]}: {problem}" if sep and arg in options else str(error)
 
 
 def _transport(
@@ -364,28 +394,31 @@ def cmd_transport(args: argparse.Namespace) -> int:
             else:
                 table(TRANSPORT_HEADERS, [transport_row(i, ts) for i, ts in states])
             return EXIT_OK
-        # Poll; print a line when a layer's state, cue or media changes.
-        seen: dict[object, tuple[object, ...]] = {}
+        # One layer: matched by UUID, else name (read once: an unknown layer fails here).
+        only = None
+        if args.layer is not None:
+            state = player.layer(args.layer).state()
+            only = _layer_key(state.uuid, state.name)
         printed = 0
-        while True:
-            for label, ts in _transport(player, args.layer):
-                item = ts.playing_item.uuid if ts.playing_item is not None else None
-                media_name = ts.playing_media.name if ts.playing_media is not None else None
-                key = (transport_word(ts), item, media_name)
-                if seen.get(label) == key:
-                    continue
-                seen[label] = key
-                if args.json:
-                    emit_json(ts.to_dict())
-                else:
-                    name = ts.layer.name if ts.layer is not None else label
-                    stamp = time.strftime("%H:%M:%S")
-                    print(f"{stamp}  layer {label} ({name}): {key[0]} {media_name or ''}".rstrip())
-                    sys.stdout.flush()
-                printed += 1
-                if args.count and printed >= args.count:
-                    return EXIT_OK
-            time.sleep(args.interval)
+        for event in player.watch_transport(interval=args.interval):
+            if (
+                only is not None
+                and not event.kind.startswith("poll_")
+                and _layer_key(event.layer_uuid, event.layer_name) != only
+            ):
+                continue
+            if args.json:
+                emit_json(event_json(event))
+            else:
+                print(event_line(event), flush=True)
+            printed += 1
+            if args.count and printed >= args.count:
+                break
+    return EXIT_OK
+
+
+def _layer_key(uuid: str | None, name: str | None) -> str | None:
+    return uuid.lower() if uuid else name
 
 
 def cmd_request(args: argparse.Namespace) -> int:
@@ -549,12 +582,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("layer", help="layer index, name or UUID")
     p.add_argument("value", nargs="?", type=float, help="new opacity, 0.0 to 1.0")
     p.add_argument("--fade", type=float, metavar="SECONDS", help="fade to VALUE over SECONDS")
-    p.add_argument("--steps", type=_count, default=10, help="steps of a fade (default: 10)")
+    p.add_argument("--steps", type=_count, help="steps of a fade (default: 20 a second)")
     p.set_defaults(func=cmd_opacity)
 
     p = command("transport", "print what each layer plays (or one layer's), --watch to follow")
     p.add_argument("layer", nargs="?", help="layer index, name or UUID (default: all)")
-    p.add_argument("--watch", action="store_true", help="print a line when a layer changes")
+    p.add_argument(
+        "--watch",
+        action="store_true",
+        help="print a line per change: started, stopped, media changed, emptied, "
+        "10 s left, poll failed (until Ctrl-C)",
+    )
     p.add_argument("--interval", type=_interval, default=0.5, help="poll interval (default: 0.5)")
     p.add_argument("--count", type=_count, help="with --watch: stop after COUNT lines")
     p.set_defaults(func=cmd_transport)

@@ -10,6 +10,7 @@ pub mod endpoints;
 pub mod mirror;
 pub mod models;
 pub mod names;
+pub mod tree;
 pub mod watch;
 
 #[cfg(test)]

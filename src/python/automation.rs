@@ -3,7 +3,6 @@
 //! and `BatchResult`. The work itself is in the core (`crate::media::{watch, mirror,
 //! automation}`); this only converts.
 
-use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -23,7 +22,7 @@ use crate::media::mirror::MirrorStatus;
 use crate::media::watch::{TransportEvent, TransportWatch};
 use crate::media::*;
 use crate::python::args::{ident, number};
-use crate::python::rt;
+use crate::python::watch::watch_class;
 use crate::transport::Target;
 
 fn seconds_since_epoch(t: Option<SystemTime>) -> Option<f64> {
@@ -112,46 +111,19 @@ impl PyTransportEvent {
     }
 }
 
-/// Iterator (and async iterator) over transport events, from `MediaPlayer.watch_transport()`.
-#[pyclass(module = "showctl._core", name = "TransportWatch", frozen)]
-pub struct PyTransportWatch {
-    inner: Arc<tokio::sync::Mutex<TransportWatch>>,
-}
-
-impl PyTransportWatch {
-    pub fn new(w: TransportWatch) -> Self {
-        PyTransportWatch {
-            inner: Arc::new(tokio::sync::Mutex::new(w)),
-        }
-    }
-}
-
 fn event_to_py(py: Python<'_>, inner: TransportEvent) -> PyResult<Py<PyTransportEvent>> {
     Py::new(py, PyTransportEvent { inner })
 }
 
-#[pymethods]
-impl PyTransportWatch {
-    fn __iter__(slf: Py<Self>) -> Py<Self> {
-        slf
-    }
-    fn __next__(&self, py: Python<'_>) -> PyResult<Py<PyTransportEvent>> {
-        let inner = self.inner.clone();
-        let ev = rt::wait(py, async move { inner.lock().await.next_event().await })?;
-        event_to_py(py, ev)
-    }
-    fn __aiter__(slf: Py<Self>) -> Py<Self> {
-        slf
-    }
-    fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let inner = self.inner.clone();
-        rt::spawn(
-            py,
-            async move { inner.lock().await.next_event().await },
-            event_to_py,
-        )
-    }
-}
+watch_class!(
+    /// Iterator (and async iterator) over transport events, from `MediaPlayer.watch_transport()`.
+    PyTransportWatch,
+    "TransportWatch",
+    TransportWatch,
+    next_event,
+    event_to_py,
+    Py<PyTransportEvent>
+);
 
 // ---------------------------------------------------------------------------------------------
 // Mirrors

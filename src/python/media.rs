@@ -21,6 +21,7 @@ use crate::media::automation;
 use crate::media::confirm::{self, Expect, Flag};
 use crate::media::endpoints::{self as ep, BlendSpec, Call};
 use crate::media::names::NameKind;
+use crate::media::tree::PlaylistTree;
 use crate::media::watch;
 use crate::media::*;
 use crate::python::args::{client_config, ident, number};
@@ -29,6 +30,7 @@ use crate::python::automation::{
 };
 use crate::python::errors::IntoPy;
 use crate::python::rt;
+use crate::python::tree::{PyCue, PyPlaylist};
 use crate::transport::{Transport, ENV_MEDIA_URL};
 
 // ---------------------------------------------------------------------------------------------
@@ -179,8 +181,33 @@ impl Reply for LayerList {
     }
 }
 
+// A model, an optional model and a list of models, as their classes.
+impl<M: Wrapped + Send + 'static> Reply for M {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Self::wrap(py, Arc::new(self))
+    }
+}
+
+impl<M: Wrapped + Send + 'static> Reply for Option<M> {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.map(Arc::new).attr(py)
+    }
+}
+
+impl<M: Wrapped + Send + Sync + 'static> Reply for Vec<Arc<M>> {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.attr(py)
+    }
+}
+
+impl<M: Wrapped + Send + Sync + 'static> Reply for Arc<M> {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        M::wrap(py, self)
+    }
+}
+
 /// Render a model with a function of `showctl._html` (for Jupyter).
-fn html(slf: &Bound<'_, PyAny>, render: &str) -> PyResult<String> {
+pub(crate) fn html(slf: &Bound<'_, PyAny>, render: &str) -> PyResult<String> {
     slf.py()
         .import("showctl._html")?
         .getattr(render)?
@@ -207,7 +234,7 @@ pub(super) fn dataclass_repr(
     Ok(format!("{name}({})", parts.join(", ")))
 }
 
-fn model_from_py<M: Model>(data: &Bound<'_, PyAny>) -> PyResult<M> {
+pub(crate) fn model_from_py<M: Model>(data: &Bound<'_, PyAny>) -> PyResult<M> {
     M::from_value(py_to_json(data, "data")?)
         .map_err(|e| PyValueError::new_err(format!("data: {e}")))
 }
@@ -233,30 +260,6 @@ macro_rules! pymodel {
             }
             fn of(class: &$py) -> &Self {
                 &class.inner
-            }
-        }
-
-        impl Reply for $core {
-            fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-                Self::wrap(py, Arc::new(self))
-            }
-        }
-
-        impl Reply for Option<$core> {
-            fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-                self.map(Arc::new).attr(py)
-            }
-        }
-
-        impl Reply for Vec<Arc<$core>> {
-            fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-                self.attr(py)
-            }
-        }
-
-        impl Reply for Arc<$core> {
-            fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-                $core::wrap(py, self)
             }
         }
 
@@ -305,39 +308,8 @@ macro_rules! pymodel {
 }
 
 pymodel! {
-    /// A cue summary (playlist item).
-    PyCue("Cue") wraps Cue [uuid, name]
-}
-
-pymodel! {
     /// The media playing on a layer (`TransportState.playing_media`).
     PyMedia("Media") wraps Media [uuid, name]
-}
-
-pymodel! {
-    /// A playlist: its cues (`items`) and nested playlists (`children`).
-    PyPlaylist("Playlist") wraps Playlist [uuid, name, items, children] {
-        /// The first playlist or cue whose UUID (any case) or name is `name_or_uuid`, searched
-        /// depth-first from this playlist: a playlist before its cues, its cues before its
-        /// nested playlists. Returns a `Playlist`, a `Cue`, or `None`.
-        fn find(&self, py: Python<'_>, name_or_uuid: String) -> PyResult<Py<PyAny>> {
-            match self.inner.find(&name_or_uuid) {
-                Some(Found::Playlist(p)) => Playlist::wrap(py, p),
-                Some(Found::Cue(c)) => Cue::wrap(py, c),
-                None => Ok(py.None()),
-            }
-        }
-
-        /// This playlist and every nested one, depth-first (each before its children).
-        fn walk<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-            let all = self.inner.walk().attr(py)?;
-            Ok(all.bind(py).try_iter()?.into_any())
-        }
-
-        fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
-            html(slf.as_any(), "playlist_html")
-        }
-    }
 }
 
 pymodel! {
@@ -522,6 +494,15 @@ pub(super) fn params_arg(params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(St
 // Sync and async twins
 // ---------------------------------------------------------------------------------------------
 
+/// A playlist call whose reply is read in one pass, straight into Python objects.
+fn tree(call: crate::Result<Call<Playlist>>) -> crate::Result<Call<PlaylistTree>> {
+    call.map(|c| Call {
+        request: c.request,
+        fallback: c.fallback,
+        decode: crate::media::tree::decode,
+    })
+}
+
 /// What a twin runs on the core client: a call of the endpoint table, or other core work
 /// ([`Work`], [`Confirmable`]).
 pub(super) trait Job: Send + 'static {
@@ -639,11 +620,11 @@ pub struct PyMediaPlayer {
 twins! {
     impl PyMediaPlayer {
         /// GET /data/playlists: the root of the playlist tree.
-        fn playlists / playlists_async (this, py) { ep::PLAYLISTS.at(&[]).py_err(py)? }
+        fn playlists / playlists_async (this, py) { tree(ep::PLAYLISTS.at(&[])).py_err(py)? }
 
         /// GET /data/playlist/{id}: one playlist (index -1 is the video input playlist).
         fn playlist / playlist_async (this, py, id: &Bound<'_, PyAny>) {
-            ep::PLAYLIST.at(&[&ident(id, "id")?]).py_err(py)?
+            tree(ep::PLAYLIST.at(&[&ident(id, "id")?])).py_err(py)?
         }
 
         /// GET /data/playlist/{p}/cue/{c}: a cue summary.

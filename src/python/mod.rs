@@ -5,11 +5,15 @@ use pyo3::prelude::*;
 
 pub mod args;
 pub mod automation;
+#[cfg(unix)]
+pub mod bridge;
 pub mod errors;
 pub mod media;
 pub mod rt;
 pub mod scoreboard;
 pub mod simulator;
+pub mod tree;
+mod watch;
 
 #[pymodule]
 #[pyo3(name = "_core")]

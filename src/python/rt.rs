@@ -1,6 +1,8 @@
-//! Running core futures from Python: blocking (GIL released, Ctrl-C honoured) and asyncio
-//! (a coroutine over pyo3-async-runtimes' generic bridge on the process runtime, which is
-//! rebuilt after `fork()`). Panics are caught here and become `ShowctlError`, never `PanicException`.
+//! Running core futures from Python: blocking (GIL released, Ctrl-C honoured, on the calling
+//! thread's own lane: see `runtime`) and asyncio (a coroutine whose future runs on the process
+//! runtime, which is rebuilt after `fork()`, and is settled by the loop's completion queue:
+//! see `bridge`; pyo3-async-runtimes' generic bridge for loops that cannot watch a socket).
+//! Panics are caught here and become `ShowctlError`, never `PanicException`.
 
 use std::cell::OnceCell;
 use std::future::Future;
@@ -125,6 +127,22 @@ impl log::Log for Logger {
     fn log(&self, record: &log::Record<'_>) {
         if let Some(_section) = Section::enter() {
             self.0.log(record);
+            // pyo3-log leaves an exception raised inside `logging` (a failing handler or
+            // filter, or Ctrl-C arriving while Python code of the logging module runs) set on
+            // the thread, where it would surface later as a SystemError from an unrelated
+            // call. A KeyboardInterrupt becomes a pending interrupt again (raised at Python's
+            // next check); anything else is reported as unraisable: a log line never breaks
+            // a call.
+            Python::attach(|py| {
+                if let Some(err) = PyErr::take(py) {
+                    if err.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+                        // SAFETY: PyErr_SetInterrupt only sets a flag; the GIL is held.
+                        unsafe { pyo3::ffi::PyErr_SetInterrupt() };
+                    } else {
+                        err.write_unraisable(py, None);
+                    }
+                }
+            });
         }
     }
     fn flush(&self) {
@@ -176,7 +194,7 @@ fn on_main_thread() -> bool {
     }
 }
 
-fn panic_message(p: Box<dyn std::any::Any + Send>) -> Error {
+pub(crate) fn panic_message(p: Box<dyn std::any::Any + Send>) -> Error {
     let msg = p
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
@@ -196,7 +214,9 @@ where
     }
 }
 
-/// Run a core future to completion with the GIL released. On the main thread a pending signal
+/// Run a core future to completion with the GIL released, on the calling thread's lane (see
+/// `runtime`): a task it starts with `tokio::spawn` runs only while this thread is in a call,
+/// so background work goes to `runtime::get().spawn`. On the main thread a pending signal
 /// (Ctrl-C) is checked every 50 ms and ends the call with its exception (KeyboardInterrupt);
 /// the request is dropped, which closes its connection.
 pub fn wait<T, F>(py: Python<'_>, fut: F) -> PyResult<T>
@@ -214,10 +234,9 @@ where
             ),
         ));
     }
-    let rt = runtime::get();
     let check_signals = on_main_thread();
     let outcome: Result<Result<T, Error>, PyErr> = py.detach(|| {
-        rt.block_on(async {
+        runtime::block_on_here(async {
             let fut = guarded(fut);
             if !check_signals {
                 return Ok(fut.await);
@@ -309,8 +328,9 @@ fn run_helper(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
 
 /// Return a coroutine for a core future. The future is spawned on the process runtime when the
 /// coroutine is first awaited (in the running event loop); `convert` builds the Python value
-/// once the future is done (with the GIL held). Cancelling the awaiting task drops the Rust
-/// future.
+/// once the future is done (with the GIL held, on the loop's thread). Cancelling the awaiting
+/// task drops the Rust future. The running loop's completion queue (`bridge`) settles the
+/// future; loops that cannot watch a socket go through pyo3-async-runtimes.
 pub fn spawn<'py, T, F, C, R>(py: Python<'py>, fut: F, convert: C) -> PyResult<Bound<'py, PyAny>>
 where
     T: Send + 'static,
@@ -330,6 +350,11 @@ where
             let (fut, convert) = taken.ok_or_else(|| {
                 PyRuntimeError::new_err("this showctl awaitable was already awaited")
             })?;
+            #[cfg(unix)]
+            let (fut, convert) = match crate::python::bridge::spawn(py, fut, convert)? {
+                Ok(awaitable) => return Ok(awaitable.unbind()),
+                Err(unstarted) => unstarted,
+            };
             let awaitable =
                 generic::future_into_py::<ShowRuntime, _, Converted<R>>(py, async move {
                     let value = guarded(fut).await;

@@ -10,6 +10,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 use crate::python::args::client_config;
 use crate::python::errors::IntoPy;
 use crate::python::rt;
+use crate::python::watch::watch_class;
 use crate::score::{self, fields_of, FieldValue, ScoreRecord, ScoreWatch, Sport};
 use crate::transport::{Transport, ENV_SCOREBOARD_URL};
 
@@ -622,39 +623,12 @@ impl PyScoreboard {
     }
 }
 
-/// Iterator (and async iterator) over changed score records.
-#[pyclass(module = "showctl._core", name = "ScoreWatch", frozen)]
-pub struct PyScoreWatch {
-    inner: Arc<tokio::sync::Mutex<ScoreWatch>>,
-}
-
-impl PyScoreWatch {
-    fn new(w: ScoreWatch) -> Self {
-        PyScoreWatch {
-            inner: Arc::new(tokio::sync::Mutex::new(w)),
-        }
-    }
-}
-
-#[pymethods]
-impl PyScoreWatch {
-    fn __iter__(slf: Py<Self>) -> Py<Self> {
-        slf
-    }
-    fn __next__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let inner = self.inner.clone();
-        let rec = rt::wait(py, async move { inner.lock().await.next_change().await })?;
-        score_to_py(py, rec)
-    }
-    fn __aiter__(slf: Py<Self>) -> Py<Self> {
-        slf
-    }
-    fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let inner = self.inner.clone();
-        rt::spawn(
-            py,
-            async move { inner.lock().await.next_change().await },
-            score_to_py,
-        )
-    }
-}
+watch_class!(
+    /// Iterator (and async iterator) over changed score records.
+    PyScoreWatch,
+    "ScoreWatch",
+    ScoreWatch,
+    next_change,
+    score_to_py,
+    Py<PyAny>
+);

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyTuple};
+use pyo3::types::{IntoPyDict, PyBytes, PyDict, PyTuple};
 
 use crate::python::errors::IntoPy;
 use crate::python::rt;
@@ -32,20 +32,12 @@ impl PyRecordedRequest {
     /// Decoded query parameters (the last value of a repeated key).
     #[getter]
     fn query<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        for (k, v) in &self.rec.query {
-            d.set_item(k, v)?;
-        }
-        Ok(d)
+        self.rec.query.iter().into_py_dict(py)
     }
     /// Headers with lower-case names; `authorization` is never kept.
     #[getter]
     fn headers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        for (k, v) in &self.rec.headers {
-            d.set_item(k, v)?;
-        }
-        Ok(d)
+        self.rec.headers.iter().into_py_dict(py)
     }
     /// The body as sent.
     #[getter]

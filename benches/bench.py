@@ -1,0 +1,439 @@
+"""showctl benchmark: showctl, the pure-Python clients a user would pick instead, and the floor.
+
+Starts one nginx on loopback (benches/nginx.conf) serving fixed JSON, a generated playlist
+tree and empty command answers; measures every client against it, each case in its own
+interpreter (cases.py) so that its peak RSS is its own; repeats the whole set in interleaved
+rounds so that a burst of load on a shared machine hits every client alike; prints a table,
+writes results/latest.json and, with --readme, the table into README.md beside this file.
+
+Goals are ratios from the same run; absolute times drift with the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.metadata
+import json
+import os
+import platform
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+CASES = HERE / "cases.py"
+RESULTS = HERE / "results" / "latest.json"
+README = HERE / "README.md"
+TABLE_START = "<!-- bench-table:start -->"
+TABLE_END = "<!-- bench-table:end -->"
+
+TREE_GROUPS = 10
+TREE_PLAYLISTS_PER_GROUP = 10
+TREE_CUES_PER_PLAYLIST = 100  # 10 x 10 x 100 = 10,000 cues
+VIDEO_INPUTS = 4
+
+SYNC_CLIENTS = ["showctl", "httpx", "requests", "http.client"]
+FANOUT_CLIENTS = ["showctl", "aiohttp", "httpx", "showctl batch_async"]
+TREE_CLIENTS = ["showctl", "httpx+dataclasses", "requests+dataclasses", "httpx+json (dicts only)"]
+IMPORTS = ["showctl", "httpx", "requests", "aiohttp"]
+
+# (label, numerator, denominator, goal, "max" or "min"); a ratio of medians from this run.
+GOALS = [
+    ("sync latency: showctl / floor", ("sync", "showctl"), ("sync", "floor"), 2.0, "max"),
+    ("sync latency: httpx / showctl", ("sync", "httpx"), ("sync", "showctl"), 3.0, "min"),
+    ("fan-out: aiohttp / showctl", ("fanout", "aiohttp"), ("fanout", "showctl"), 1.5, "min"),
+    ("fan-out: httpx / showctl", ("fanout", "httpx"), ("fanout", "showctl"), None, "min"),
+    (
+        "big tree: httpx+json+dataclasses / showctl",
+        ("tree", "httpx+dataclasses"),
+        ("tree", "showctl"),
+        2.0,
+        "min",
+    ),
+]
+IMPORT_GOAL_MS = 50.0
+
+# The figure a benchmark is judged by, per result.
+KEY = {"sync": "median_us", "fanout": "wall_ms", "tree": "median_ms", "import": "median_ms"}
+
+
+# ---------------------------------------------------------------------------------------------
+# server
+
+
+def make_tree() -> dict[str, Any]:
+    """A deterministic playlist tree: 10 groups x 10 playlists x 100 cues, plus video input."""
+    counter = iter(range(1, 1 << 30))
+
+    def uid() -> str:
+        return str(uuid.UUID(int=next(counter), version=4))
+
+    groups = []
+    for g in range(TREE_GROUPS):
+        playlists = []
+        for p in range(TREE_PLAYLISTS_PER_GROUP):
+            items = [
+                {"name": f"Show {g + 1}.{p + 1} cue {c + 1:03d}", "uuid": uid()}
+                for c in range(TREE_CUES_PER_PLAYLIST)
+            ]
+            playlists.append(
+                {"uuid": uid(), "name": f"Show {g + 1}.{p + 1}", "items": items, "children": []}
+            )
+        groups.append({"uuid": uid(), "name": f"Group {g + 1}", "items": [], "children": playlists})
+    video = {
+        "uuid": uid(),
+        "name": "Video Input",
+        "items": [{"name": f"Input {i + 1}", "uuid": uid()} for i in range(VIDEO_INPUTS)],
+        "children": [],
+    }
+    root = {"uuid": uid(), "name": "Root", "items": [], "children": [*groups, video]}
+    return {"playlist": root}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def wait_listening(port: int, proc: subprocess.Popen[bytes], work: Path) -> None:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            log = (work / "error.log").read_text() if (work / "error.log").exists() else ""
+            raise SystemExit(f"nginx exited ({proc.returncode}): {log}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise SystemExit("nginx did not start listening within 10 s")
+
+
+@contextmanager
+def nginx_server() -> Iterator[tuple[str, dict[str, Any]]]:
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    if not Path(nginx).exists():
+        raise SystemExit("nginx not found (benches/run.sh installs it)")
+    work = Path(tempfile.mkdtemp(prefix="showctl-bench-"))
+    work.chmod(0o755)  # nginx workers may run as another user
+    try:
+        for sub in ["body", "proxy", "fastcgi", "uwsgi", "scgi"]:
+            (work / "tmp" / sub).mkdir(parents=True)
+        tree = json.dumps(make_tree(), separators=(",", ":")).encode()
+        (work / "playlists.json").write_bytes(tree)
+        port = free_port()
+        conf = (HERE / "nginx.conf").read_text()
+        conf = conf.replace("@WORK@", str(work)).replace("@PORT@", str(port))
+        (work / "nginx.conf").write_text(conf)
+        proc = subprocess.Popen([nginx, "-c", str(work / "nginx.conf"), "-p", str(work)])
+        try:
+            wait_listening(port, proc, work)
+            version = subprocess.run(
+                [nginx, "-v"], capture_output=True, text=True, check=False
+            ).stderr.strip()
+            info = {
+                "software": version.replace("nginx version: ", ""),
+                "worker_processes": 1,
+                "tree_bytes": len(tree),
+                "tree_cues": TREE_GROUPS * TREE_PLAYLISTS_PER_GROUP * TREE_CUES_PER_PLAYLIST,
+                "tree_playlists": 1 + TREE_GROUPS * (1 + TREE_PLAYLISTS_PER_GROUP) + 1,
+            }
+            yield f"http://127.0.0.1:{port}", info
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# measurements
+
+
+def to_us(text: str) -> float:
+    m = re.fullmatch(r"([\d.]+)(us|ms|s)", text.strip())
+    if not m:
+        raise ValueError(f"cannot read a wrk duration: {text!r}")
+    return float(m.group(1)) * {"us": 1.0, "ms": 1e3, "s": 1e6}[m.group(2)]
+
+
+def wrk(args: list[str]) -> str:
+    out = subprocess.run(["wrk", *args], capture_output=True, text=True, timeout=60, check=True)
+    return out.stdout
+
+
+def floor_sync(base: str, seconds: int) -> dict[str, Any]:
+    """One connection, one thread, no decoding: the latency of the loopback and the server."""
+    out = wrk(["-c1", "-t1", f"-d{seconds}s", "--latency", base + "/api/0/opacity/layer/0"])
+    median = re.search(r"^\s+50%\s+(\S+)", out, re.M)
+    p90 = re.search(r"^\s+90%\s+(\S+)", out, re.M)
+    rps = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    if not (median and p90 and rps):
+        raise RuntimeError(f"cannot read wrk output:\n{out}")
+    return {
+        "median_us": to_us(median.group(1)),
+        "p90_us": to_us(p90.group(1)),
+        "mean_us": 1e6 / float(rps.group(1)),
+    }
+
+
+def floor_fanout(base: str, seconds: int, commands: int, in_flight: int) -> dict[str, Any]:
+    """The server's own pace for empty POSTs with as many connections as commands in flight."""
+    script = str(HERE / "wrk-post.lua")
+    url = base + "/api/0/mute/layer/0"
+    out = wrk([f"-c{in_flight}", "-t1", f"-d{seconds}s", "-s", script, url])
+    rps = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    if not rps:
+        raise RuntimeError(f"cannot read wrk output:\n{out}")
+    return {"wall_ms": commands / float(rps.group(1)) * 1000, "requests_per_s": float(rps.group(1))}
+
+
+def run_case(bench: str, client: str, base: str) -> dict[str, Any]:
+    proc = subprocess.run(
+        [sys.executable, str(CASES), bench, client, base],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise RuntimeError(f"{bench}/{client} failed ({proc.returncode}):\n{proc.stderr}")
+    figures: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    return figures
+
+
+def import_time(module: str) -> dict[str, Any]:
+    """Wall time of `import module` in a fresh interpreter, and that interpreter's peak RSS."""
+    code = (
+        "import time\n"
+        "t = time.perf_counter()\n"
+        f"import {module}\n"
+        "t = time.perf_counter() - t\n"
+        "hwm = [ln for ln in open('/proc/self/status') if ln.startswith('VmHWM:')]\n"
+        "print(t, int(hwm[0].split()[1]) / 1024 if hwm else 0)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    seconds, rss = out.stdout.split()
+    return {"median_ms": float(seconds) * 1000, "peak_rss_mib": float(rss)}
+
+
+def combine(samples: list[dict[str, Any]]) -> dict[str, Any]:
+    """Median of each figure over the rounds (keeps the per-round judged figure too)."""
+    out: dict[str, Any] = {}
+    for k in samples[0]:
+        values = [s[k] for s in samples]
+        if all(isinstance(v, (int, float)) for v in values):
+            out[k] = statistics.median(values)
+        else:
+            out[k] = values[0]
+    return out
+
+
+def measure(base: str, rounds: int, import_runs: int, wrk_seconds: int) -> dict[str, Any]:
+    per_round: dict[str, dict[str, list[dict[str, Any]]]] = {
+        b: {} for b in ["sync", "fanout", "tree", "import"]
+    }
+
+    def add(bench: str, client: str, figures: dict[str, Any]) -> None:
+        per_round[bench].setdefault(client, []).append(figures)
+        key = KEY[bench]
+        print(f"  {bench:7} {client:26} {figures[key]:10.2f} {key}", flush=True)
+
+    for module in IMPORTS:  # warm the bytecode caches
+        import_time(module)
+    for r in range(rounds):
+        print(f"round {r + 1} of {rounds}", flush=True)
+        add("sync", "floor", floor_sync(base, wrk_seconds))
+        for c in SYNC_CLIENTS:
+            add("sync", c, run_case("sync", c, base))
+        add("fanout", "floor", floor_fanout(base, wrk_seconds, 2000, 64))
+        for c in FANOUT_CLIENTS:
+            add("fanout", c, run_case("fanout", c, base))
+        for c in TREE_CLIENTS:
+            add("tree", c, run_case("tree", c, base))
+        for module in IMPORTS:
+            runs = [import_time(module) for _ in range(import_runs)]
+            add("import", module, combine(runs))
+    return {b: {c: combine(s) for c, s in clients.items()} for b, clients in per_round.items()}
+
+
+# ---------------------------------------------------------------------------------------------
+# report
+
+
+def machine() -> dict[str, Any]:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+
+    def version(dist: str) -> str | None:
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            return None
+
+    wrk_version = subprocess.run(["wrk", "-v"], capture_output=True, text=True, check=False)
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "kernel": f"{platform.system()} {platform.release()}",
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "loadavg_at_start": os.getloadavg()[0],
+        "versions": {
+            "showctl": version("showctl"),
+            "httpx": version("httpx"),
+            "requests": version("requests"),
+            "aiohttp": version("aiohttp"),
+            "wrk": (wrk_version.stdout or wrk_version.stderr).split(" [")[0].strip(),
+        },
+    }
+
+
+def ratios(results: dict[str, Any]) -> list[dict[str, Any]]:
+    goals = []
+    for label, (nb, nc), (db, dc), target, kind in GOALS:
+        num = results[nb].get(nc, {}).get(KEY[nb])
+        den = results[db].get(dc, {}).get(KEY[db])
+        value = num / den if num and den else None
+        met = None
+        if value is not None and target is not None:
+            met = value <= target if kind == "max" else value >= target
+        goals.append({"goal": label, "ratio": value, "target": target, "kind": kind, "met": met})
+    imp = results["import"].get("showctl", {}).get("median_ms")
+    goals.append(
+        {
+            "goal": "import showctl (ms)",
+            "ratio": imp,
+            "target": IMPORT_GOAL_MS,
+            "kind": "max",
+            "met": imp is not None and imp < IMPORT_GOAL_MS,
+        }
+    )
+    return goals
+
+
+UNITS = {"sync": "µs", "fanout": "ms", "tree": "ms", "import": "ms"}
+TITLES = {
+    "sync": "sync latency: `layer(0).opacity()` on one keep-alive connection, median per call",
+    "fanout": "async fan-out: 2,000 × `POST /mute/layer/{i}`, 64 in flight, wall time",
+    "tree": "big tree: `/data/playlists` (10,000 cues) into typed objects and walked, median",
+    "import": "import time in a fresh interpreter, median",
+}
+
+
+def table(report: dict[str, Any]) -> str:
+    results = report["results"]
+    lines = ["| benchmark | client | figure | × showctl | peak RSS |", "|---|---|--:|--:|--:|"]
+    for bench in ["sync", "fanout", "tree", "import"]:
+        clients = results[bench]
+        unit = UNITS[bench]
+        ref = clients.get("showctl", {}).get(KEY[bench])
+        for i, (client, fig) in enumerate(clients.items()):
+            value = fig[KEY[bench]]
+            rel = f"{value / ref:.2f}×" if ref else ""
+            rss = f"{fig['peak_rss_mib']:.0f} MiB" if "peak_rss_mib" in fig else "–"
+            name = TITLES[bench] if i == 0 else ""
+            shown = f"{value:,.1f} {unit}" if value < 100 else f"{value:,.0f} {unit}"
+            lines.append(f"| {name} | {client} | {shown} | {rel} | {rss} |")
+    lines += ["", "| goal | measured | target | met |", "|---|--:|--:|:-:|"]
+    for g in report["goals"]:
+        sign = "≤" if g["kind"] == "max" else "≥"
+        target = f"{sign} {g['target']}" if g["target"] is not None else "(reported)"
+        value = "n/a" if g["ratio"] is None else f"{g['ratio']:.2f}"
+        met = {True: "yes", False: "**no**", None: "–"}[g["met"]]
+        lines.append(f"| {g['goal']} | {value} | {target} | {met} |")
+    m = report["machine"]
+    lines += [
+        "",
+        f"Machine: {m['cpu']}, {m['cores']} cores, {m['kernel']}, {m['python']}; "
+        f"showctl {m['versions']['showctl']}, httpx {m['versions']['httpx']}, "
+        f"requests {m['versions']['requests']}, aiohttp {m['versions']['aiohttp']}; "
+        f"server {report['server']['software']} (1 worker) on loopback; "
+        f"{report['params']['rounds']} interleaved rounds, medians; "
+        f"load average {m['loadavg_at_start']:.2f} at start, {m['loadavg_at_end']:.2f} at end; "
+        f"{report['date']}.",
+    ]
+    return "\n".join(lines)
+
+
+def update_readme(text: str) -> None:
+    readme = README.read_text()
+    start, end = readme.find(TABLE_START), readme.find(TABLE_END)
+    if start < 0 or end < start:
+        raise SystemExit(f"{README} lacks the {TABLE_START} / {TABLE_END} markers")
+    readme = readme[: start + len(TABLE_START)] + "\n" + text + "\n" + readme[end:]
+    README.write_text(readme)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
+    ap.add_argument("--import-runs", type=int, default=7, help="imports per module and round")
+    ap.add_argument("--wrk-seconds", type=int, default=3, help="length of each wrk run")
+    ap.add_argument("--readme", action="store_true", help="write the table into README.md")
+    ap.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON figures")
+    args = ap.parse_args()
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk not found (benches/run.sh installs it)")
+
+    started = time.monotonic()
+    info = machine()
+    with nginx_server() as (base, server):
+        print(f"server: {server['software']} at {base}", flush=True)
+        results = measure(base, args.rounds, args.import_runs, args.wrk_seconds)
+    info["loadavg_at_end"] = os.getloadavg()[0]
+    report: dict[str, Any] = {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": info,
+        "server": server,
+        "params": {
+            "rounds": args.rounds,
+            "import_runs": args.import_runs,
+            "wrk_seconds": args.wrk_seconds,
+            "duration_s": round(time.monotonic() - started, 1),
+        },
+        "results": results,
+    }
+    report["goals"] = ratios(results)
+    text = table(report)
+    print()
+    print(text)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    print(f"\nfigures written to {args.out}")
+    if args.readme:
+        update_readme(text)
+        print(f"table written to {README}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

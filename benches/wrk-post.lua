@@ -1,0 +1,2 @@
+-- wrk script for the fan-out floor: empty-bodied POST commands.
+wrk.method = "POST"

@@ -1,0 +1,335 @@
+//! `Playlist` and `Cue`, built straight from a playlist tree read in one pass
+//! (`media::tree`): one Python object per playlist and cue, their texts made from the reply's
+//! bytes, no core model and no dict on the way. The core model of a node (for `to_dict()`,
+//! `==`, `find()`) is read from the node's span of the reply when first asked for.
+//! Models that come from elsewhere (`from_dict`, `find`, a tree of another shape) wrap the
+//! core model and convert their lists on first access.
+
+use std::ops::Range;
+use std::sync::{Arc, OnceLock};
+
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyList, PyString, PyType};
+use pyo3::IntoPyObjectExt;
+use serde_json::{Map, Value};
+
+use crate::media::tree::{model_of, Flat, PlaylistTree, Text};
+use crate::media::{Cue, Found, Model, Playlist};
+use crate::python::media::{dataclass_repr, html, json_to_py, model_from_py, Attr, Reply, Wrapped};
+
+/// Where a node's core model comes from.
+enum Source<M> {
+    Model(Arc<M>),
+    /// A span of a reply read in one pass; the model is read from it when first needed.
+    Span {
+        body: Arc<str>,
+        span: Range<u32>,
+        model: OnceLock<Arc<M>>,
+    },
+}
+
+impl<M: Model> Source<M> {
+    fn span(body: &Arc<str>, span: &Range<u32>) -> Self {
+        Source::Span {
+            body: body.clone(),
+            span: span.clone(),
+            model: OnceLock::new(),
+        }
+    }
+
+    fn model(&self) -> &Arc<M> {
+        match self {
+            Source::Model(m) => m,
+            Source::Span { body, span, model } => model.get_or_init(|| {
+                let json = &body[span.start as usize..span.end as usize];
+                // The one-pass reader checked this object; serde_json reads it the same way.
+                Arc::new(model_of(json).unwrap_or_else(|e| {
+                    log::error!("showctl: cannot re-read a {} ({e}): {json}", M::NAME);
+                    M::from_raw(Map::new())
+                }))
+            }),
+        }
+    }
+}
+
+fn text_to_py(py: Python<'_>, flat: &Flat, t: &Text) -> Py<PyAny> {
+    match flat.text(t) {
+        Some(s) => PyString::new(py, s).into_any().unbind(),
+        None => py.None(),
+    }
+}
+
+fn list_copy<'py>(py: Python<'py>, list: &Py<PyList>) -> PyResult<Py<PyAny>> {
+    let list = list.bind(py);
+    Ok(list.get_slice(0, list.len()).into_any().unbind())
+}
+
+/// Build the Python tree of a playlist tree read in one pass.
+fn flat_to_py(py: Python<'_>, flat: &Flat) -> PyResult<Py<PyAny>> {
+    let mut built: Vec<Option<Py<PyAny>>> = Vec::new();
+    built.resize_with(flat.playlists.len(), || None);
+    // Every playlist comes before its nested ones: build from the last.
+    for (i, node) in flat.playlists.iter().enumerate().rev() {
+        let cues = flat.cues[node.items.start as usize..node.items.end as usize]
+            .iter()
+            .map(|c| {
+                let cue = PyCue {
+                    uuid: text_to_py(py, flat, &c.uuid),
+                    name: text_to_py(py, flat, &c.name),
+                    src: Source::span(&flat.body, &c.span),
+                };
+                Py::new(py, cue)
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        let children = node
+            .children
+            .iter()
+            .map(|&c| built[c as usize].take().unwrap_or_else(|| py.None()))
+            .collect::<Vec<_>>();
+        let playlist = PyPlaylist {
+            uuid: text_to_py(py, flat, &node.uuid),
+            name: text_to_py(py, flat, &node.name),
+            items: PyOnceLock::new(),
+            children: PyOnceLock::new(),
+            src: Source::span(&flat.body, &node.span),
+        };
+        let _ = playlist.items.set(py, PyList::new(py, cues)?.unbind());
+        let _ = playlist
+            .children
+            .set(py, PyList::new(py, children)?.unbind());
+        built[i] = Some(Py::new(py, playlist)?.into_any());
+    }
+    Ok(built
+        .first_mut()
+        .and_then(Option::take)
+        .unwrap_or_else(|| py.None()))
+}
+
+impl Reply for PlaylistTree {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match self {
+            PlaylistTree::Flat(flat) => flat_to_py(py, &flat),
+            PlaylistTree::Model(p) => Playlist::wrap(py, Arc::new(p)),
+        }
+    }
+}
+
+/// A cue summary (playlist item).
+#[pyclass(module = "showctl._core", name = "Cue", frozen)]
+pub struct PyCue {
+    #[pyo3(get)]
+    uuid: Py<PyAny>,
+    #[pyo3(get)]
+    name: Py<PyAny>,
+    src: Source<Cue>,
+}
+
+impl Wrapped for Cue {
+    type Class = PyCue;
+    fn wrap(py: Python<'_>, inner: Arc<Self>) -> PyResult<Py<PyAny>> {
+        Ok(Py::new(py, PyCue::of_model(py, inner)?)?.into_any())
+    }
+    fn of(class: &PyCue) -> &Self {
+        class.src.model()
+    }
+}
+
+impl PyCue {
+    fn of_model(py: Python<'_>, inner: Arc<Cue>) -> PyResult<Self> {
+        Ok(PyCue {
+            uuid: inner.uuid.attr(py)?,
+            name: inner.name.attr(py)?,
+            src: Source::Model(inner),
+        })
+    }
+}
+
+#[pymethods]
+impl PyCue {
+    /// The JSON object as the application sent it (wire names, unknown fields kept).
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        json_to_py(py, &Value::Object(self.src.model().raw().clone()))
+    }
+
+    /// Read one from a dict shaped like the application's JSON.
+    #[classmethod]
+    fn from_dict(cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        PyCue::of_model(cls.py(), Arc::new(model_from_py::<Cue>(data)?))
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = other.py();
+        match other.cast::<PyCue>() {
+            Ok(o) => (self.src.model().raw() == o.get().src.model().raw()).into_py_any(py),
+            Err(_) => Ok(py.NotImplemented()),
+        }
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        dataclass_repr(
+            py,
+            "Cue",
+            &[
+                ("uuid", self.uuid.clone_ref(py)),
+                ("name", self.name.clone_ref(py)),
+            ],
+        )
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Py<PyAny>,))> {
+        let py = slf.py();
+        Ok((
+            slf.get_type().getattr("from_dict")?,
+            (slf.get().to_dict(py)?,),
+        ))
+    }
+}
+
+/// A playlist: its cues (`items`) and nested playlists (`children`).
+#[pyclass(module = "showctl._core", name = "Playlist", frozen)]
+pub struct PyPlaylist {
+    #[pyo3(get)]
+    uuid: Py<PyAny>,
+    #[pyo3(get)]
+    name: Py<PyAny>,
+    items: PyOnceLock<Py<PyList>>,
+    children: PyOnceLock<Py<PyList>>,
+    src: Source<Playlist>,
+}
+
+impl Wrapped for Playlist {
+    type Class = PyPlaylist;
+    fn wrap(py: Python<'_>, inner: Arc<Self>) -> PyResult<Py<PyAny>> {
+        Ok(Py::new(py, PyPlaylist::of_model(py, inner)?)?.into_any())
+    }
+    fn of(class: &PyPlaylist) -> &Self {
+        class.src.model()
+    }
+}
+
+impl PyPlaylist {
+    fn of_model(py: Python<'_>, inner: Arc<Playlist>) -> PyResult<Self> {
+        Ok(PyPlaylist {
+            uuid: inner.uuid.attr(py)?,
+            name: inner.name.attr(py)?,
+            items: PyOnceLock::new(),
+            children: PyOnceLock::new(),
+            src: Source::Model(inner),
+        })
+    }
+
+    fn items_list(&self, py: Python<'_>) -> PyResult<&Py<PyList>> {
+        self.items.get_or_try_init(py, || {
+            Ok(self
+                .src
+                .model()
+                .items
+                .attr(py)?
+                .bind(py)
+                .cast::<PyList>()?
+                .clone()
+                .unbind())
+        })
+    }
+
+    fn children_list(&self, py: Python<'_>) -> PyResult<&Py<PyList>> {
+        self.children.get_or_try_init(py, || {
+            Ok(self
+                .src
+                .model()
+                .children
+                .attr(py)?
+                .bind(py)
+                .cast::<PyList>()?
+                .clone()
+                .unbind())
+        })
+    }
+}
+
+#[pymethods]
+impl PyPlaylist {
+    /// The cues of this playlist (a new list each time).
+    #[getter]
+    fn items(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        list_copy(py, self.items_list(py)?)
+    }
+
+    /// The playlists nested in this one (a new list each time).
+    #[getter]
+    fn children(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        list_copy(py, self.children_list(py)?)
+    }
+
+    /// The JSON object as the application sent it (wire names, unknown fields kept).
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        json_to_py(py, &Value::Object(self.src.model().raw().clone()))
+    }
+
+    /// Read one from a dict shaped like the application's JSON.
+    #[classmethod]
+    fn from_dict(cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        PyPlaylist::of_model(cls.py(), Arc::new(model_from_py::<Playlist>(data)?))
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = other.py();
+        match other.cast::<PyPlaylist>() {
+            Ok(o) => (self.src.model().raw() == o.get().src.model().raw()).into_py_any(py),
+            Err(_) => Ok(py.NotImplemented()),
+        }
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        dataclass_repr(
+            py,
+            "Playlist",
+            &[
+                ("uuid", self.uuid.clone_ref(py)),
+                ("name", self.name.clone_ref(py)),
+                ("items", self.items(py)?),
+                ("children", self.children(py)?),
+            ],
+        )
+    }
+
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Py<PyAny>,))> {
+        let py = slf.py();
+        Ok((
+            slf.get_type().getattr("from_dict")?,
+            (slf.get().to_dict(py)?,),
+        ))
+    }
+
+    /// The first playlist or cue whose UUID (any case) or name is `name_or_uuid`, searched
+    /// depth-first from this playlist: a playlist before its cues, its cues before its
+    /// nested playlists. Returns a `Playlist`, a `Cue`, or `None`.
+    fn find(&self, py: Python<'_>, name_or_uuid: String) -> PyResult<Py<PyAny>> {
+        match self.src.model().find(&name_or_uuid) {
+            Some(Found::Playlist(p)) => Playlist::wrap(py, p),
+            Some(Found::Cue(c)) => Cue::wrap(py, c),
+            None => Ok(py.None()),
+        }
+    }
+
+    /// This playlist and every nested one, depth-first (each before its children): the same
+    /// objects as `children` holds.
+    fn walk<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let all = PyList::empty(py);
+        let mut stack = vec![slf.clone()];
+        while let Some(p) = stack.pop() {
+            let children = p.get().children_list(py)?.bind(py).clone();
+            for child in children.iter().rev() {
+                stack.push(child.cast_into::<PyPlaylist>()?);
+            }
+            all.append(p)?;
+        }
+        all.try_iter().map(Bound::into_any)
+    }
+
+    fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
+        html(slf.as_any(), "playlist_html")
+    }
+}

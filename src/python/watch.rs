@@ -1,0 +1,59 @@
+//! The Python side of a core watch (a poller with an async "next" method): one macro builds
+//! the iterator class, so every watch blocks, awaits, converts and is shared the same way.
+
+/// Declare a frozen pyclass `$class` (Python name `$name`) over the core watch `$watch`: an
+/// iterator (`__next__` blocks with the GIL released, Ctrl-C aware) and an async iterator
+/// (`__anext__` on the runtime), both taking the next item from `$watch::$next()` and turning
+/// it into `$item` with `$convert(py, item)`. The watch sits behind an async mutex, so callers
+/// on several threads or tasks take items one at a time and a poll is never run twice at once.
+/// `$class::new(watch)` wraps a watch.
+macro_rules! watch_class {
+    (
+        $(#[$doc:meta])*
+        $class:ident, $name:tt, $watch:ty, $next:ident, $convert:path, $item:ty
+    ) => {
+        $(#[$doc])*
+        #[::pyo3::pyclass(module = "showctl._core", name = $name, frozen)]
+        pub struct $class {
+            inner: ::std::sync::Arc<::tokio::sync::Mutex<$watch>>,
+        }
+
+        impl $class {
+            pub fn new(w: $watch) -> Self {
+                $class {
+                    inner: ::std::sync::Arc::new(::tokio::sync::Mutex::new(w)),
+                }
+            }
+        }
+
+        #[::pyo3::pymethods]
+        impl $class {
+            fn __iter__(slf: ::pyo3::Py<Self>) -> ::pyo3::Py<Self> {
+                slf
+            }
+            fn __next__(&self, py: ::pyo3::Python<'_>) -> ::pyo3::PyResult<$item> {
+                let inner = self.inner.clone();
+                let item = $crate::python::rt::wait(py, async move {
+                    inner.lock().await.$next().await
+                })?;
+                $convert(py, item)
+            }
+            fn __aiter__(slf: ::pyo3::Py<Self>) -> ::pyo3::Py<Self> {
+                slf
+            }
+            fn __anext__<'py>(
+                &self,
+                py: ::pyo3::Python<'py>,
+            ) -> ::pyo3::PyResult<::pyo3::Bound<'py, ::pyo3::PyAny>> {
+                let inner = self.inner.clone();
+                $crate::python::rt::spawn(
+                    py,
+                    async move { inner.lock().await.$next().await },
+                    $convert,
+                )
+            }
+        }
+    };
+}
+
+pub(crate) use watch_class;

@@ -1,0 +1,78 @@
+"""An exception raised inside Python's logging while the core logs never surfaces as a
+SystemError from an unrelated call: Ctrl-C stays a KeyboardInterrupt, anything else is
+reported as unraisable and the call succeeds."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import pytest
+import showctl
+from pytest_httpserver import HTTPServer
+
+
+class _Raise(logging.Filter):
+    def __init__(self, exc: BaseException) -> None:
+        super().__init__()
+        self.exc = exc
+        self.armed = True
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.armed and record.name.startswith("showctl"):
+            self.armed = False
+            raise self.exc
+        return True
+
+
+class _Quiet(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        pass
+
+
+@pytest.fixture
+def raising_handler() -> Iterator[logging.Handler]:
+    handler = _Quiet()
+    root = logging.getLogger()
+    old_level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG)
+    try:
+        yield handler
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(old_level)
+
+
+def _serve_scores(httpserver: HTTPServer) -> None:
+    httpserver.expect_request("/api/0/data/scores").respond_with_json(
+        {"uuid": "u", "version": "1", "sportMode": "Hockey"}
+    )
+
+
+def test_ctrl_c_inside_logging_is_a_keyboard_interrupt(
+    httpserver: HTTPServer, base_url: str, raising_handler: logging.Handler
+) -> None:
+    _serve_scores(httpserver)
+    raising_handler.addFilter(_Raise(KeyboardInterrupt()))
+    board = showctl.Scoreboard(base_url)
+    with pytest.raises(KeyboardInterrupt):
+        board.scores()
+        for _ in range(1000):  # Python's next signal check
+            pass
+    assert board.scores().sport_mode == "Hockey"
+
+
+def test_other_errors_inside_logging_do_not_break_the_call(
+    httpserver: HTTPServer,
+    base_url: str,
+    raising_handler: logging.Handler,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _serve_scores(httpserver)
+    seen: list[BaseException | None] = []
+    monkeypatch.setattr("sys.unraisablehook", lambda u: seen.append(u.exc_value))
+    raising_handler.addFilter(_Raise(RuntimeError("handler broke")))
+    board = showctl.Scoreboard(base_url)
+    assert board.scores().sport_mode == "Hockey"
+    assert any(isinstance(e, RuntimeError) for e in seen)
