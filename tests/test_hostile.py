@@ -190,7 +190,7 @@ def test_a_key_with_cr_or_lf_is_refused_without_repeating_it(
 
 
 LEAKS = """
-    import asyncio, logging, pickle, sys
+    import asyncio, logging, pickle, sys, time
     logging.basicConfig(level=logging.DEBUG, stream=sys.stdout,
                         format="%(levelname)s %(name)s %(message)s")
     import showctl
@@ -225,6 +225,17 @@ LEAKS = """
                     print("error", type(e).__name__, str(e), repr(e), repr(e.args))
                     print("attrs", repr(vars(e)))
                     print("pickled", repr(pickle.loads(pickle.dumps(e))))
+
+    # Mirrors, with their own key and with the primary's, failing in both ways.
+    mirrored = showctl.MediaPlayer(ok, api_key=key, timeout=0.5, mirrors=[(echo, key), dead])
+    for _ in range(3):
+        mirrored.mute()
+    deadline = time.monotonic() + 10
+    while any(m.pending for m in mirrored.mirror_status()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    for m in mirrored.mirror_status():
+        print("mirror", repr(m), m.url, m.failed, repr(m.last_error), str(m.last_error))
+        print("attrs", repr(vars(m.last_error)))
 """
 
 
@@ -261,6 +272,8 @@ def test_the_key_appears_in_no_repr_log_line_or_exception(httpserver: HTTPServer
     assert output.count("DEBUG showctl.transport") > 20
     assert "failed in" in output and "INFO showctl.transport" in output
     assert "***" in output  # the echoed key was replaced
+    mirrors = [line for line in output.splitlines() if line.startswith("mirror ")]
+    assert len(mirrors) == 2 and all(" 3 " in line for line in mirrors), mirrors  # 3 failed
     assert KEY not in output
     assert "SECRET" not in output
 
