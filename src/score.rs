@@ -539,8 +539,7 @@ impl Scoreboard {
     pub async fn scores(&self) -> Result<ScoreRecord> {
         let req = Request::get("/data/scores");
         let body = self.transport.send(&req).await?;
-        ScoreRecord::from_slice(&body)
-            .map_err(|e| Error::decode("GET", &self.transport.url_of(&req), &body, e))
+        ScoreRecord::from_slice(&body).map_err(|e| self.transport.decode_error(&req, &body, e))
     }
 }
 

@@ -3,15 +3,16 @@
 //! connection reuse (one reqwest client per `Transport` and its mirrors, plus one per thread
 //! that makes blocking calls: see [`crate::runtime`]).
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
 
-use crate::error::{chain, Error, Result};
+use crate::error::{chain, Error, Result, BODY_EXCERPT};
 
 /// API path prefix the client adds to every base URL.
 pub const API_PREFIX: &str = "/api/0";
@@ -300,6 +301,35 @@ impl Target {
     pub fn has_key(&self) -> bool {
         self.auth.is_some()
     }
+
+    /// What a server sent, as kept in an error: with the key replaced by `***` wherever the
+    /// server echoed it (a debug page listing the request's headers). Only the start of a body
+    /// is kept in an error, so only that part is searched (and returned when changed).
+    pub fn scrub<'a>(&self, body: &'a [u8]) -> Cow<'a, [u8]> {
+        let key = self
+            .auth
+            .as_ref()
+            .and_then(|a| a.as_bytes().strip_prefix(b"Bearer ".as_slice()));
+        let Some(key) = key.filter(|k| !k.is_empty()) else {
+            return Cow::Borrowed(body);
+        };
+        let head = &body[..body.len().min(4 * BODY_EXCERPT + key.len())];
+        if !head.windows(key.len()).any(|w| w == key) {
+            return Cow::Borrowed(body);
+        }
+        let mut out = Vec::with_capacity(head.len());
+        let mut rest = head;
+        while !rest.is_empty() {
+            if rest.starts_with(key) {
+                out.extend_from_slice(b"***");
+                rest = &rest[key.len()..];
+            } else {
+                out.push(rest[0]);
+                rest = &rest[1..];
+            }
+        }
+        Cow::Owned(out)
+    }
 }
 
 impl std::fmt::Debug for Target {
@@ -310,10 +340,13 @@ impl std::fmt::Debug for Target {
 
 /// The reqwest clients of a transport and its mirrors: one for the process runtime, and one per
 /// lane (a thread's blocking calls), built there on first use, since a lane's connections are
-/// only driven by its own thread.
+/// only driven by its own thread. Both are rebuilt in a forked child: the parent's pooled
+/// connections are driven by threads that do not exist there (a request on one would wait for
+/// its timeout) and their sockets are still the parent's.
 struct Clients {
     config: Config,
-    shared: reqwest::Client,
+    /// The process runtime's client, and the process it was built in.
+    shared: Mutex<(u32, reqwest::Client)>,
 }
 
 /// A thread's lane clients, and the process they were built in.
@@ -328,10 +361,29 @@ thread_local! {
 }
 
 impl Clients {
+    fn new(config: &Config) -> Result<Self> {
+        Ok(Clients {
+            config: config.clone(),
+            shared: Mutex::new((std::process::id(), build_client(config)?)),
+        })
+    }
+
+    /// The process runtime's client, in this process.
+    fn shared(&self) -> Result<reqwest::Client> {
+        let pid = std::process::id();
+        let mut slot = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.0 != pid {
+            // Never dropped here: its connections belong to the parent.
+            let inherited = std::mem::replace(&mut *slot, (pid, build_client(&self.config)?));
+            std::mem::forget(inherited);
+        }
+        Ok(slot.1.clone())
+    }
+
     /// The client for work running on the calling thread.
     fn get(self: &Arc<Self>) -> Result<reqwest::Client> {
         if !crate::runtime::in_lane() {
-            return Ok(self.shared.clone());
+            return self.shared();
         }
         LANE_CLIENTS.with(|cell| {
             let mut lane = cell.borrow_mut();
@@ -381,12 +433,8 @@ impl Transport {
             return Err(Error::invalid("timeout: must be greater than 0 seconds"));
         }
         let target = Target::new(&config.url, config.api_key.as_deref())?;
-        let clients = Arc::new(Clients {
-            config: config.clone(),
-            shared: build_client(config)?,
-        });
         Ok(Transport {
-            clients,
+            clients: Arc::new(Clients::new(config)?),
             target,
             timeout: config.timeout,
             retries: config.retries,
@@ -430,6 +478,12 @@ impl Transport {
     /// The full URL of a request (for messages; never holds the key).
     pub fn url_of(&self, req: &Request) -> String {
         format!("{}{}", self.target.base, req.path_and_query())
+    }
+
+    /// The error for a 2xx body that is not what `req`'s endpoint returns.
+    pub fn decode_error(&self, req: &Request, body: &[u8], what: impl std::fmt::Display) -> Error {
+        let method = req.method.as_str();
+        Error::decode(method, &self.url_of(req), &self.target.scrub(body), what)
     }
 
     /// Send a request, retrying as configured, and return the body of a 2xx answer.
@@ -537,14 +591,14 @@ impl Transport {
             buf.extend_from_slice(&chunk);
         }
         if !(200..300).contains(&status) {
-            let mut err = Error::api(status, method, url, &buf);
+            let mut err = Error::api(status, method, url, &self.target.scrub(&buf));
             if (300..400).contains(&status) {
                 if let (Error::Api { message, .. }, Some(loc)) =
                     (&mut err, resp.headers().get(reqwest::header::LOCATION))
                 {
                     message.push_str(&format!(
                         "; Location: {}",
-                        String::from_utf8_lossy(loc.as_bytes())
+                        String::from_utf8_lossy(&self.target.scrub(loc.as_bytes()))
                     ));
                 }
             }
@@ -884,6 +938,27 @@ mod tests {
             crate::runtime::block_on_here(t.send(&Request::post("/mute/layer/0"))).unwrap();
             std::thread::sleep(Duration::from_millis(80));
         }
+    }
+
+    #[test]
+    fn an_echoed_key_is_scrubbed_from_what_errors_keep() {
+        let t = Target::new("h:1", Some("s3cret")).unwrap();
+        assert_eq!(&*t.scrub(b"Bearer s3cret, s3cret!"), b"Bearer ***, ***!");
+        assert!(matches!(t.scrub(b"nothing here"), Cow::Borrowed(_)));
+        // Past what an error keeps, nothing is searched or kept.
+        let long = [vec![b'x'; 5000], b"s3cret".to_vec()].concat();
+        assert!(matches!(t.scrub(&long), Cow::Borrowed(_)));
+        let early = [b"s3cret".to_vec(), vec![b'x'; 5000]].concat();
+        assert_eq!(&t.scrub(&early)[..4], b"***x");
+        let e = Error::api(
+            500,
+            "GET",
+            "u",
+            &t.scrub(b"<pre>Authorization: Bearer s3cret</pre>"),
+        );
+        assert!(!e.to_string().contains("s3cret"), "{e}");
+        let none = Target::new("h:1", None).unwrap();
+        assert!(matches!(none.scrub(b"s3cret"), Cow::Borrowed(_)));
     }
 
     #[test]

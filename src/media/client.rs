@@ -102,9 +102,7 @@ impl MediaClient {
             self.mirror(&call.request, call.fallback.as_ref())?;
         }
         let (req, body) = self.exchange(&call.request, call.fallback.as_ref()).await?;
-        (call.decode)(&body).map_err(|e| {
-            Error::decode(req.method.as_str(), &self.transport().url_of(req), &body, e)
-        })
+        (call.decode)(&body).map_err(|e| self.transport().decode_error(req, &body, e))
     }
 
     /// Queue a command for every mirror (nothing once the client is closed).

@@ -800,12 +800,29 @@ fn raw_path(path: &str) -> Result<String> {
     if path.contains(['?', '#']) {
         return refuse("must not carry a query or fragment; pass params={...}");
     }
-    if trimmed.split('/').any(|s| s == "." || s == "..") {
+    // Also encoded (`%2e%2e`, `..%2F`): a server may decode before it resolves the path.
+    let dots = |s: &str| {
+        percent_encoding::percent_decode_str(s)
+            .decode_utf8_lossy()
+            .split(['/', '\\'])
+            .any(|part| part == "." || part == "..")
+    };
+    if trimmed.split('/').any(dots) {
         return refuse("must not contain \".\" or \"..\" segments");
+    }
+    // A `%` that does not start an escape is a literal percent sign ("100%").
+    let mut escaped = String::with_capacity(trimmed.len());
+    for (i, c) in trimmed.char_indices() {
+        let hex = trimmed.as_bytes().get(i + 1..i + 3);
+        if c == '%' && !hex.is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit)) {
+            escaped.push_str("%25");
+        } else {
+            escaped.push(c);
+        }
     }
     Ok(format!(
         "/{}",
-        percent_encoding::utf8_percent_encode(trimmed, RAW_PATH)
+        percent_encoding::utf8_percent_encode(&escaped, RAW_PATH)
     ))
 }
 

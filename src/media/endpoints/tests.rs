@@ -572,7 +572,24 @@ fn raw_requests() {
         wire(raw("GET", "/data/layer/A%2FB", None, vec![])).1,
         "/data/layer/A%2FB"
     );
-    for bad in ["", "/", "http://h/x", "/a?b=1", "/a#x", "/a/../b", "/a\r\n"] {
+    // A percent sign that starts no escape is sent as one.
+    assert_eq!(
+        wire(raw("GET", "/data/layer/100%/%zz%4", None, vec![])).1,
+        "/data/layer/100%25/%25zz%254"
+    );
+    for bad in [
+        "",
+        "/",
+        "http://h/x",
+        "/a?b=1",
+        "/a#x",
+        "/a/../b",
+        "/a\r\n",
+        "/a/%2e%2e/b",
+        "/a/.%2E",
+        "/a/..%2Fb",
+        "/a/%2E",
+    ] {
         let refused = raw("GET", bad, None, vec![]);
         assert!(
             matches!(refused, Err(Error::InvalidInput(m)) if m.starts_with("path:")),

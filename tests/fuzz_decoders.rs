@@ -1,0 +1,426 @@
+//! Property-based fuzzing of every reply decoder, the identifier encoder, `request()`'s path
+//! and params, and key scrubbing (see `fuzz/harness.rs` for the properties).
+//!
+//! Bodies come from the recorded exchanges in `tests/recordings/`, mutated byte-wise and
+//! structurally (types swapped, wrappers added, deep nesting, duplicated and renamed keys),
+//! plus arbitrary bytes. Each decode must end in a value or an error, never a panic, and
+//! allocate at most [`ALLOC_PER_BYTE`] bytes per body byte (plus [`ALLOC_SLACK`]), measured by
+//! a counting allocator.
+//!
+//! `cargo test` runs a bounded number of cases; `SHOWCTL_FUZZ_CASES=N` runs more (see
+//! `scripts/fuzz.sh`), and the summary line of each property is printed with `--nocapture`.
+
+#[path = "../fuzz/harness.rs"]
+mod harness;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, FileFailurePersistence};
+use serde_json::{json, Map, Value};
+
+// ---------------------------------------------------------------------------------------------
+// A counting allocator: the peak of live bytes allocated by this thread
+// ---------------------------------------------------------------------------------------------
+
+struct Counting;
+
+thread_local! {
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
+
+fn account(delta: isize) {
+    let _ = LIVE.try_with(|live| {
+        let now = live.get() + delta;
+        live.set(now);
+        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
+    });
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        account(layout.size() as isize);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        account(-(layout.size() as isize));
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        account(new_size as isize - layout.size() as isize);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The most bytes live at once while `f` ran, above what was live before.
+fn peak_of(f: impl FnOnce()) -> usize {
+    let base = LIVE.with(Cell::get);
+    PEAK.with(|p| p.set(base));
+    f();
+    (PEAK.with(Cell::get) - base).max(0) as usize
+}
+
+/// Allocation bound of one decode: linear in the body (a JSON value of a few bytes becomes a
+/// model of a few hundred, and its `Debug` text is built too).
+const ALLOC_PER_BYTE: usize = 1024;
+const ALLOC_SLACK: usize = 256 * 1024;
+
+// ---------------------------------------------------------------------------------------------
+// The corpus and its mutations
+// ---------------------------------------------------------------------------------------------
+
+/// The response bodies of every recording (JSON bodies serialized, text bodies as they are).
+fn corpus() -> &'static [Vec<u8>] {
+    static CORPUS: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
+    CORPUS.get_or_init(|| {
+        let mut out = Vec::new();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/recordings");
+        let mut dirs = vec![root];
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).expect("tests/recordings") {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "json") {
+                    let rec: Value = serde_json::from_slice(&std::fs::read(&path).unwrap())
+                        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                    let resp = &rec["response"];
+                    if let Some(text) = resp["body_text"].as_str() {
+                        out.push(text.as_bytes().to_vec());
+                    } else if !resp["body"].is_null() {
+                        out.push(serde_json::to_vec(&resp["body"]).unwrap());
+                    } else {
+                        out.push(Vec::new());
+                    }
+                }
+            }
+        }
+        out.sort();
+        out
+    })
+}
+
+/// Keys the decoders look for, to make renamed keys meaningful.
+const KEYS: &[&str] = &[
+    "data",
+    "transitions",
+    "value",
+    "opacity",
+    "transitionDuration",
+    "playlist",
+    "layer",
+    "cue",
+    "items",
+    "children",
+    "uuid",
+    "name",
+    "effect",
+    "variables",
+    "base",
+    "type",
+    "transportState",
+    "playingMedia",
+    "sportMode",
+    "game1",
+    "game10",
+    "team1Score",
+    "LineScore1",
+];
+
+/// Odd scalars: the text "null", numbers as text, huge and negative numbers, HTML, Unicode.
+fn odd(n: i64) -> Value {
+    match n.rem_euclid(12) {
+        0 => Value::Null,
+        1 => json!("null"),
+        2 => json!(""),
+        3 => json!(n),
+        4 => json!(-1),
+        5 => json!(1e308),
+        6 => json!(u64::MAX),
+        7 => json!("1e999"),
+        8 => json!(" 0.5 "),
+        9 => json!("<html><title>x</title>"),
+        10 => json!("é😀\u{202e}"),
+        _ => json!(true),
+    }
+}
+
+/// The node that `path` leads to: each step takes four bits to pick a child, or stops.
+fn pick(node: &mut Value, path: u32) -> &mut Value {
+    let choice = (path & 0xf) as usize;
+    let len = match node {
+        Value::Array(a) => a.len(),
+        Value::Object(o) => o.len(),
+        _ => 0,
+    };
+    if choice == 0 || path >> 4 == 0 || len == 0 {
+        return node;
+    }
+    match node {
+        Value::Array(a) => pick(&mut a[choice % len], path >> 4),
+        Value::Object(o) => pick(o.values_mut().nth(choice % len).unwrap(), path >> 4),
+        _ => unreachable!("only containers have children"),
+    }
+}
+
+/// One structural mutation at the node chosen by `path`.
+fn mutate(v: &mut Value, path: u32, op: u8, n: i64) {
+    let node = pick(v, path);
+    let key = KEYS[n.unsigned_abs() as usize % KEYS.len()];
+    match op % 12 {
+        0 => *node = odd(n),
+        1 => *node = json!([]),
+        2 => *node = json!({}),
+        3 => *node = json!({ "value": node.take() }),
+        4 => *node = json!([node.take()]),
+        5 => *node = json!({ key: node.take() }),
+        6 => {
+            // Deeper than serde_json's recursion limit (128) or just deep.
+            let depth = if n % 2 == 0 { 130 } else { 100 };
+            let mut deep = node.take();
+            for _ in 0..depth {
+                deep = json!([deep]);
+            }
+            *node = deep;
+        }
+        7 => {
+            if let Value::Object(o) = node {
+                let first = o.values().next().cloned().unwrap_or(Value::Null);
+                o.insert(key.to_string(), first);
+            }
+        }
+        8 => match node {
+            Value::Object(o) if !o.is_empty() => {
+                let i = n.unsigned_abs() as usize % o.len();
+                let k = o.keys().nth(i).unwrap().clone();
+                o.shift_remove(&k);
+            }
+            Value::Array(a) if !a.is_empty() => {
+                a.remove(n.unsigned_abs() as usize % a.len());
+            }
+            _ => *node = odd(n),
+        },
+        9 => {
+            if let Value::Array(a) = node {
+                let copies = a.clone();
+                for _ in 0..(n.unsigned_abs() % 8) {
+                    a.extend(copies.iter().cloned());
+                }
+            }
+        }
+        10 => {
+            if let Value::Object(o) = node {
+                let renamed: Map<String, Value> = std::mem::take(o)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (k, v))| if i == 0 { (key.to_string(), v) } else { (k, v) })
+                    .collect();
+                *o = renamed;
+            }
+        }
+        _ => *node = odd(n.wrapping_add(op as i64)),
+    }
+}
+
+/// One byte-level mutation.
+fn bytes_mutate(b: &mut Vec<u8>, op: u8, at: usize, len: usize, byte: u8) {
+    let at = if b.is_empty() { 0 } else { at % (b.len() + 1) };
+    match op % 6 {
+        0 if at < b.len() => b[at] ^= byte | 1,
+        1 => b.insert(at, byte),
+        2 => {
+            let end = (at + len % 64).min(b.len());
+            b.drain(at..end);
+        }
+        3 => b.truncate(at),
+        4 => {
+            let end = (at + len % 64).min(b.len());
+            let part = b[at..end].to_vec();
+            b.splice(at..at, part);
+        }
+        _ => {
+            let other = &corpus()[len % corpus().len()];
+            let from = (byte as usize) % (other.len() + 1);
+            let end = (from + len % 256).min(other.len());
+            b.splice(at..at, other[from..end].iter().copied());
+        }
+    }
+}
+
+fn body() -> impl Strategy<Value = Vec<u8>> {
+    let n = corpus().len();
+    let structural = (
+        0..n,
+        prop::collection::vec((any::<u32>(), any::<u8>(), any::<i64>()), 1..6),
+    )
+        .prop_map(|(i, ops)| {
+            let mut v: Value =
+                serde_json::from_slice(&corpus()[i]).unwrap_or_else(|_| json!({"data": []}));
+            for (path, op, n) in ops {
+                mutate(&mut v, path, op, n);
+            }
+            serde_json::to_vec(&v).unwrap()
+        });
+    let bytewise = (
+        0..n,
+        prop::collection::vec(
+            (any::<u8>(), any::<usize>(), any::<usize>(), any::<u8>()),
+            1..8,
+        ),
+    )
+        .prop_map(|(i, ops)| {
+            let mut b = corpus()[i].clone();
+            for (op, at, len, byte) in ops {
+                bytes_mutate(&mut b, op, at, len, byte);
+            }
+            b
+        });
+    prop_oneof![
+        4 => structural,
+        4 => bytewise,
+        1 => prop::collection::vec(any::<u8>(), 0..256),
+        1 => (0..n).prop_map(|i| corpus()[i].clone()),
+    ]
+}
+
+/// Text made of the pieces that try to break out of a path segment or a query.
+fn hostile_text() -> impl Strategy<Value = String> {
+    const PIECES: &[&str] = &[
+        "/", "?", "#", "%", "%2e", "%2F", "%zz", ".", "..", "\r", "\n", "\0", "\\", " ", "&", "=",
+        "+", "-", "1", "a", "é", "日本", "😀", "\u{202e}", "~", ";", "@", ":",
+    ];
+    prop_oneof![
+        prop::collection::vec(prop::sample::select(PIECES), 0..8).prop_map(|p| p.concat()),
+        any::<String>(),
+    ]
+}
+
+// ---------------------------------------------------------------------------------------------
+// The properties
+// ---------------------------------------------------------------------------------------------
+
+fn cases(default: u32) -> u32 {
+    std::env::var("SHOWCTL_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn config(default: u32) -> Config {
+    Config {
+        cases: cases(default),
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "tests/fuzz_decoders.proptest-regressions",
+        ))),
+        ..Config::default()
+    }
+}
+
+static DECODED: AtomicUsize = AtomicUsize::new(0);
+static DECODED_BYTES: AtomicUsize = AtomicUsize::new(0);
+/// The largest allocation per body byte seen, in thousandths.
+static WORST_RATIO: AtomicU64 = AtomicU64::new(0);
+
+#[test]
+fn every_decoder_survives_mutated_recordings() {
+    let started = Instant::now();
+    proptest!(config(1500), |(body in body())| {
+        let peak = peak_of(|| harness::decode_all(&body));
+        let allowed = ALLOC_PER_BYTE * body.len() + ALLOC_SLACK;
+        prop_assert!(peak <= allowed, "{} bytes allocated for a body of {}", peak, body.len());
+        DECODED.fetch_add(1, Ordering::Relaxed);
+        DECODED_BYTES.fetch_add(body.len(), Ordering::Relaxed);
+        if body.len() >= 64 {
+            let ratio = (peak as u64 * 1000) / body.len() as u64;
+            WORST_RATIO.fetch_max(ratio, Ordering::Relaxed);
+        }
+    });
+    eprintln!(
+        "fuzz decoders: {} bodies ({} bytes) through {} decoders in {:.1?}, no panic; \
+         worst allocation {:.0} bytes per body byte (bodies of 64 bytes or more)",
+        DECODED.load(Ordering::Relaxed),
+        DECODED_BYTES.load(Ordering::Relaxed),
+        harness::decoders().len(),
+        started.elapsed(),
+        WORST_RATIO.load(Ordering::Relaxed) as f64 / 1000.0
+    );
+}
+
+#[test]
+fn a_huge_body_costs_a_bounded_multiple_of_its_size() {
+    // Many small objects: the costliest shape per byte for the list decoders.
+    let items = vec![json!({}); 20_000];
+    let body = serde_json::to_vec(&json!({ "data": items })).unwrap();
+    let peak = peak_of(|| harness::decode_all(&body));
+    assert!(
+        peak <= ALLOC_PER_BYTE * body.len(),
+        "{peak} for {}",
+        body.len()
+    );
+}
+
+#[test]
+fn identifiers_stay_one_segment() {
+    let started = Instant::now();
+    proptest!(config(3000), |(name in hostile_text(), i in any::<i64>())| {
+        harness::ident(&name);
+        harness::index(i);
+    });
+    eprintln!(
+        "fuzz identifiers: {} names and indices in {:.1?}",
+        cases(3000),
+        started.elapsed()
+    );
+}
+
+#[test]
+fn request_paths_and_params_stay_in_place() {
+    proptest!(config(2000), |(
+        path in hostile_text(),
+        params in prop::collection::vec((hostile_text(), hostile_text()), 0..3),
+    )| {
+        harness::raw_request(&path, &params);
+    });
+}
+
+#[test]
+fn an_echoed_key_is_always_scrubbed() {
+    proptest!(config(1000), |(
+        key in "[A-Za-z0-9]{1,24}",
+        parts in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..64), 0..6),
+    )| {
+        let body = parts.join(key.as_bytes());
+        harness::scrub(&key, &body);
+    });
+}
+
+/// Every GET endpoint of the table is fuzzed (a new one must be added to the harness).
+#[test]
+fn the_harness_covers_every_reply_decoder() {
+    let table = include_str!("../src/media/endpoints.rs");
+    let mut missing = Vec::new();
+    for line in table.lines() {
+        let Some(rest) = line.strip_prefix("pub const ") else {
+            continue;
+        };
+        let name = rest.split(':').next().unwrap();
+        let start = table.find(line).unwrap();
+        let declaration = &table[start..start + table[start..].find(';').unwrap()];
+        let is_read = declaration.contains("= get(") || declaration.contains("..get(");
+        let fuzzed = harness::MEDIA.iter().any(|(n, _)| *n == name);
+        if is_read && !fuzzed {
+            missing.push(name.to_string());
+        }
+    }
+    assert!(missing.is_empty(), "not fuzzed: {missing:?}");
+    assert!(corpus().len() > 100, "the recordings are the corpus");
+}
