@@ -995,7 +995,7 @@ twins! {
     fn __aenter__<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
         let obj = slf.unbind();
-        rt::spawn(py, async { Ok(()) }, move |_, ()| Ok(obj))
+        rt::ready(py, obj)
     }
 
     #[pyo3(signature = (*_args))]

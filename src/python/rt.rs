@@ -326,6 +326,15 @@ fn run_helper(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
     .map(|f| f.bind(py))
 }
 
+/// An awaitable that resolves at once to `value` (for `__aenter__` and the like).
+pub fn ready<R>(py: Python<'_>, value: R) -> PyResult<Bound<'_, PyAny>>
+where
+    R: for<'a> IntoPyObject<'a> + Send + 'static,
+    for<'a> <R as IntoPyObject<'a>>::Error: Into<PyErr>,
+{
+    spawn(py, async { Ok(()) }, move |_, ()| Ok(value))
+}
+
 /// Return a coroutine for a core future. The future is spawned on the process runtime when the
 /// coroutine is first awaited (in the running event loop); `convert` builds the Python value
 /// once the future is done (with the GIL held, on the loop's thread). Cancelling the awaiting

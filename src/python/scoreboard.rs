@@ -591,7 +591,7 @@ impl PyScoreboard {
     /// Async twin of `close`.
     fn aclose<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         self.close();
-        rt::spawn(py, async { Ok(()) }, |_, ()| Ok(()))
+        rt::ready(py, ())
     }
 
     fn __enter__(slf: Py<Self>) -> Py<Self> {
@@ -606,7 +606,7 @@ impl PyScoreboard {
     fn __aenter__<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
         let obj = slf.unbind();
-        rt::spawn(py, async { Ok(()) }, move |_, ()| Ok(obj))
+        rt::ready(py, obj)
     }
 
     #[pyo3(signature = (*_args))]

@@ -274,7 +274,7 @@ impl PySimulator {
     fn __aenter__<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
         let slf = Self::start(slf)?.unbind();
-        rt::spawn(py, async { Ok(()) }, move |_, ()| Ok(slf))
+        rt::ready(py, slf)
     }
 
     #[pyo3(signature = (*_args))]
