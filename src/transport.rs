@@ -371,11 +371,19 @@ impl Clients {
     /// The process runtime's client, in this process.
     fn shared(&self) -> Result<reqwest::Client> {
         let pid = std::process::id();
-        let mut slot = self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        let slot = || self.shared.lock().unwrap_or_else(|p| p.into_inner());
+        {
+            let slot = slot();
+            if slot.0 == pid {
+                return Ok(slot.1.clone());
+            }
+        }
+        // Built unlocked (building logs, and a log record may wait for the GIL).
+        let fresh = build_client(&self.config)?;
+        let mut slot = slot();
         if slot.0 != pid {
             // Never dropped here: its connections belong to the parent.
-            let inherited = std::mem::replace(&mut *slot, (pid, build_client(&self.config)?));
-            std::mem::forget(inherited);
+            std::mem::forget(std::mem::replace(&mut *slot, (pid, fresh)));
         }
         Ok(slot.1.clone())
     }

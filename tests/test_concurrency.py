@@ -18,6 +18,7 @@ import pytest
 import showctl
 from faultserver import FaultServer, Reply, Seen, respond, serve, stall
 from mediakit import MODES, invoke
+from netkit import free_port
 
 THREADS = 16
 PER_THREAD = 40  # calls per thread, half reads, half commands
@@ -258,3 +259,33 @@ def test_ctrl_c_interrupts_a_blocking_call_and_the_client_goes_on(op: str) -> No
     # CLOCK_MONOTONIC is one clock for every process of the machine.
     assert float(interrupted.split()[1]) - sent < 1.0, interrupted
     assert len(server.requests) == 2
+
+
+MIRROR_STATUS = """
+    import faulthandler, logging, sys, time
+    faulthandler.dump_traceback_later(30, exit=True)  # a deadlock ends the process, code 1
+
+    class Slow(logging.Handler):
+        def emit(self, record):
+            time.sleep(0.001)  # a slow handler widens the window
+
+    logging.basicConfig(level=logging.DEBUG, handlers=[Slow()])
+    import showctl
+
+    ok, failing, dead = sys.argv[1:4]
+    player = showctl.MediaPlayer(ok, timeout=0.5, mirrors=[failing, dead])
+    for _ in range(300):
+        player.mute()
+        player.mirror_status()
+    print("done", sum(m.failed for m in player.mirror_status()) > 0, flush=True)
+"""
+
+
+def test_mirror_status_while_mirrors_fail_and_log() -> None:
+    """Reading the mirrors' status (GIL held) while their failures are being logged (which
+    needs the GIL) never deadlocks."""
+    with FaultServer(respond(200)) as ok, FaultServer(respond(503)) as failing:
+        dead = f"http://127.0.0.1:{free_port()}"
+        done = run_script(MIRROR_STATUS, ok.url, failing.url, dead)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout == "done True\n"

@@ -65,32 +65,37 @@ impl Shared {
     }
 
     fn record(&self, result: Result<(), Error>) {
+        // Logged once the status is unlocked: a log record may wait for the GIL, whose holder
+        // may be waiting for the status (`mirror_status()`).
         let mut st = self.status();
-        match result {
+        let (level, message) = match result {
             Ok(()) => {
                 st.sent += 1;
                 st.last_ok_at = Some(SystemTime::now());
-                if !st.healthy {
-                    log::info!(target: "showctl::mirror", "mirror {} accepts commands again", st.url);
-                }
+                let back = !st.healthy;
                 st.healthy = true;
+                if !back {
+                    return;
+                }
+                let message = format!("mirror {} accepts commands again", st.url);
+                (log::Level::Info, message)
             }
             Err(e) => {
                 st.failed += 1;
-                if st.healthy {
-                    log::warn!(
-                        target: "showctl::mirror",
-                        "mirror {}: {e} (the primary is not affected; see mirror_status())",
-                        st.url
-                    );
+                let message = if st.healthy {
+                    let hint = "the primary is not affected; see mirror_status()";
+                    (log::Level::Warn, format!("mirror {}: {e} ({hint})", st.url))
                 } else {
-                    log::debug!(target: "showctl::mirror", "mirror {}: {e}", st.url);
-                }
+                    (log::Level::Debug, format!("mirror {}: {e}", st.url))
+                };
                 st.healthy = false;
                 st.last_error = Some(e);
                 st.last_error_at = Some(SystemTime::now());
+                message
             }
-        }
+        };
+        drop(st);
+        log::log!(target: "showctl::mirror", level, "{message}");
     }
 
     fn finish(&self, n: u64) {
@@ -159,19 +164,19 @@ impl Mirror {
         if let Err(e) = sender.try_send(job) {
             let mut st = self.shared.status();
             st.dropped += 1;
-            if st.healthy || st.dropped == 1 {
+            let tell = (st.healthy || st.dropped == 1).then(|| st.url.clone());
+            st.healthy = false;
+            drop(st); // before logging (see `Shared::record`)
+            if let Some(url) = tell {
                 let request = e.into_inner().request;
                 log::warn!(
                     target: "showctl::mirror",
-                    "mirror {}: {QUEUE} commands are waiting, so {} {} is dropped for it (it \
+                    "mirror {url}: {QUEUE} commands are waiting, so {} {} is dropped for it (it \
                      is far behind; see mirror_status())",
-                    st.url,
                     request.method.as_str(),
                     request.path_and_query()
                 );
             }
-            st.healthy = false;
-            drop(st);
             self.shared.finish(1);
         }
     }
