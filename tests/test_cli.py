@@ -65,7 +65,7 @@ def start(*args: str) -> subprocess.Popen[str]:
 
 @pytest.fixture
 def sim() -> Iterator[showctl.Simulator]:
-    with showctl.Simulator() as s:
+    with showctl.Simulator(strict=True) as s:
         yield s
 
 
@@ -145,12 +145,14 @@ def test_trigger_and_transport(sim: showctl.Simulator) -> None:
     table = at(sim, "transport", "Main").stdout.splitlines()
     assert table[0].split() == ["LAYER", "NAME", "STATE", "ELAPSED", "REMAINING", "MEDIA"]
     assert "playing" in table[1] and "intro_2024.mp4" in table[1]
-    # The video input playlist by index -1 (an argument, not an option).
+    # The video input playlist by index -1 (an argument, not an option). As in the field, the
+    # layer named by the trigger is ignored: the cue plays on the targeted layer (Main).
     assert at(sim, "trigger", "-1", "0", "--layer", "0").returncode == 0
     assert (
-        lines_json(at(sim, "transport", "0", "--json").stdout)[0]["playingMedia"]["name"]
+        lines_json(at(sim, "transport", "Main", "--json").stdout)[0]["playingMedia"]["name"]
         == "Camera 1"
     )
+    assert "playingMedia" not in lines_json(at(sim, "transport", "0", "--json").stdout)[0]
 
 
 def watching(sim: showctl.Simulator, *args: str) -> subprocess.Popen[str]:
@@ -168,7 +170,10 @@ def watching(sim: showctl.Simulator, *args: str) -> subprocess.Popen[str]:
 def test_transport_watch_prints_each_event(sim: showctl.Simulator) -> None:
     proc = watching(sim, "Main", "--json", "--count", "2")
     with showctl.MediaPlayer(sim.url) as player:
+        # Media plays on the targeted layer (as in the field), so target each layer first.
+        player.layer("Background").select(target=True)
         player.layer("Background").trigger("Opening", "Intro Video")  # not shown
+        player.layer("Main").select(target=True)
         player.layer("Main").trigger("Main Show", 0)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
@@ -245,7 +250,7 @@ def test_scores_and_watch(sim: showctl.Simulator) -> None:
 
 
 def test_api_key_from_option_and_env() -> None:
-    with showctl.Simulator(api_key="k3y") as sim:
+    with showctl.Simulator(api_key="k3y", strict=True) as sim:
         denied = at(sim, "layers")
         assert denied.returncode == 1
         assert "401 Unauthorized" in one_error_line(denied)

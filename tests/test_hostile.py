@@ -345,7 +345,7 @@ def test_the_key_appears_in_no_cli_output() -> None:
         ["request", "GET", "/data/layers"],
     ]
     runs = []
-    with showctl.Simulator(api_key=KEY) as sim, showctl.Simulator(api_key="other") as wrong:
+    with showctl.Simulator(api_key=KEY, strict=True) as sim, showctl.Simulator(api_key="other", strict=True) as wrong:
         with FaultServer(serve(echo)) as bad:
             dead = f"http://127.0.0.1:{free_port()}"
             for url in (sim.url, wrong.url, bad.url, dead):
