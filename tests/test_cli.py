@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -314,6 +315,33 @@ def test_simulate_serves_until_interrupted(tmp_path: Path) -> None:
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert "Traceback" not in err
+
+
+def test_simulate_a_workspace_directory_strictly(tmp_path: Path) -> None:
+    (tmp_path / "workspace.json").write_text(json.dumps({"layers": [{"name": "Recorded"}]}))
+    proc = start("simulate", "--json", "--workspace", str(tmp_path), "--strict")
+    assert proc.stdout is not None
+    url = json.loads(proc.stdout.readline())["url"] + "/api/0"
+    with urllib.request.urlopen(url + "/data/layers", timeout=5) as resp:
+        assert json.load(resp)["data"][0]["layer"]["name"] == "Recorded"
+    # The Companion module's body: accepted by the application, refused when strict.
+    req = urllib.request.Request(url + "/opacity/layer/0", data=b"[object Object]")
+    req.add_header("Content-Type", "text/plain")
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(req, timeout=5)
+    assert refused.value.code == 400
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "not JSON" in err  # logged as a warning
+
+
+def test_simulate_a_malformed_workspace(tmp_path: Path) -> None:
+    bad = tmp_path / "show.json"
+    bad.write_text(json.dumps({"layers": [{"name": "A", "opacity": "full"}]}))
+    result = showctl_cli("simulate", "--workspace", str(bad))
+    assert result.returncode == 2
+    assert "show.json" in result.stderr and "layers[0].opacity" in result.stderr
 
 
 def test_simulate_score_tick_moves_the_score() -> None:

@@ -1035,7 +1035,14 @@ class RecordedRequest:
 
 @final
 class Simulator:
-    """A stand-in for the media playback and scoreboard applications on a loopback port."""
+    """A stand-in for the media playback and scoreboard applications on a loopback port.
+
+    `workspace` is a workspace file (format in docs/simulator.md), a directory holding
+    `workspace.json` (as `showctl record` writes it), a dict of the same shape, or None for
+    the built-in one. `strict=True` answers 400 to requests the applications accept but that
+    break the API documents (they are always listed in `warnings`). `apply_delay` (seconds)
+    applies every change that long after its 200, as the real application does.
+    """
 
     def __new__(
         cls,
@@ -1043,6 +1050,8 @@ class Simulator:
         api_key: str | None = None,
         workspace: str | os.PathLike[str] | dict[str, Any] | None = None,
         *,
+        strict: bool = False,
+        apply_delay: float = 0.0,
         host: str = "127.0.0.1",
     ) -> Self: ...
     def start(self) -> Self: ...
@@ -1055,6 +1064,19 @@ class Simulator:
     def port(self) -> int: ...
     @property
     def api_key(self) -> str | None: ...
+    @property
+    def strict(self) -> bool:
+        """Whether requests that break the API documents answer 400."""
+    @property
+    def apply_delay(self) -> float:
+        """Seconds between a command's 200 and the change it makes."""
+    @property
+    def warnings(self) -> list[str]:
+        """Requests accepted (or, when strict, refused) that break the API documents, oldest
+        first, each as "METHOD /api/0/path: what was wrong". Also logged on the
+        `showctl.simulator` logger. Assert it is empty to hold your own code to the documents."""
+    def clear_warnings(self) -> None:
+        """Empty `warnings`."""
     @property
     def requests(self) -> list[RecordedRequest]: ...
     def clear_requests(self) -> None: ...
