@@ -364,7 +364,11 @@ def test_generated_uuids_are_rfc_4122_version_4() -> None:
     with showctl.Simulator(workspace=ws) as s:
         uuids = [d["layer"]["uuid"] for d in get(s, "/data/layers")["data"]]
         root = get(s, "/data/playlists")["playlist"]
-        uuids += [root["uuid"], root["children"][0]["uuid"], root["children"][0]["items"][0]["uuid"]]
+        uuids += [
+            root["uuid"],
+            root["children"][0]["uuid"],
+            root["children"][0]["items"][0]["uuid"],
+        ]
         for sport in ["Basketball", "Hockey", "Custom"]:
             s.set_sport(sport)
             uuids.append(get(s, "/data/scores")["uuid"])

@@ -128,7 +128,12 @@ def test_selection_drives_trigger_cue(sim: showctl.Simulator, player: showctl.Me
 
 
 def test_blend_and_field_fallback(sim: showctl.Simulator, player: showctl.MediaPlayer) -> None:
-    assert [m.name for m in player.blend_modes()][:4] == ["Normal", "Dissolve", "Darken", "Multiply"]
+    assert [m.name for m in player.blend_modes()][:4] == [
+        "Normal",
+        "Dissolve",
+        "Darken",
+        "Multiply",
+    ]
     layer = player.layer(0)
     layer.set_blend_mode("Multiply")
     assert layer.blend_mode().name == "Multiply"

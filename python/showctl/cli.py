@@ -545,8 +545,7 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=0.0,
         metavar="SECONDS",
-        help="apply each change this long after its 200, as the real application does "
-        "(default: 0)",
+        help="apply each change this long after its 200, as the real application does (default: 0)",
     )
     p.add_argument(
         "--score-tick",
