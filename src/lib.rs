@@ -5,6 +5,7 @@
 pub mod error;
 pub mod ident;
 pub mod media;
+pub mod poll;
 pub mod runtime;
 pub mod score;
 pub mod simulator;
