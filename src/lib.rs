@@ -3,6 +3,7 @@
 //! with `cargo test`; the `python` feature adds the binding layer that only converts.
 
 pub mod error;
+pub mod feed;
 pub mod ident;
 pub mod media;
 pub mod poll;
