@@ -106,6 +106,22 @@ fn initial(shared: &Shared) -> Vec<Event> {
     out
 }
 
+/// Counts a connected SSE client for as long as its stream lives.
+struct Client(Arc<Shared>);
+
+impl Client {
+    fn new(shared: Arc<Shared>) -> Self {
+        shared.clients.send_modify(|n| *n += 1);
+        Client(shared)
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        self.0.clients.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
 /// `GET /events`: the current documents, then every message as it is published. A client that
 /// falls more than [`SSE_BUFFER`] messages behind is dropped (a browser reconnects by itself
 /// and gets the current documents again).
@@ -118,17 +134,18 @@ async fn events(
     activity.delivered.store(shared.published(), Ordering::SeqCst);
     activity.sse.store(true, Ordering::SeqCst);
     let first = initial(&shared).into_iter();
+    let client = Client::new(shared);
     let stream = stream::unfold(
-        (first, rx, activity),
-        |(mut first, mut rx, activity)| async move {
+        (first, rx, activity, client),
+        |(mut first, mut rx, activity, client)| async move {
             if let Some(e) = first.next() {
-                return Some((Ok(e), (first, rx, activity)));
+                return Some((Ok(e), (first, rx, activity, client)));
             }
             match rx.recv().await {
                 Ok(m) => {
                     let Message { seq, event: name, data } = &*m;
                     activity.delivered.store(*seq, Ordering::SeqCst);
-                    Some((Ok(event(name, data)), (first, rx, activity)))
+                    Some((Ok(event(name, data)), (first, rx, activity, client)))
                 }
                 Err(broadcast::error::RecvError::Lagged(n)) => {
                     log::warn!("feed: an SSE client fell {n} messages behind; dropping it");

@@ -72,6 +72,8 @@ pub(crate) struct Shared {
     scores: Option<watch::Receiver<Arc<SourceState<Scores>>>>,
     bus: broadcast::Sender<Arc<Message>>,
     published: AtomicU64,
+    /// SSE clients connected now.
+    clients: watch::Sender<usize>,
 }
 
 impl Shared {
@@ -347,6 +349,7 @@ impl Feed {
             scores: board.as_ref().map(|(_, _, rx)| rx.clone()),
             bus: broadcast::channel(SSE_BUFFER).0,
             published: AtomicU64::new(0),
+            clients: watch::channel(0).0,
         });
         let mut tasks = Vec::new();
         if let Some((src, tx, _)) = media {
@@ -396,6 +399,23 @@ impl Feed {
 
     pub fn options(&self) -> &Options {
         &self.options
+    }
+
+    #[cfg(test)]
+    fn shared(&self) -> Arc<Shared> {
+        lock(&self.running).as_ref().expect("running").shared.clone()
+    }
+
+    /// SSE clients connected now (0 when stopped).
+    pub fn sse_clients(&self) -> usize {
+        lock(&self.running)
+            .as_ref()
+            .map_or(0, |r| *r.shared.clients.borrow())
+    }
+
+    /// A receiver of the number of SSE clients, to wait for a change.
+    pub fn sse_clients_watch(&self) -> Option<watch::Receiver<usize>> {
+        Some(lock(&self.running).as_ref()?.shared.clients.subscribe())
     }
 
     /// The `/transport.json` document now (`None` when stopped or without a media URL).
