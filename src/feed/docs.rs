@@ -231,9 +231,15 @@ pub fn scores_flat(state: &SourceState<Scores>, now: SystemTime) -> Vec<(String,
     ));
     out.push((
         "age".into(),
-        state.age(now).map(|a| format!("{a:.1}")).unwrap_or_default(),
+        state
+            .age(now)
+            .map(|a| format!("{a:.1}"))
+            .unwrap_or_default(),
     ));
-    out.push(("polled_at".into(), state.polled_at.map(iso).unwrap_or_default()));
+    out.push((
+        "polled_at".into(),
+        state.polled_at.map(iso).unwrap_or_default(),
+    ));
     out
 }
 
@@ -319,8 +325,10 @@ mod tests {
 
     #[test]
     fn layer_states_follow_the_field_facts() {
-        let still = ts(json!({"isPlaying": true, "playbackRate": 0, "timeElapsed": 0,
-            "timeRemaining": 0, "playingMedia": {"name": "logo.png"}, "layer": {"name": "Bug"}}));
+        let still = ts(
+            json!({"isPlaying": true, "playbackRate": 0, "timeElapsed": 0,
+            "timeRemaining": 0, "playingMedia": {"name": "logo.png"}, "layer": {"name": "Bug"}}),
+        );
         let j = layer_json(3, &still);
         assert_eq!(j["state"], "still");
         assert_eq!(j["name"], "Bug");
@@ -331,17 +339,26 @@ mod tests {
         assert_eq!(j["state"], "empty");
         assert_eq!(j["cue"], Value::Null);
         assert_eq!(j["remaining"], Value::Null);
-        let playing = ts(json!({"isPlaying": true, "playbackRate": 1, "timeElapsed": 2.5,
-            "timeRemaining": 7.5, "playingMedia": {"name": "clip"}, "playingItem": {"name": "Intro"}}));
+        let playing = ts(
+            json!({"isPlaying": true, "playbackRate": 1, "timeElapsed": 2.5,
+            "timeRemaining": 7.5, "playingMedia": {"name": "clip"}, "playingItem": {"name": "Intro"}}),
+        );
         let j = layer_json(0, &playing);
-        assert_eq!((j["state"].as_str(), j["duration"].as_f64()), (Some("playing"), Some(10.0)));
+        assert_eq!(
+            (j["state"].as_str(), j["duration"].as_f64()),
+            (Some("playing"), Some(10.0))
+        );
         assert_eq!(j["cue"], "Intro");
-        let live = ts(json!({"isPlaying": true, "playbackRate": 1, "timeElapsed": 30,
-            "timeRemaining": 0, "playingMedia": {"name": "Camera 1"}}));
+        let live = ts(
+            json!({"isPlaying": true, "playbackRate": 1, "timeElapsed": 30,
+            "timeRemaining": 0, "playingMedia": {"name": "Camera 1"}}),
+        );
         assert_eq!(layer_json(0, &live)["state"], "live input");
         assert_eq!(layer_json(0, &live)["remaining"], Value::Null);
-        let paused = ts(json!({"isPlaying": false, "playbackRate": 0, "timeElapsed": 3,
-            "timeRemaining": 7, "playingMedia": {"name": "clip"}}));
+        let paused = ts(
+            json!({"isPlaying": false, "playbackRate": 0, "timeElapsed": 3,
+            "timeRemaining": 7, "playingMedia": {"name": "clip"}}),
+        );
         assert_eq!(layer_json(0, &paused)["state"], "paused");
     }
 

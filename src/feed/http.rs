@@ -131,7 +131,9 @@ async fn events(
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let rx = shared.bus.subscribe();
     let activity = activity.map(|Extension(a)| a).unwrap_or_default();
-    activity.delivered.store(shared.published(), Ordering::SeqCst);
+    activity
+        .delivered
+        .store(shared.published(), Ordering::SeqCst);
     activity.sse.store(true, Ordering::SeqCst);
     let first = initial(&shared).into_iter();
     let client = Client::new(shared);
@@ -143,7 +145,11 @@ async fn events(
             }
             match rx.recv().await {
                 Ok(m) => {
-                    let Message { seq, event: name, data } = &*m;
+                    let Message {
+                        seq,
+                        event: name,
+                        data,
+                    } = &*m;
                     activity.delivered.store(*seq, Ordering::SeqCst);
                     Some((Ok(event(name, data)), (first, rx, activity, client)))
                 }

@@ -403,7 +403,11 @@ impl Feed {
 
     #[cfg(test)]
     fn shared(&self) -> Arc<Shared> {
-        lock(&self.running).as_ref().expect("running").shared.clone()
+        lock(&self.running)
+            .as_ref()
+            .expect("running")
+            .shared
+            .clone()
     }
 
     /// SSE clients connected now (0 when stopped).

@@ -115,7 +115,10 @@ fn an_unanswering_application_is_stale_within_an_interval_and_recovers() {
         let took = t0.elapsed();
         // Stale two intervals after the last answer, which came at most one before t0.
         assert!(took < interval * 2 + Duration::from_millis(200), "{took:?}");
-        assert!(stale.error.as_deref().unwrap().contains("no answer"), "{stale:?}");
+        assert!(
+            stale.error.as_deref().unwrap().contains("no answer"),
+            "{stale:?}"
+        );
         let doc = feed.transport().unwrap();
         assert_eq!(doc["stale"], true);
         assert!(doc["stale_since"].is_string());
@@ -123,10 +126,13 @@ fn an_unanswering_application_is_stale_within_an_interval_and_recovers() {
         // The last good layers are still served, marked stale.
         assert_eq!(doc["layers"].as_array().unwrap().len(), 4);
         let mut scores = feed.shared().scores.clone().unwrap();
-        tokio::time::timeout(Duration::from_secs(10), scores.wait_for(|s| s.stale_since.is_some()))
-            .await
-            .expect("the scores did not go stale")
-            .unwrap();
+        tokio::time::timeout(
+            Duration::from_secs(10),
+            scores.wait_for(|s| s.stale_since.is_some()),
+        )
+        .await
+        .expect("the scores did not go stale")
+        .unwrap();
         assert_eq!(feed.scores().unwrap()["stale"], true);
         sim.delay(0.0).unwrap();
         let fresh = media_until(&feed, |s| s.stale_since.is_none()).await;
@@ -135,7 +141,10 @@ fn an_unanswering_application_is_stale_within_an_interval_and_recovers() {
         // A failing status is stale too, with the application's error.
         sim.fail_next(503, 1000).unwrap();
         let failed = media_until(&feed, |s| s.stale_since.is_some()).await;
-        assert!(failed.error.as_deref().unwrap().contains("503"), "{failed:?}");
+        assert!(
+            failed.error.as_deref().unwrap().contains("503"),
+            "{failed:?}"
+        );
         sim.fail_next(503, 0).unwrap();
         media_until(&feed, |s| s.stale_since.is_none()).await;
         feed.stop().await;
