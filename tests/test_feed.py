@@ -259,11 +259,11 @@ def test_written_files_are_never_seen_half_written(sim: showctl.Simulator, tmp_p
 
 
 def test_feed_arguments_are_checked_before_anything_starts(sim: showctl.Simulator) -> None:
-    with pytest.raises(ValueError, match="^media, scoreboard:"):
+    with pytest.raises(ValueError, match=r"^media, scoreboard:"):
         showctl.Feed()
-    with pytest.raises(ValueError, match="^interval:"):
+    with pytest.raises(ValueError, match=r"^interval:"):
         showctl.Feed(sim.url, interval=0.0)
-    with pytest.raises(ValueError, match="^port:"):
+    with pytest.raises(ValueError, match=r"^port:"):
         showctl.Feed(sim.url, port=70000)
     feed = showctl.Feed(sim.url)
     assert not feed.running

@@ -187,6 +187,6 @@ def test_watch_events_async_and_custom_games(sim: showctl.Simulator) -> None:
 
 def test_a_bad_interval_is_refused_before_polling(sim: showctl.Simulator) -> None:
     board = showctl.Scoreboard(sim.url)
-    with pytest.raises(ValueError, match="^interval:"):
+    with pytest.raises(ValueError, match=r"^interval:"):
         board.watch_events(interval=0.0)
     assert sim.requests == []
