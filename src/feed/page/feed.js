@@ -109,7 +109,7 @@ function renderScore() {
   });
   const word = PERIOD_WORD[view.sport] || "Period";
   $("period").textContent = view.period == null ? "" : `${word} ${view.period}`;
-  $("sport").textContent = view.sport || "";
+  $("sport").textContent = (view.sport || "").replace(/([a-z])([A-Z])/g, "$1 $2");
 }
 
 function renderStale() {
