@@ -190,6 +190,7 @@ impl PyScoreEvent {
     }
     /// The value after.
     #[getter]
+    #[allow(clippy::wrong_self_convention, clippy::new_ret_no_self)]
     fn new(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         val(py, &self.inner.new)
     }
