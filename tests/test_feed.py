@@ -189,8 +189,22 @@ def test_scores_json_xml_and_csv_parse_with_the_standard_library(sim: showctl.Si
         assert "--media" in json.loads(body)["error"]
 
 
-def test_stale_with_its_age_when_the_application_fails_and_back(sim: showctl.Simulator) -> None:
-    with showctl.Feed(sim.url, sim.url, interval=INTERVAL, timeout=2.0) as feed:
+def read_until(path: Path, pred: Any, timeout: float = 5.0) -> dict[str, Any]:
+    """Read a written JSON file the way a file-reading tool does, until `pred` holds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        doc: dict[str, Any] = json.loads(path.read_bytes()) if path.exists() else {}
+        if doc and pred(doc):
+            return doc
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{path.name} never showed it: {doc}")
+        time.sleep(INTERVAL / 5)
+
+
+def test_stale_with_its_age_when_the_application_fails_and_back(
+    sim: showctl.Simulator, tmp_path: Path
+) -> None:
+    with showctl.Feed(sim.url, sim.url, interval=INTERVAL, timeout=2.0, write=tmp_path) as feed:
         events = Events(feed.url)
         try:
             events.until(lambda e, d: e == "scores" and d["polled_at"] is not None)
@@ -211,6 +225,10 @@ def test_stale_with_its_age_when_the_application_fails_and_back(sim: showctl.Sim
             row = ET.fromstring(get(feed.url + "scores.xml")[2]).find("score")
             assert row is not None and row.findtext("stale") == "true"
             assert float(row.findtext("age") or "nan") > 0
+            # The files say so too, and their age keeps up while the failure lasts.
+            written = read_until(tmp_path / "transport.json", lambda d: d["stale"])
+            read_until(tmp_path / "transport.json", lambda d: d["age"] > written["age"])
+            read_until(tmp_path / "scores.json", lambda d: d["stale"])
             sim.fail_next(503, times=0)
             fresh = set()
             while len(fresh) < 2:
@@ -219,6 +237,7 @@ def test_stale_with_its_age_when_the_application_fails_and_back(sim: showctl.Sim
             for path in ("transport.json", "scores.json"):
                 doc = json.loads(get(feed.url + path)[2])
                 assert doc["stale"] is False
+                read_until(tmp_path / path, lambda d: not d["stale"])
         finally:
             events.close()
 

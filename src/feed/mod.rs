@@ -116,6 +116,8 @@ trait Source: Send + Sync + 'static {
     type Data: Clone + PartialEq + Send + Sync + 'static;
     /// `media` or `scoreboard` (the `source` of the documents and status events).
     const NAME: &'static str;
+    /// Names the poller in log lines.
+    const LABEL: &'static str;
     /// The SSE event carrying the whole document.
     const DOC_EVENT: &'static str;
     /// The SSE event carrying one change.
@@ -131,6 +133,7 @@ struct MediaSource(MediaClient);
 impl Source for MediaSource {
     type Data = Layers;
     const NAME: &'static str = "media";
+    const LABEL: &'static str = "feed (media)";
     const DOC_EVENT: &'static str = "transport";
     const CHANGE_EVENT: &'static str = "layer";
     fn url(&self) -> String {
@@ -155,6 +158,7 @@ struct ScoreSource(Scoreboard);
 impl Source for ScoreSource {
     type Data = Scores;
     const NAME: &'static str = "scoreboard";
+    const LABEL: &'static str = "feed (scoreboard)";
     const DOC_EVENT: &'static str = "scores";
     const CHANGE_EVENT: &'static str = "score";
     fn url(&self) -> String {
@@ -209,7 +213,7 @@ async fn run_source<S: Source>(
 ) {
     let interval = shared.interval;
     let url = src.url();
-    let mut poller = Poller::new("feed", interval);
+    let mut poller = Poller::new(S::LABEL, interval);
     let mut last_ok = tokio::time::Instant::now();
     loop {
         poller.wait().await;
