@@ -245,12 +245,10 @@ def test_stale_with_its_age_when_the_application_fails_and_back(
 def test_written_files_are_never_seen_half_written(sim: showctl.Simulator, tmp_path: Path) -> None:
     trigger(sim, 1, "Main Show", 0)  # the transport changes on every poll
     out = tmp_path / "feed"
-    with showctl.Feed(sim.url, sim.url, interval=0.05, write=out) as feed:
-        events = Events(feed.url)
-        try:
-            events.until(lambda e, d: e == "scores" and d["polled_at"] is not None)
-        finally:
-            events.close()
+    with showctl.Feed(sim.url, sim.url, interval=0.05, write=out):
+        # The writer follows the poller: wait until it wrote both sources once.
+        read_until(out / "transport.json", lambda d: d["polled_at"] is not None)
+        read_until(out / "scores.json", lambda d: d["polled_at"] is not None)
         versions = set()
         reads = 0
         deadline = time.monotonic() + 3.0
