@@ -9,6 +9,7 @@ pub mod media;
 pub mod poll;
 pub mod runtime;
 pub mod score;
+pub mod serve;
 pub mod simulator;
 pub mod transport;
 

@@ -16,7 +16,6 @@ use futures::stream::{self, Stream};
 use hyper_util::rt::TokioIo;
 use serde_json::Value;
 use tokio::sync::{broadcast, oneshot};
-use tokio::task::JoinSet;
 use tower::ServiceExt;
 
 use super::{scores_csv, scores_xml, Message, Shared, SSE_BUFFER};
@@ -203,50 +202,35 @@ async fn stuck(activity: Arc<Activity>, shared: Arc<Shared>) {
     }
 }
 
-/// Accept connections until told to stop; stopping closes every open connection.
+/// Serve until told to stop; stopping closes every open connection. A connection whose SSE
+/// stream stops being read is closed by its watchdog ([`stuck`]).
 pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
     shared: Arc<Shared>,
-    mut stop: oneshot::Receiver<()>,
+    stop: oneshot::Receiver<()>,
 ) {
     let router = router(shared.clone());
-    let mut connections = JoinSet::new();
-    loop {
-        tokio::select! {
-            _ = &mut stop => break,
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
-                    let _ = stream.set_nodelay(true);
-                    let _ = socket2::SockRef::from(&stream).set_send_buffer_size(SEND_BUFFER);
-                    let activity = Arc::new(Activity::default());
-                    let router = router.clone();
-                    let conn_activity = activity.clone();
-                    let service = hyper::service::service_fn(move |req: hyper::Request<_>| {
-                        let mut req = req.map(Body::new);
-                        req.extensions_mut().insert(conn_activity.clone());
-                        router.clone().oneshot(req)
-                    });
-                    let shared = shared.clone();
-                    connections.spawn(async move {
-                        let conn = hyper::server::conn::http1::Builder::new()
-                            .serve_connection(TokioIo::new(stream), service);
-                        tokio::select! {
-                            r = conn => if let Err(e) = r {
-                                log::debug!("feed: connection ended: {e}");
-                            },
-                            _ = stuck(activity, shared) => {
-                                log::warn!("feed: an SSE client stopped reading; dropping it");
-                            }
-                        }
-                    });
+    crate::serve::accept_until("feed", listener, stop, move |stream| {
+        let _ = socket2::SockRef::from(&stream).set_send_buffer_size(SEND_BUFFER);
+        let activity = Arc::new(Activity::default());
+        let (router, conn_activity, shared) = (router.clone(), activity.clone(), shared.clone());
+        let service = hyper::service::service_fn(move |req: hyper::Request<_>| {
+            let mut req = req.map(Body::new);
+            req.extensions_mut().insert(conn_activity.clone());
+            router.clone().oneshot(req)
+        });
+        async move {
+            let conn = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service);
+            tokio::select! {
+                r = conn => if let Err(e) = r {
+                    log::debug!("feed: connection ended: {e}");
+                },
+                _ = stuck(activity, shared) => {
+                    log::warn!("feed: an SSE client stopped reading; dropping it");
                 }
-                Err(e) => {
-                    log::warn!("feed: accept failed: {e}");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-            },
-            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+            }
         }
-    }
-    connections.shutdown().await;
+    })
+    .await;
 }
