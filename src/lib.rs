@@ -3,10 +3,13 @@
 //! with `cargo test`; the `python` feature adds the binding layer that only converts.
 
 pub mod error;
+pub mod feed;
 pub mod ident;
 pub mod media;
+pub mod poll;
 pub mod runtime;
 pub mod score;
+pub mod serve;
 pub mod simulator;
 pub mod transport;
 

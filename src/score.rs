@@ -12,6 +12,12 @@ use serde_json::{Map, Value};
 use crate::error::{Error, Result};
 use crate::transport::{Request, Transport};
 
+pub mod events;
+pub mod view;
+
+pub use events::{score_changes, ScoreEvent, ScoreEventKind, ScoreEventWatch};
+pub use view::{Fields, ScoreView, Team, Val};
+
 /// The sport modes of the API document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Sport {
@@ -331,16 +337,7 @@ impl ScoreRecord {
 
     /// Custom games, `game1`, `game2`, … in numeric order, each as text properties.
     pub fn games(&self) -> Vec<Vec<(String, String)>> {
-        let mut games: Vec<(u32, &Map<String, Value>)> = self
-            .raw
-            .iter()
-            .filter_map(|(k, v)| {
-                let n: u32 = k.strip_prefix("game")?.parse().ok()?;
-                Some((n, v.as_object()?))
-            })
-            .collect();
-        games.sort_by_key(|(n, _)| *n);
-        games
+        self.game_objects()
             .into_iter()
             .map(|(_, g)| {
                 g.iter()

@@ -58,6 +58,10 @@ from showctl._core import BatchResult, Command, MirrorStatus, TransportEvent, Tr
 from showctl._core import RecordedRequest, Simulator
 
 # isort: split
+# score views and events, and the feed
+from showctl._core import Feed, ScoreEvent, ScoreEventWatch, ScoreView, TeamScore
+
+# isort: split
 from showctl.exceptions import (
     ApiError,
     BadRequestError,
@@ -93,6 +97,7 @@ __all__ = [
     "DecodeError",
     "Effect",
     "EffectPreset",
+    "Feed",
     "FloatBase",
     "FootballScore",
     "ForbiddenError",
@@ -112,7 +117,10 @@ __all__ = [
     "NotFoundError",
     "Playlist",
     "RecordedRequest",
+    "ScoreEvent",
+    "ScoreEventWatch",
     "ScoreRecord",
+    "ScoreView",
     "ScoreWatch",
     "Scoreboard",
     "ServerError",
@@ -121,6 +129,7 @@ __all__ = [
     "Simulator",
     "SoccerScore",
     "TargetSet",
+    "TeamScore",
     "TennisScore",
     "Timeout",
     "Transition",

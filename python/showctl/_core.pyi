@@ -39,6 +39,9 @@ class ScoreRecord:
     def __eq__(self, other: object, /) -> bool: ...
     def __reduce__(self) -> tuple[Any, ...]: ...
     def _repr_html_(self) -> str: ...
+    def view(self) -> ScoreView:
+        """The sport-independent view: teams (name, score as an int where the text is a
+        number), period, possession and the sport's extras. The record itself is unchanged."""
 
 @final
 class AustralianFootballScore(ScoreRecord):
@@ -313,6 +316,12 @@ class Scoreboard:
     async def scores_async(self) -> ScoreRecord: ...
     def watch(self, interval: float = 0.5) -> ScoreWatch: ...
     def watch_async(self, interval: float = 0.5) -> ScoreWatch: ...
+    def watch_events(self, interval: float = 0.5) -> ScoreEventWatch:
+        """Poll every ``interval`` seconds and yield a ``ScoreEvent`` per change (the first
+        poll is the baseline): scores, period, possession, sport, other fields, and polling
+        failing and recovering. A failure other than a transient one ends the iteration."""
+    def watch_events_async(self, interval: float = 0.5) -> ScoreEventWatch:
+        """Async twin of ``watch_events``: use it with ``async for``."""
     def close(self) -> None: ...
     async def aclose(self) -> None: ...
     def __enter__(self) -> Self: ...
@@ -321,6 +330,111 @@ class Scoreboard:
     async def __aexit__(self, *args: object) -> None: ...
 
 def _score_from_json(json: str) -> ScoreRecord: ...
+
+_ScoreValue = int | bool | str
+
+@final
+class TeamScore:
+    """One team of a ``ScoreView``."""
+
+    @property
+    def name(self) -> str | None:
+        """The team's name field (``team1Name``), when the sport has one."""
+    @property
+    def score(self) -> _ScoreValue | None:
+        """The score: an ``int`` where the wire text is a whole number, else the text."""
+    @property
+    def stats(self) -> dict[str, _ScoreValue]:
+        """The team's other fields in snake case (``fouls``, ``time_outs``, ``hits``)."""
+    @property
+    def line_score(self) -> list[_ScoreValue | None]:
+        """Baseball runs per inning (``None``: not played); empty for other sports."""
+    @property
+    def sets(self) -> list[_ScoreValue | None]:
+        """Tennis and Volleyball points per set (``None``: not played); empty otherwise."""
+    def to_dict(self) -> dict[str, Any]:
+        """The team as a dict (as in the feed's ``/scores.json``)."""
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class ScoreView:
+    """A sport-independent view of a score record, from ``ScoreRecord.view()``."""
+
+    @property
+    def sport(self) -> str | None:
+        """The wire ``sportMode``."""
+    @property
+    def teams(self) -> list[TeamScore]:
+        """Team 1 and team 2 (none for an unknown sport; the first game's for Custom)."""
+    @property
+    def period(self) -> _ScoreValue | None:
+        """The period (Australian football's quarter, Baseball's inning)."""
+    @property
+    def possession(self) -> _ScoreValue | None:
+        """Possession, as the application numbers the teams."""
+    @property
+    def fields(self) -> dict[str, _ScoreValue]:
+        """The other game fields in snake case (``down``, ``to_go``, ``current_set``)."""
+    @property
+    def games(self) -> list[ScoreView]:
+        """A Custom record's games, in order; empty for other sports."""
+    def to_dict(self) -> dict[str, Any]:
+        """The view as a dict (the ``view`` of the feed's ``/scores.json``)."""
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class ScoreEvent:
+    """A change seen by ``Scoreboard.watch_events()``."""
+
+    @property
+    def kind(
+        self,
+    ) -> Literal[
+        "score_changed",
+        "period_changed",
+        "possession_changed",
+        "sport_changed",
+        "field_changed",
+        "poll_failed",
+        "poll_recovered",
+    ]:
+        """What changed."""
+    @property
+    def field(self) -> str | None:
+        """The wire field that changed (``gameN.name`` inside a Custom game)."""
+    @property
+    def team(self) -> int | None:
+        """1 or 2, for ``score_changed``."""
+    @property
+    def game(self) -> int | None:
+        """The Custom game (1 for ``game1``) of a change inside a game."""
+    @property
+    def old(self) -> _ScoreValue | None:
+        """The value before (an ``int`` where the text is a number; ``None``: not sent)."""
+    @property
+    def new(self) -> _ScoreValue | None:
+        """The value after."""
+    @property
+    def delta(self) -> int | None:
+        """``new - old`` when both are numbers (``score_changed``)."""
+    @property
+    def record(self) -> ScoreRecord | None:
+        """The record that showed the change (``None`` for ``poll_failed``)."""
+    @property
+    def error(self) -> ShowctlError | None:
+        """The failure, for ``poll_failed``."""
+    @property
+    def timestamp(self) -> float:
+        """When the poll was answered, in seconds since the epoch (like ``time.time()``)."""
+
+@final
+class ScoreEventWatch:
+    """Iterator and async iterator over score events."""
+
+    def __iter__(self) -> Iterator[ScoreEvent]: ...
+    def __next__(self) -> ScoreEvent: ...
+    def __aiter__(self) -> AsyncIterator[ScoreEvent]: ...
+    async def __anext__(self) -> ScoreEvent: ...
 
 # ---------------------------------------------------------------------------------------------
 # Media playback: MediaPlayer, Layer and the models
@@ -1088,6 +1202,60 @@ class Simulator:
     @property
     def selection(self) -> dict[str, Any]: ...
     def reset(self) -> None: ...
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *args: object) -> None: ...
+    async def __aenter__(self) -> Self: ...
+    async def __aexit__(self, *args: object) -> None: ...
+
+# ---------------------------------------------------------------------------------------------
+# Feed
+# ---------------------------------------------------------------------------------------------
+
+@final
+class Feed:
+    """One poller of the media application and/or the scoreboard, serving a clock and score
+    page, ``/transport.json``, ``/scores.json``, ``/scores.xml``, ``/scores.csv``, Server-Sent
+    Events (``/events``) and, with ``write``, files. A context manager, like ``Simulator``."""
+
+    def __new__(
+        cls,
+        media: str | None = None,
+        scoreboard: str | None = None,
+        *,
+        interval: float = 0.5,
+        port: int = 0,
+        host: str = "127.0.0.1",
+        write: str | os.PathLike[str] | None = None,
+        api_key: str | None = None,
+        timeout: float = 5.0,
+        verify: bool = True,
+        ca_cert: str | os.PathLike[str] | None = None,
+    ) -> Self:
+        """Check the options; nothing is polled or served until ``start()``."""
+    def start(self) -> Self:
+        """Start polling and serving (a no-op when running)."""
+    def stop(self) -> None:
+        """Stop polling and serving, closing every connection (a no-op when stopped)."""
+    @property
+    def running(self) -> bool:
+        """True between ``start()`` and ``stop()``."""
+    @property
+    def url(self) -> str:
+        """``http://HOST:PORT/``: the page; the documents are under it."""
+    @property
+    def port(self) -> int:
+        """The port served on (the requested one until started)."""
+    @property
+    def interval(self) -> float:
+        """Seconds between polls."""
+    @property
+    def sse_clients(self) -> int:
+        """Server-Sent Events clients connected now."""
+    def transport(self) -> dict[str, Any] | None:
+        """The ``/transport.json`` document now (``None`` when stopped or without ``media``)."""
+    def scores(self) -> dict[str, Any] | None:
+        """The ``/scores.json`` document now (``None`` when stopped or without
+        ``scoreboard``)."""
     def __enter__(self) -> Self: ...
     def __exit__(self, *args: object) -> None: ...
     async def __aenter__(self) -> Self: ...

@@ -195,6 +195,54 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_feed(args: argparse.Namespace) -> int:
+    media_url, board_url = args.media, args.scoreboard
+    if media_url is None and board_url is None:
+        media_url = os.environ.get(MEDIA_ENV) or None
+        board_url = os.environ.get(SCOREBOARD_ENV) or None
+    if media_url is None and board_url is None:
+        raise UsageError(
+            f"nothing to poll: pass --media URL and/or --scoreboard URL "
+            f"(or set {MEDIA_ENV} / {SCOREBOARD_ENV})"
+        )
+    feed = showctl.Feed(
+        media_url,
+        board_url,
+        interval=args.interval,
+        port=args.port,
+        host=args.host,
+        write=args.write,
+        api_key=args.api_key,
+        timeout=args.timeout,
+    )
+    feed.start()
+    try:
+        if hasattr(signal, "SIGTERM"):
+            signal.signal(signal.SIGTERM, _raise_interrupt)
+        if args.json:
+            emit_json({"url": feed.url, "port": feed.port})
+        else:
+            # The URL alone on the first line, for scripts that start the feed.
+            print(feed.url, flush=True)
+            for what, url in (("media", media_url), ("scoreboard", board_url)):
+                if url:
+                    print(f"  polling {what} {url} every {args.interval:g} s")
+            docs = ["transport.json"] if media_url else []
+            docs += ["scores.json", "scores.xml", "scores.csv"] if board_url else []
+            print(f"  page {feed.url}  data {' '.join(feed.url + d for d in docs)}")
+            print(f"  events {feed.url}events (Server-Sent Events)")
+            if args.write:
+                print(f"  writing {', '.join(docs)} into {args.write} on each change")
+            print("  Ctrl-C to stop", flush=True)
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        feed.stop()
+    return EXIT_OK
+
+
 def _raise_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -570,6 +618,25 @@ def build_parser() -> argparse.ArgumentParser:
         help="pause between steps (default: 0.6 on a terminal, else 0)",
     )
     p.set_defaults(func=cmd_demo)
+
+    p = command(
+        "feed",
+        "poll the applications once and serve a clock and score page, JSON, XML, CSV, "
+        "Server-Sent Events and files to any number of readers (until Ctrl-C)",
+    )
+    p.add_argument("--media", metavar="URL", help="the media application to poll")
+    p.add_argument("--scoreboard", metavar="URL", help="the scoreboard application to poll")
+    p.add_argument("--interval", type=_interval, default=0.5, help="poll interval (default: 0.5)")
+    p.add_argument("--port", type=int, default=0, help="port to serve on (default: a free one)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to serve on (default: 127.0.0.1; 0.0.0.0 for other machines)",
+    )
+    p.add_argument(
+        "--write", metavar="DIR", help="also write the documents into DIR on each change"
+    )
+    p.set_defaults(func=cmd_feed)
 
     p = command("scores", "print the scoreboard's score record (or follow it with --watch)")
     p.add_argument("--watch", action="store_true", help="print each change until Ctrl-C")

@@ -14,6 +14,7 @@ use super::client::MediaClient;
 use super::endpoints::TRANSPORT_STATES;
 use super::models::TransportState;
 use crate::error::{Error, Result};
+use crate::poll::{transient, Polled, Poller};
 
 /// Most thresholds a watch takes.
 pub const MAX_THRESHOLDS: usize = 16;
@@ -108,12 +109,63 @@ fn media(t: Option<&TransportState>) -> Option<String> {
 }
 
 fn playing(t: Option<&TransportState>) -> bool {
-    media(t).is_some() && t.and_then(|t| t.is_playing) == Some(true)
+    t.is_some_and(|t| play_state(t).playing())
 }
 
 /// A still image: playing at rate 0 (its time does not move).
 fn still(t: &TransportState) -> bool {
     t.is_playing == Some(true) && t.playback_rate == Some(0.0)
+}
+
+/// What a layer is doing, read the way the field reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlayState {
+    /// Media plays and its time moves.
+    Playing,
+    /// Media is loaded and does not play (paused, or stopped at its end).
+    Paused,
+    /// A still image: it reports playing at rate 0, its time does not move.
+    Still,
+    /// Plays at a non-zero rate with no time remaining: a video input, which has no end. (How
+    /// the application reports a live input is not documented; this is the simulator's model.)
+    LiveInput,
+    /// No `playingMedia` (whatever `playingItem` says: it is never cleared).
+    Empty,
+}
+
+impl PlayState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlayState::Playing => "playing",
+            PlayState::Paused => "paused",
+            PlayState::Still => "still",
+            PlayState::LiveInput => "live input",
+            PlayState::Empty => "empty",
+        }
+    }
+
+    /// True for every state that reports playing (a still image and a live input included).
+    pub fn playing(self) -> bool {
+        matches!(
+            self,
+            PlayState::Playing | PlayState::Still | PlayState::LiveInput
+        )
+    }
+}
+
+/// The state of a layer from its transport state.
+pub fn play_state(t: &TransportState) -> PlayState {
+    if media(Some(t)).is_none() {
+        PlayState::Empty
+    } else if t.is_playing != Some(true) {
+        PlayState::Paused
+    } else if still(t) {
+        PlayState::Still
+    } else if t.time_remaining.is_none_or(|r| r <= 0.0) && t.time_elapsed.is_some_and(|e| e > 0.0) {
+        PlayState::LiveInput
+    } else {
+        PlayState::Playing
+    }
 }
 
 /// The events of one layer, in order: emptied, or media_changed, stopped, started, then one
@@ -213,15 +265,6 @@ pub fn changes(
     out
 }
 
-/// A failure a watch reports and outlives: no connection, a timeout, 408, 429 or a 5xx.
-fn transient(e: &Error) -> bool {
-    match e {
-        Error::Connect { .. } | Error::Timeout { .. } => true,
-        Error::Api { status, .. } => matches!(status, 408 | 429 | 500..=599),
-        _ => false,
-    }
-}
-
 /// Polls the workspace transport state every `interval` and yields the changes. The first poll
 /// is the baseline (no events). Polls never overlap: one that takes longer than the interval
 /// is followed by the next at once. A transient failure yields one `PollFailed` event (and a
@@ -230,12 +273,10 @@ fn transient(e: &Error) -> bool {
 /// that is not the transport state, a closed client) end the watch with their error.
 pub struct TransportWatch {
     client: MediaClient,
-    interval: Duration,
+    poller: Poller,
     thresholds: Vec<f64>,
     last: Option<Vec<Arc<TransportState>>>,
     pending: VecDeque<TransportEvent>,
-    next_poll: Option<tokio::time::Instant>,
-    failing: bool,
 }
 
 impl TransportWatch {
@@ -243,12 +284,10 @@ impl TransportWatch {
     pub fn new(client: MediaClient, interval: Duration, thresholds: Vec<f64>) -> Self {
         TransportWatch {
             client,
-            interval,
+            poller: Poller::new("transport watch", interval),
             thresholds,
             last: None,
             pending: VecDeque::new(),
-            next_poll: None,
-            failing: false,
         }
     }
 
@@ -258,17 +297,16 @@ impl TransportWatch {
             if let Some(ev) = self.pending.pop_front() {
                 return Ok(ev);
             }
-            if let Some(at) = self.next_poll {
-                tokio::time::sleep_until(at).await;
-            }
-            let started = tokio::time::Instant::now();
-            self.next_poll = Some(started + self.interval);
+            self.poller.wait().await;
             let url = self.client.transport().base_url().to_string();
-            match self.client.run(TRANSPORT_STATES.at(&[])?).await {
-                Ok(states) => {
-                    let at = SystemTime::now();
-                    if std::mem::take(&mut self.failing) {
-                        log::info!("transport watch: {url} answers again");
+            let result = self.client.run(TRANSPORT_STATES.at(&[])?).await;
+            match self.poller.settle(&url, result) {
+                Polled::Fresh {
+                    value: states,
+                    recovered,
+                    at,
+                } => {
+                    if recovered {
                         self.pending
                             .push_back(watch_event(EventKind::PollRecovered, None, at));
                     }
@@ -278,23 +316,16 @@ impl TransportWatch {
                     }
                     self.last = Some(states);
                 }
-                Err(e) if transient(&e) => {
-                    if self.failing {
-                        log::debug!("transport watch: poll failed again: {e}");
-                    } else {
-                        log::warn!(
-                            "transport watch: poll failed, retrying every {:.2} s: {e}",
-                            self.interval.as_secs_f64()
-                        );
-                        self.failing = true;
+                Polled::Failed { error, first } if transient(&error) => {
+                    if first {
                         self.pending.push_back(watch_event(
                             EventKind::PollFailed,
-                            Some(e),
+                            Some(error),
                             SystemTime::now(),
                         ));
                     }
                 }
-                Err(e) => return Err(e),
+                Polled::Failed { error, .. } => return Err(error),
             }
         }
     }

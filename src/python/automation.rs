@@ -25,12 +25,12 @@ use crate::python::args::{ident, number};
 use crate::python::watch::watch_class;
 use crate::transport::Target;
 
-fn seconds_since_epoch(t: Option<SystemTime>) -> Option<f64> {
+pub(super) fn seconds_since_epoch(t: Option<SystemTime>) -> Option<f64> {
     t.and_then(|t| t.duration_since(UNIX_EPOCH).ok())
         .map(|d| d.as_secs_f64())
 }
 
-fn error_value(py: Python<'_>, e: &Option<Error>) -> Py<PyAny> {
+pub(super) fn error_value(py: Python<'_>, e: &Option<Error>) -> Py<PyAny> {
     match e {
         Some(e) => to_pyerr(py, e.clone()).into_value(py).into_any(),
         None => py.None(),

@@ -8,8 +8,10 @@ pub mod automation;
 #[cfg(unix)]
 pub mod bridge;
 pub mod errors;
+pub mod feed;
 pub mod media;
 pub mod rt;
+pub mod score_events;
 pub mod scoreboard;
 pub mod simulator;
 pub mod tree;
@@ -40,5 +42,8 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     automation::register(m)?;
     // The built-in simulator.
     simulator::register(m)?;
+    // Score views and events, and the feed.
+    score_events::register(m)?;
+    feed::register(m)?;
     Ok(())
 }

@@ -283,6 +283,11 @@ impl PyScoreRecord {
         Ok(format!("{}({})", name, slf.get().fields_repr(slf.py())?))
     }
 
+    /// The sport-independent view: teams (name, score as int), period, possession, extras.
+    fn view(&self) -> crate::python::score_events::PyScoreView {
+        crate::python::score_events::PyScoreView::new(self.rec.view())
+    }
+
     /// A compact scoreboard table for Jupyter: team rows by score fields, escaped.
     fn _repr_html_(&self) -> String {
         record_html(&self.rec)
@@ -581,6 +586,29 @@ impl PyScoreboard {
     #[pyo3(signature = (interval=0.5))]
     fn watch_async(&self, py: Python<'_>, interval: f64) -> PyResult<PyScoreWatch> {
         self.watch(py, interval)
+    }
+
+    /// Poll every `interval` seconds and yield typed changes: scores, period, possession, sport,
+    /// other fields, poll failed and recovered.
+    #[pyo3(signature = (interval=0.5))]
+    fn watch_events(
+        &self,
+        py: Python<'_>,
+        interval: f64,
+    ) -> PyResult<crate::python::score_events::PyScoreEventWatch> {
+        let interval = score::watch_interval(interval).py_err(py)?;
+        let w = score::ScoreEventWatch::new(self.board.clone(), interval);
+        Ok(crate::python::score_events::PyScoreEventWatch::new(w))
+    }
+
+    /// Async twin of `watch_events`: an async iterator.
+    #[pyo3(signature = (interval=0.5))]
+    fn watch_events_async(
+        &self,
+        py: Python<'_>,
+        interval: f64,
+    ) -> PyResult<crate::python::score_events::PyScoreEventWatch> {
+        self.watch_events(py, interval)
     }
 
     /// Close the client: later calls raise `ClientClosedError`.

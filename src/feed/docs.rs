@@ -1,0 +1,379 @@
+//! What the feed serves, rendered from a source's state: the transport document, the scores
+//! document, and the flat key/value form of the scores for XML and CSV readers.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::{json, Map, Value};
+
+use crate::media::watch::{play_state, PlayState, TransportEvent};
+use crate::media::TransportState;
+use crate::score::{ScoreEvent, ScoreRecord, ScoreView, Val};
+
+/// The state of one polled application, as the last polls left it.
+#[derive(Debug, Clone)]
+pub struct SourceState<T> {
+    /// The application's API URL.
+    pub url: String,
+    /// The last good answer (`None` before the first).
+    pub data: Option<T>,
+    /// When the last good answer arrived.
+    pub polled_at: Option<SystemTime>,
+    /// Since when the polls fail or go unanswered (`None` while they work).
+    pub stale_since: Option<SystemTime>,
+    /// Why the data is stale.
+    pub error: Option<String>,
+}
+
+impl<T> SourceState<T> {
+    pub fn new(url: String) -> Self {
+        SourceState {
+            url,
+            data: None,
+            polled_at: None,
+            stale_since: None,
+            error: None,
+        }
+    }
+
+    /// Seconds since the last good answer (`None` before the first).
+    pub fn age(&self, now: SystemTime) -> Option<f64> {
+        self.polled_at
+            .map(|t| round(now.duration_since(t).unwrap_or_default().as_secs_f64()))
+    }
+
+    /// The fields every document starts with: where from, how old, stale or not.
+    fn header(&self, source: &str, interval: Duration, now: SystemTime) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("source".into(), json!(source));
+        m.insert("url".into(), json!(self.url));
+        m.insert("interval".into(), json!(interval.as_secs_f64()));
+        m.insert("polled_at".into(), json!(self.polled_at.map(iso)));
+        m.insert("age".into(), json!(self.age(now)));
+        m.insert("stale".into(), json!(self.stale_since.is_some()));
+        m.insert("stale_since".into(), json!(self.stale_since.map(iso)));
+        m.insert("error".into(), json!(self.error));
+        m
+    }
+
+    /// The `status` event: whether this source is stale, since when and why.
+    pub fn status(&self, source: &str, interval: Duration, now: SystemTime) -> Value {
+        Value::Object(self.header(source, interval, now))
+    }
+}
+
+/// The layers of a workspace poll.
+pub type Layers = Vec<Arc<TransportState>>;
+/// The score record of a poll.
+pub type Scores = Arc<ScoreRecord>;
+
+/// Milliseconds are enough for a clock.
+fn round(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+/// `2026-11-23T10:35:38.123Z`.
+pub fn iso(t: SystemTime) -> String {
+    let d = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+    let secs = d.as_secs();
+    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60,
+        d.subsec_millis()
+    )
+}
+
+/// One layer of `/transport.json`.
+pub fn layer_json(index: usize, t: &TransportState) -> Value {
+    let state = play_state(t);
+    let loaded = state != PlayState::Empty;
+    let media = t.playing_media.as_ref().filter(|_| loaded);
+    let timed = matches!(
+        state,
+        PlayState::Playing | PlayState::Paused | PlayState::Still
+    );
+    let remaining = t.time_remaining.filter(|_| timed);
+    let elapsed = t.time_elapsed.filter(|_| loaded);
+    let duration = match (elapsed, remaining) {
+        (Some(e), Some(r)) => Some(round(e + r)),
+        _ => None,
+    };
+    let layer = t.layer.as_deref();
+    json!({
+        "index": index,
+        "name": layer.and_then(|l| l.name.clone()),
+        "uuid": layer.and_then(|l| l.uuid.clone()),
+        "state": state.as_str(),
+        "media": media.and_then(|m| m.name.clone()),
+        "media_uuid": media.and_then(|m| m.uuid.clone()),
+        // playingItem is never cleared: it only names what plays while media is loaded.
+        "cue": t.playing_item.as_ref().filter(|_| loaded).and_then(|c| c.name.clone()),
+        "elapsed": elapsed.map(round),
+        "remaining": remaining.map(round),
+        "duration": duration,
+        "rate": t.playback_rate.filter(|_| loaded),
+    })
+}
+
+/// `/transport.json`.
+pub fn transport_doc(state: &SourceState<Layers>, interval: Duration, now: SystemTime) -> Value {
+    let mut m = state.header("media", interval, now);
+    let layers: Vec<Value> = state
+        .data
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, t)| layer_json(i, t))
+        .collect();
+    m.insert("layers".into(), Value::Array(layers));
+    Value::Object(m)
+}
+
+/// A `layer` event.
+pub fn layer_event_json(e: &TransportEvent) -> Value {
+    let layer = e.layer_index.zip(e.current.as_deref());
+    json!({
+        "kind": e.kind.as_str(),
+        "layer_index": e.layer_index,
+        "layer_name": e.layer_name,
+        "layer_uuid": e.layer_uuid,
+        "layer": layer.map(|(i, t)| layer_json(i, t)),
+        "at": iso(e.at),
+    })
+}
+
+/// `/scores.json`.
+pub fn scores_doc(state: &SourceState<Scores>, interval: Duration, now: SystemTime) -> Value {
+    let mut m = state.header("scoreboard", interval, now);
+    let rec = state.data.as_deref();
+    m.insert("sport".into(), json!(rec.and_then(ScoreRecord::sport_mode)));
+    m.insert("view".into(), json!(rec.map(ScoreRecord::view)));
+    m.insert(
+        "record".into(),
+        rec.map_or(Value::Null, |r| Value::Object(r.raw().clone())),
+    );
+    Value::Object(m)
+}
+
+/// A `score` event.
+pub fn score_event_json(e: &ScoreEvent) -> Value {
+    json!({
+        "kind": e.kind.as_str(),
+        "field": e.field,
+        "team": e.team,
+        "game": e.game,
+        "old": e.old,
+        "new": e.new,
+        "delta": e.delta,
+        "at": iso(e.at),
+    })
+}
+
+fn text(v: &Option<Val>) -> String {
+    v.as_ref().map(Val::text).unwrap_or_default()
+}
+
+/// A view as flat names and texts: `sport`, `period`, `possession`, `team1_name`,
+/// `team1_score`, `team1_<stat>`, `team1_set1`…, `team1_inning1`…, then the game fields.
+fn flat_view(v: &ScoreView, prefix: &str, out: &mut Vec<(String, String)>) {
+    let mut put = |k: &str, v: String| out.push((format!("{prefix}{k}"), v));
+    put("period", text(&v.period));
+    put("possession", text(&v.possession));
+    for (i, team) in v.teams.iter().enumerate() {
+        let t = format!("team{}_", i + 1);
+        put(&format!("{t}name"), team.name.clone().unwrap_or_default());
+        put(&format!("{t}score"), text(&team.score));
+        for (k, val) in &team.stats.0 {
+            put(&format!("{t}{k}"), val.text());
+        }
+        for (series, list) in [("inning", &team.line_score), ("set", &team.sets)] {
+            for (n, val) in list.iter().enumerate() {
+                put(&format!("{t}{series}{}", n + 1), text(val));
+            }
+        }
+    }
+    for (k, val) in &v.fields.0 {
+        put(k, val.text());
+    }
+}
+
+/// The flat form of `/scores.xml` and `/scores.csv`: the score, then Custom games as
+/// `game1_…`, then the status (`stale`, `stale_since`, `age`, `polled_at`).
+pub fn scores_flat(state: &SourceState<Scores>, now: SystemTime) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let rec = state.data.as_deref();
+    let sport = rec.and_then(ScoreRecord::sport_mode).unwrap_or_default();
+    out.push(("sport".to_string(), sport));
+    if let Some(rec) = rec {
+        let view = rec.view();
+        flat_view(&view, "", &mut out);
+        for (i, game) in view.games.iter().enumerate() {
+            flat_view(game, &format!("game{}_", i + 1), &mut out);
+        }
+    }
+    out.push(("stale".into(), state.stale_since.is_some().to_string()));
+    out.push((
+        "stale_since".into(),
+        state.stale_since.map(iso).unwrap_or_default(),
+    ));
+    out.push((
+        "age".into(),
+        state
+            .age(now)
+            .map(|a| format!("{a:.1}"))
+            .unwrap_or_default(),
+    ));
+    out.push((
+        "polled_at".into(),
+        state.polled_at.map(iso).unwrap_or_default(),
+    ));
+    out
+}
+
+/// A name usable as an XML element name: letters, digits and `_`, not starting with a digit.
+fn xml_name(k: &str) -> String {
+    let mut s: String = k
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if !s.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        s.insert(0, '_');
+    }
+    s
+}
+
+fn xml_text(v: &str) -> String {
+    let mut out = String::with_capacity(v.len());
+    for c in v.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            // Control characters other than tab and newlines are not allowed in XML 1.0.
+            c if c.is_control() && !matches!(c, '\t' | '\n' | '\r') => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `/scores.xml`: `<scores><score><sport>…</sport>…</score></scores>`, one element per flat
+/// field (the row a vMix or CasparCG XML data source selects with `/scores/score`).
+pub fn scores_xml(flat: &[(String, String)]) -> String {
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<scores>\n  <score>\n");
+    for (k, v) in flat {
+        let name = xml_name(k);
+        out.push_str(&format!("    <{name}>{}</{name}>\n", xml_text(v)));
+    }
+    out.push_str("  </score>\n</scores>\n");
+    out
+}
+
+fn csv_cell(v: &str) -> String {
+    if v.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", v.replace('"', "\"\""))
+    } else {
+        v.to_string()
+    }
+}
+
+/// `/scores.csv`: a header row of the flat names and one row of values (RFC 4180).
+pub fn scores_csv(flat: &[(String, String)]) -> String {
+    let row = |cells: Vec<&str>| {
+        cells
+            .into_iter()
+            .map(csv_cell)
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    format!(
+        "{}\r\n{}\r\n",
+        row(flat.iter().map(|(k, _)| k.as_str()).collect()),
+        row(flat.iter().map(|(_, v)| v.as_str()).collect())
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::media::Model;
+
+    #[test]
+    fn iso_dates() {
+        assert_eq!(iso(UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
+        let t = UNIX_EPOCH + Duration::from_millis(1_709_210_096_789);
+        assert_eq!(iso(t), "2024-02-29T12:34:56.789Z");
+    }
+
+    fn ts(v: Value) -> TransportState {
+        TransportState::from_raw(v.as_object().unwrap().clone())
+    }
+
+    #[test]
+    fn layer_states_follow_the_field_facts() {
+        let still = ts(
+            json!({"isPlaying": true, "playbackRate": 0, "timeElapsed": 0,
+            "timeRemaining": 0, "playingMedia": {"name": "logo.png"}, "layer": {"name": "Bug"}}),
+        );
+        let j = layer_json(3, &still);
+        assert_eq!(j["state"], "still");
+        assert_eq!(j["name"], "Bug");
+        assert_eq!(j["index"], 3);
+        let empty = ts(json!({"isPlaying": false, "timeRemaining": 4,
+            "playingItem": {"name": "Old cue"}}));
+        let j = layer_json(0, &empty);
+        assert_eq!(j["state"], "empty");
+        assert_eq!(j["cue"], Value::Null);
+        assert_eq!(j["remaining"], Value::Null);
+        let playing = ts(
+            json!({"isPlaying": true, "playbackRate": 1, "timeElapsed": 2.5,
+            "timeRemaining": 7.5, "playingMedia": {"name": "clip"}, "playingItem": {"name": "Intro"}}),
+        );
+        let j = layer_json(0, &playing);
+        assert_eq!(
+            (j["state"].as_str(), j["duration"].as_f64()),
+            (Some("playing"), Some(10.0))
+        );
+        assert_eq!(j["cue"], "Intro");
+        let live = ts(
+            json!({"isPlaying": true, "playbackRate": 1, "timeElapsed": 30,
+            "timeRemaining": 0, "playingMedia": {"name": "Camera 1"}}),
+        );
+        assert_eq!(layer_json(0, &live)["state"], "live input");
+        assert_eq!(layer_json(0, &live)["remaining"], Value::Null);
+        let paused = ts(
+            json!({"isPlaying": false, "playbackRate": 0, "timeElapsed": 3,
+            "timeRemaining": 7, "playingMedia": {"name": "clip"}}),
+        );
+        assert_eq!(layer_json(0, &paused)["state"], "paused");
+    }
+
+    #[test]
+    fn xml_and_csv_escape() {
+        let flat = vec![
+            ("team1_name".to_string(), "A & \"B\", <C>".to_string()),
+            ("1st".to_string(), "x\ny".to_string()),
+        ];
+        let xml = scores_xml(&flat);
+        assert!(xml.contains("<team1_name>A &amp; &quot;B&quot;, &lt;C&gt;</team1_name>"));
+        assert!(xml.contains("<_1st>x\ny</_1st>"));
+        assert_eq!(
+            scores_csv(&flat),
+            "team1_name,1st\r\n\"A & \"\"B\"\", <C>\",\"x\ny\"\r\n"
+        );
+    }
+}

@@ -1,0 +1,451 @@
+//! The feed: one process polls the media application and/or the scoreboard and serves what it
+//! saw to any number of readers (clocks, graphics, scripts) over HTTP, Server-Sent Events and
+//! files, so that nothing else needs to poll the show machine.
+//!
+//! One poller task per application keeps the latest state in a `tokio::sync::watch` channel;
+//! readers only ever clone what is in it (no reader holds a lock the poller waits for), and each
+//! change is rendered once and broadcast to every SSE client through one bounded ring. A client
+//! that falls more than [`SSE_BUFFER`] messages behind is dropped.
+
+mod docs;
+mod files;
+mod http;
+
+#[cfg(test)]
+mod tests;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime};
+
+use serde_json::Value;
+use tokio::sync::{broadcast, oneshot, watch};
+use tokio::task::JoinHandle;
+
+pub use docs::{
+    iso, layer_json, scores_csv, scores_doc, scores_flat, scores_xml, transport_doc, Layers,
+    Scores, SourceState,
+};
+
+use crate::error::{Error, Result};
+use crate::media::endpoints::TRANSPORT_STATES;
+use crate::media::MediaClient;
+use crate::poll::{Polled, Poller};
+use crate::runtime;
+use crate::score::{score_changes, Scoreboard};
+use crate::transport::{Config, Transport};
+
+/// Messages an SSE client may fall behind before it is dropped.
+pub const SSE_BUFFER: usize = 64;
+
+/// What a feed polls and where it serves.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The media application (its transport state is polled), if any.
+    pub media: Option<Config>,
+    /// The scoreboard application, if any.
+    pub scoreboard: Option<Config>,
+    /// Time between polls.
+    pub interval: Duration,
+    pub host: String,
+    /// 0 picks a free port.
+    pub port: u16,
+    /// Write the documents into this directory on each change.
+    pub write: Option<PathBuf>,
+}
+
+/// One rendered SSE message, shared by every client.
+#[derive(Debug)]
+pub struct Message {
+    pub seq: u64,
+    pub event: &'static str,
+    pub data: String,
+}
+
+/// What the poller tasks, the server and the file writer share.
+pub(crate) struct Shared {
+    interval: Duration,
+    media: Option<watch::Receiver<Arc<SourceState<Layers>>>>,
+    scores: Option<watch::Receiver<Arc<SourceState<Scores>>>>,
+    bus: broadcast::Sender<Arc<Message>>,
+    published: AtomicU64,
+    /// SSE clients connected now.
+    clients: watch::Sender<usize>,
+}
+
+impl Shared {
+    fn publish(&self, event: &'static str, data: &Value) {
+        let seq = self.published.fetch_add(1, Ordering::SeqCst) + 1;
+        let data = data.to_string();
+        // No subscriber is not an error: nobody listens yet.
+        let _ = self.bus.send(Arc::new(Message { seq, event, data }));
+    }
+
+    pub(crate) fn published(&self) -> u64 {
+        self.published.load(Ordering::SeqCst)
+    }
+
+    pub(crate) fn media_state(&self) -> Option<Arc<SourceState<Layers>>> {
+        self.media.as_ref().map(|rx| rx.borrow().clone())
+    }
+
+    pub(crate) fn scores_state(&self) -> Option<Arc<SourceState<Scores>>> {
+        self.scores.as_ref().map(|rx| rx.borrow().clone())
+    }
+
+    pub(crate) fn transport_json(&self, now: SystemTime) -> Option<Value> {
+        self.media_state()
+            .map(|s| transport_doc(&s, self.interval, now))
+    }
+
+    pub(crate) fn scores_json(&self, now: SystemTime) -> Option<Value> {
+        self.scores_state()
+            .map(|s| scores_doc(&s, self.interval, now))
+    }
+
+    pub(crate) fn scores_flat(&self, now: SystemTime) -> Option<Vec<(String, String)>> {
+        self.scores_state().map(|s| scores_flat(&s, now))
+    }
+}
+
+/// One polled application: how to poll it, what its changes and its document are.
+trait Source: Send + Sync + 'static {
+    type Data: Clone + PartialEq + Send + Sync + 'static;
+    /// `media` or `scoreboard` (the `source` of the documents and status events).
+    const NAME: &'static str;
+    /// Names the poller in log lines.
+    const LABEL: &'static str;
+    /// The SSE event carrying the whole document.
+    const DOC_EVENT: &'static str;
+    /// The SSE event carrying one change.
+    const CHANGE_EVENT: &'static str;
+    fn url(&self) -> String;
+    fn poll(&self) -> impl Future<Output = Result<Self::Data>> + Send;
+    fn changes(prev: &Self::Data, cur: &Self::Data, at: SystemTime) -> Vec<Value>;
+    fn doc(state: &SourceState<Self::Data>, interval: Duration, now: SystemTime) -> Value;
+}
+
+struct MediaSource(MediaClient);
+
+impl Source for MediaSource {
+    type Data = Layers;
+    const NAME: &'static str = "media";
+    const LABEL: &'static str = "feed (media)";
+    const DOC_EVENT: &'static str = "transport";
+    const CHANGE_EVENT: &'static str = "layer";
+    fn url(&self) -> String {
+        self.0.transport().base_url().to_string()
+    }
+    async fn poll(&self) -> Result<Layers> {
+        self.0.run(TRANSPORT_STATES.at(&[])?).await
+    }
+    fn changes(prev: &Layers, cur: &Layers, at: SystemTime) -> Vec<Value> {
+        crate::media::watch::changes(prev, cur, &[], at)
+            .iter()
+            .map(docs::layer_event_json)
+            .collect()
+    }
+    fn doc(state: &SourceState<Layers>, interval: Duration, now: SystemTime) -> Value {
+        transport_doc(state, interval, now)
+    }
+}
+
+struct ScoreSource(Scoreboard);
+
+impl Source for ScoreSource {
+    type Data = Scores;
+    const NAME: &'static str = "scoreboard";
+    const LABEL: &'static str = "feed (scoreboard)";
+    const DOC_EVENT: &'static str = "scores";
+    const CHANGE_EVENT: &'static str = "score";
+    fn url(&self) -> String {
+        self.0.transport().base_url().to_string()
+    }
+    async fn poll(&self) -> Result<Scores> {
+        self.0.scores().await.map(Arc::new)
+    }
+    fn changes(prev: &Scores, cur: &Scores, at: SystemTime) -> Vec<Value> {
+        score_changes(prev, cur, at)
+            .iter()
+            .map(docs::score_event_json)
+            .collect()
+    }
+    fn doc(state: &SourceState<Scores>, interval: Duration, now: SystemTime) -> Value {
+        scores_doc(state, interval, now)
+    }
+}
+
+/// Mark a source stale (keeping its last data); tell the SSE clients when it was not already.
+/// The channel is touched either way, so the file writer refreshes the age it writes.
+fn mark_stale<S: Source>(
+    tx: &watch::Sender<Arc<SourceState<S::Data>>>,
+    shared: &Shared,
+    error: String,
+) {
+    let now = SystemTime::now();
+    let mut newly = false;
+    tx.send_modify(|s| {
+        let s = Arc::make_mut(s);
+        if s.stale_since.is_none() {
+            s.stale_since = Some(now);
+            newly = true;
+        }
+        s.error = Some(error);
+    });
+    if newly {
+        let state = tx.borrow().clone();
+        shared.publish("status", &state.status(S::NAME, shared.interval, now));
+        shared.publish(S::DOC_EVENT, &S::doc(&state, shared.interval, now));
+    }
+}
+
+/// Poll one application forever. A poll that has not answered two intervals after the last
+/// good answer marks the data stale at once (and again each interval, for the writer), without
+/// waiting for the request's own timeout; a failed poll marks it stale too. A good answer makes
+/// it fresh again.
+async fn run_source<S: Source>(
+    src: S,
+    tx: watch::Sender<Arc<SourceState<S::Data>>>,
+    shared: Arc<Shared>,
+) {
+    let interval = shared.interval;
+    let url = src.url();
+    let mut poller = Poller::new(S::LABEL, interval);
+    let mut last_ok = tokio::time::Instant::now();
+    loop {
+        poller.wait().await;
+        let poll = src.poll();
+        tokio::pin!(poll);
+        let mut mark_at = (last_ok + interval * 2).max(tokio::time::Instant::now());
+        let result = loop {
+            tokio::select! {
+                r = &mut poll => break r,
+                _ = tokio::time::sleep_until(mark_at) => {
+                    let quiet = last_ok.elapsed().as_secs_f64();
+                    mark_stale::<S>(&tx, &shared, format!("no answer from {url} for {quiet:.1} s"));
+                    mark_at += interval;
+                }
+            }
+        };
+        match poller.settle(&url, result) {
+            Polled::Fresh { value, at, .. } => {
+                last_ok = tokio::time::Instant::now();
+                let prev = tx.borrow().clone();
+                let changed = prev.data.as_ref() != Some(&value);
+                let was_stale = prev.stale_since.is_some();
+                let events = match &prev.data {
+                    Some(p) if changed => S::changes(p, &value, at),
+                    _ => Vec::new(),
+                };
+                let state = Arc::new(SourceState {
+                    url: url.clone(),
+                    data: Some(value),
+                    polled_at: Some(at),
+                    stale_since: None,
+                    error: None,
+                });
+                tx.send_replace(state.clone());
+                let now = SystemTime::now();
+                if was_stale {
+                    shared.publish("status", &state.status(S::NAME, interval, now));
+                }
+                for e in &events {
+                    shared.publish(S::CHANGE_EVENT, e);
+                }
+                if changed || was_stale {
+                    shared.publish(S::DOC_EVENT, &S::doc(&state, interval, now));
+                }
+            }
+            Polled::Failed { error, .. } => mark_stale::<S>(&tx, &shared, error.to_string()),
+        }
+    }
+}
+
+struct Running {
+    addr: SocketAddr,
+    stop: oneshot::Sender<()>,
+    server: JoinHandle<()>,
+    tasks: Vec<JoinHandle<()>>,
+    shared: Arc<Shared>,
+}
+
+/// A feed: build it, `start()` it, open `url()`.
+pub struct Feed {
+    options: Options,
+    running: Mutex<Option<Running>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Feed {
+    /// Check the options (nothing is polled or bound yet).
+    pub fn new(mut options: Options) -> Result<Self> {
+        if options.media.is_none() && options.scoreboard.is_none() {
+            return Err(Error::invalid(
+                "media, scoreboard: give the URL of at least one application to poll",
+            ));
+        }
+        crate::score::watch_interval(options.interval.as_secs_f64())?;
+        for config in [&mut options.media, &mut options.scoreboard]
+            .into_iter()
+            .flatten()
+        {
+            // The next poll is the retry; a retry inside a poll only delays the stale mark.
+            config.retries = 0;
+            crate::transport::normalize_base(&config.url)?;
+        }
+        Ok(Feed {
+            options,
+            running: Mutex::new(None),
+        })
+    }
+
+    /// Start polling and serving (a no-op when running); returns the address listened on.
+    pub fn start(&self) -> Result<SocketAddr> {
+        let mut running = lock(&self.running);
+        if let Some(r) = running.as_ref() {
+            return Ok(r.addr);
+        }
+        let o = &self.options;
+        let media = o
+            .media
+            .as_ref()
+            .map(|c| Transport::new(c).map(|t| MediaClient::new(Arc::new(t))))
+            .transpose()?;
+        let board = o
+            .scoreboard
+            .as_ref()
+            .map(|c| Transport::new(c).map(|t| Scoreboard::new(Arc::new(t))))
+            .transpose()?;
+        if let Some(dir) = &o.write {
+            std::fs::create_dir_all(dir).map_err(|e| {
+                Error::invalid(format!("write: cannot create {}: {e}", dir.display()))
+            })?;
+        }
+        let fail = |e: std::io::Error| {
+            Error::invalid(format!("port: cannot listen on {}:{}: {e}", o.host, o.port))
+        };
+        let listener = std::net::TcpListener::bind((o.host.as_str(), o.port)).map_err(fail)?;
+        listener.set_nonblocking(true).map_err(fail)?;
+        let addr = listener.local_addr().map_err(fail)?;
+        let rt = runtime::get();
+        let _entered = rt.enter();
+        let listener = tokio::net::TcpListener::from_std(listener).map_err(fail)?;
+
+        let media = media.map(|c| {
+            let src = MediaSource(c);
+            let (tx, rx) = watch::channel(Arc::new(SourceState::new(src.url())));
+            (src, tx, rx)
+        });
+        let board = board.map(|b| {
+            let src = ScoreSource(b);
+            let (tx, rx) = watch::channel(Arc::new(SourceState::new(src.url())));
+            (src, tx, rx)
+        });
+        let shared = Arc::new(Shared {
+            interval: o.interval,
+            media: media.as_ref().map(|(_, _, rx)| rx.clone()),
+            scores: board.as_ref().map(|(_, _, rx)| rx.clone()),
+            bus: broadcast::channel(SSE_BUFFER).0,
+            published: AtomicU64::new(0),
+            clients: watch::channel(0).0,
+        });
+        let mut tasks = Vec::new();
+        if let Some((src, tx, _)) = media {
+            tasks.push(rt.spawn(run_source(src, tx, shared.clone())));
+        }
+        if let Some((src, tx, _)) = board {
+            tasks.push(rt.spawn(run_source(src, tx, shared.clone())));
+        }
+        if let Some(dir) = &o.write {
+            tasks.push(rt.spawn(files::write_on_change(dir.clone(), shared.clone())));
+        }
+        let (stop, stopped) = oneshot::channel();
+        let server = rt.spawn(http::serve(listener, shared.clone(), stopped));
+        *running = Some(Running {
+            addr,
+            stop,
+            server,
+            tasks,
+            shared,
+        });
+        Ok(addr)
+    }
+
+    /// Stop polling and serving, closing every connection; returns once the port is free.
+    pub async fn stop(&self) {
+        let running = lock(&self.running).take();
+        if let Some(r) = running {
+            for t in &r.tasks {
+                t.abort();
+            }
+            let _ = r.stop.send(());
+            let _ = r.server.await;
+            for t in r.tasks {
+                let _ = t.await;
+            }
+        }
+    }
+
+    pub fn addr(&self) -> Option<SocketAddr> {
+        lock(&self.running).as_ref().map(|r| r.addr)
+    }
+
+    /// `http://host:port/` while running.
+    pub fn url(&self) -> Option<String> {
+        self.addr().map(|a| format!("http://{a}/"))
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    #[cfg(test)]
+    fn shared(&self) -> Arc<Shared> {
+        lock(&self.running)
+            .as_ref()
+            .expect("running")
+            .shared
+            .clone()
+    }
+
+    /// SSE clients connected now (0 when stopped).
+    pub fn sse_clients(&self) -> usize {
+        lock(&self.running)
+            .as_ref()
+            .map_or(0, |r| *r.shared.clients.borrow())
+    }
+
+    /// A receiver of the number of SSE clients, to wait for a change.
+    pub fn sse_clients_watch(&self) -> Option<watch::Receiver<usize>> {
+        Some(lock(&self.running).as_ref()?.shared.clients.subscribe())
+    }
+
+    /// The `/transport.json` document now (`None` when stopped or without a media URL).
+    pub fn transport(&self) -> Option<Value> {
+        let shared = lock(&self.running).as_ref()?.shared.clone();
+        shared.transport_json(SystemTime::now())
+    }
+
+    /// The `/scores.json` document now (`None` when stopped or without a scoreboard URL).
+    pub fn scores(&self) -> Option<Value> {
+        let shared = lock(&self.running).as_ref()?.shared.clone();
+        shared.scores_json(SystemTime::now())
+    }
+}
+
+impl Drop for Feed {
+    fn drop(&mut self) {
+        if let Some(r) = lock(&self.running).take() {
+            for t in &r.tasks {
+                t.abort();
+            }
+            // Dropping the sender stops the accept loop, which closes the connections.
+        }
+    }
+}

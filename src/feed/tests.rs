@@ -1,0 +1,202 @@
+//! The feed against the simulator: what it serves follows the application within an interval,
+//! says stale when the application stops answering and recovers by itself, and drops an SSE
+//! client that stops reading.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::io::AsyncWriteExt;
+
+use super::{Feed, Options, SourceState};
+use crate::ident::encode_segment;
+use crate::runtime;
+use crate::simulator::{self, Simulator};
+use crate::transport::{Config, Request, Transport};
+
+fn run<F: Future>(f: F) -> F::Output {
+    runtime::get().block_on(f)
+}
+
+fn simulator() -> Simulator {
+    let sim = Simulator::new(simulator::Options::default()).unwrap();
+    sim.start().unwrap();
+    sim
+}
+
+fn config(sim: &Simulator, timeout: Duration) -> Config {
+    let mut c = Config::new(sim.url().unwrap());
+    c.timeout = timeout;
+    c
+}
+
+fn feed(sim: &Simulator, interval: Duration, timeout: Duration) -> Feed {
+    let feed = Feed::new(Options {
+        media: Some(config(sim, timeout)),
+        scoreboard: Some(config(sim, timeout)),
+        interval,
+        host: "127.0.0.1".into(),
+        port: 0,
+        write: None,
+    })
+    .unwrap();
+    feed.start().unwrap();
+    feed
+}
+
+async fn post(sim: &Simulator, path: &str) {
+    let mut c = Config::new(sim.url().unwrap());
+    c.retries = 0;
+    Transport::new(&c)
+        .unwrap()
+        .send(&Request::post(path))
+        .await
+        .unwrap();
+}
+
+/// Wait (at most 10 s) until the media state satisfies `f`.
+async fn media_until(
+    feed: &Feed,
+    f: impl FnMut(&Arc<SourceState<super::Layers>>) -> bool,
+) -> Arc<SourceState<super::Layers>> {
+    let mut rx = feed.shared().media.clone().unwrap();
+    let got = tokio::time::timeout(Duration::from_secs(10), rx.wait_for(f))
+        .await
+        .expect("the feed did not show it within 10 s")
+        .unwrap();
+    got.clone()
+}
+
+fn layer_state(s: &SourceState<super::Layers>, index: usize) -> Option<String> {
+    let t = s.data.as_ref()?.get(index)?;
+    Some(super::layer_json(index, t)["state"].as_str()?.to_string())
+}
+
+#[test]
+fn a_triggered_cue_shows_within_one_interval() {
+    let sim = simulator();
+    let interval = Duration::from_millis(250);
+    let feed = feed(&sim, interval, Duration::from_secs(2));
+    run(async {
+        media_until(&feed, |s| s.data.is_some()).await;
+        let path = format!(
+            "/trigger/layer/1/playlist/{}/cue/0",
+            encode_segment("Main Show")
+        );
+        post(&sim, &path).await;
+        let t0 = Instant::now();
+        media_until(&feed, |s| layer_state(s, 1).as_deref() == Some("playing")).await;
+        let took = t0.elapsed();
+        // The next poll starts at most one interval later; allow it its own round trip.
+        assert!(took < interval + Duration::from_millis(250), "{took:?}");
+        let doc = feed.transport().unwrap();
+        let layer = &doc["layers"][1];
+        assert_eq!(layer["name"], "Main");
+        assert_eq!(layer["media"], "keynote_loop.mov");
+        assert_eq!(layer["cue"], "Keynote Loop");
+        assert_eq!(layer["duration"], 300.0);
+        assert!(layer["remaining"].as_f64().unwrap() <= 300.0);
+        assert_eq!(doc["stale"], false);
+        assert!(doc["age"].as_f64().unwrap() < 1.0);
+        feed.stop().await;
+    });
+}
+
+#[test]
+fn an_unanswering_application_is_stale_within_an_interval_and_recovers() {
+    let sim = simulator();
+    let interval = Duration::from_millis(200);
+    let feed = feed(&sim, interval, Duration::from_secs(2));
+    run(async {
+        media_until(&feed, |s| s.data.is_some()).await;
+        sim.delay(3.0).unwrap();
+        let t0 = Instant::now();
+        let stale = media_until(&feed, |s| s.stale_since.is_some()).await;
+        let took = t0.elapsed();
+        // Stale two intervals after the last answer, which came at most one before t0.
+        assert!(took < interval * 2 + Duration::from_millis(200), "{took:?}");
+        assert!(
+            stale.error.as_deref().unwrap().contains("no answer"),
+            "{stale:?}"
+        );
+        let doc = feed.transport().unwrap();
+        assert_eq!(doc["stale"], true);
+        assert!(doc["stale_since"].is_string());
+        assert!(doc["age"].as_f64().unwrap() >= interval.as_secs_f64());
+        // The last good layers are still served, marked stale.
+        assert_eq!(doc["layers"].as_array().unwrap().len(), 4);
+        let mut scores = feed.shared().scores.clone().unwrap();
+        tokio::time::timeout(
+            Duration::from_secs(10),
+            scores.wait_for(|s| s.stale_since.is_some()),
+        )
+        .await
+        .expect("the scores did not go stale")
+        .unwrap();
+        assert_eq!(feed.scores().unwrap()["stale"], true);
+        sim.delay(0.0).unwrap();
+        let fresh = media_until(&feed, |s| s.stale_since.is_none()).await;
+        assert!(fresh.error.is_none());
+        assert_eq!(feed.transport().unwrap()["stale"], false);
+        // A failing status is stale too, with the application's error.
+        sim.fail_next(503, 1000).unwrap();
+        let failed = media_until(&feed, |s| s.stale_since.is_some()).await;
+        assert!(
+            failed.error.as_deref().unwrap().contains("503"),
+            "{failed:?}"
+        );
+        sim.fail_next(503, 0).unwrap();
+        media_until(&feed, |s| s.stale_since.is_none()).await;
+        feed.stop().await;
+    });
+}
+
+#[test]
+fn an_sse_client_that_stops_reading_is_dropped() {
+    let sim = simulator();
+    let feed = feed(&sim, Duration::from_millis(50), Duration::from_secs(2));
+    let addr = feed.addr().unwrap();
+    run(async {
+        // A playing layer changes every poll: a message every 50 ms.
+        let path = format!(
+            "/trigger/layer/0/playlist/{}/cue/0",
+            encode_segment("Main Show")
+        );
+        post(&sim, &path).await;
+        let mut clients = feed.sse_clients_watch().unwrap();
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(4096).unwrap();
+        let mut stream = socket.connect(addr).await.unwrap();
+        stream
+            .write_all(b"GET /events HTTP/1.1\r\nHost: feed\r\n\r\n")
+            .await
+            .unwrap();
+        tokio::time::timeout(Duration::from_secs(10), clients.wait_for(|n| *n == 1))
+            .await
+            .unwrap()
+            .unwrap();
+        // Never read: the socket fills, the client falls behind and is dropped.
+        tokio::time::timeout(Duration::from_secs(60), clients.wait_for(|n| *n == 0))
+            .await
+            .expect("a stuck client was not dropped")
+            .unwrap();
+        assert!(feed.shared().published() > super::SSE_BUFFER as u64);
+        drop(stream);
+        feed.stop().await;
+    });
+}
+
+#[test]
+fn no_application_is_refused() {
+    let err = Feed::new(Options {
+        media: None,
+        scoreboard: None,
+        interval: Duration::from_millis(500),
+        host: "127.0.0.1".into(),
+        port: 0,
+        write: None,
+    })
+    .err()
+    .unwrap();
+    assert!(err.to_string().starts_with("media, scoreboard:"), "{err}");
+}

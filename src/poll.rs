@@ -1,0 +1,152 @@
+//! The polling loop every watch and the feed share: one poll per interval, never two at once,
+//! and a failure told apart from the next one (a first failure is reported, the ones after it
+//! are not, until a poll works again).
+
+use std::time::{Duration, SystemTime};
+
+use crate::error::{Error, Result};
+
+/// A failure a poller reports and outlives: no connection, a timeout, 408, 429 or a 5xx.
+pub fn transient(e: &Error) -> bool {
+    match e {
+        Error::Connect { .. } | Error::Timeout { .. } => true,
+        Error::Api { status, .. } => matches!(status, 408 | 429 | 500..=599),
+        _ => false,
+    }
+}
+
+/// What one poll gave.
+#[derive(Debug)]
+pub enum Polled<T> {
+    /// The poll worked; `recovered` when the polls before it failed.
+    Fresh {
+        value: T,
+        recovered: bool,
+        at: SystemTime,
+    },
+    /// The poll failed; `first` when the poll before it worked.
+    Failed { error: Error, first: bool },
+}
+
+/// The clock and failure state of a polling loop.
+#[derive(Debug)]
+pub struct Poller {
+    /// Names the loop in log lines (`"score watch"`, `"feed: media"`).
+    label: &'static str,
+    interval: Duration,
+    next_poll: Option<tokio::time::Instant>,
+    failing: bool,
+}
+
+impl Poller {
+    /// `interval` from [`crate::score::watch_interval`].
+    pub fn new(label: &'static str, interval: Duration) -> Self {
+        Poller {
+            label,
+            interval,
+            next_poll: None,
+            failing: false,
+        }
+    }
+
+    pub fn interval(&self) -> Duration {
+        self.interval
+    }
+
+    /// True while the last poll failed.
+    pub fn failing(&self) -> bool {
+        self.failing
+    }
+
+    /// Wait until the next poll is due (at once the first time) and schedule the one after. A
+    /// poll that takes longer than the interval is followed by the next at once.
+    pub async fn wait(&mut self) {
+        if let Some(at) = self.next_poll {
+            tokio::time::sleep_until(at).await;
+        }
+        self.next_poll = Some(tokio::time::Instant::now() + self.interval);
+    }
+
+    /// Classify the result of a poll of `url` and log a change from working to failing (a
+    /// warning) or back (info).
+    pub fn settle<T>(&mut self, url: &str, result: Result<T>) -> Polled<T> {
+        match result {
+            Ok(value) => {
+                let recovered = std::mem::take(&mut self.failing);
+                if recovered {
+                    log::info!("{}: {url} answers again", self.label);
+                }
+                Polled::Fresh {
+                    value,
+                    recovered,
+                    at: SystemTime::now(),
+                }
+            }
+            Err(error) => {
+                let first = !std::mem::replace(&mut self.failing, true);
+                if first {
+                    log::warn!(
+                        "{}: poll failed, retrying every {:.2} s: {error}",
+                        self.label,
+                        self.interval.as_secs_f64()
+                    );
+                } else {
+                    log::debug!("{}: poll failed again: {error}", self.label);
+                }
+                Polled::Failed { error, first }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api(status: u16) -> Error {
+        Error::Api {
+            status,
+            method: "GET".into(),
+            url: "u".into(),
+            body: String::new(),
+            message: "m".into(),
+        }
+    }
+
+    #[test]
+    fn first_failure_and_recovery_are_told_apart() {
+        let mut p = Poller::new("test", Duration::from_millis(50));
+        assert!(matches!(
+            p.settle("u", Ok(1)),
+            Polled::Fresh {
+                recovered: false,
+                ..
+            }
+        ));
+        assert!(matches!(
+            p.settle::<i32>("u", Err(api(503))),
+            Polled::Failed { first: true, .. }
+        ));
+        assert!(p.failing());
+        assert!(matches!(
+            p.settle::<i32>("u", Err(api(503))),
+            Polled::Failed { first: false, .. }
+        ));
+        assert!(matches!(
+            p.settle("u", Ok(2)),
+            Polled::Fresh {
+                recovered: true,
+                ..
+            }
+        ));
+        assert!(!p.failing());
+    }
+
+    #[test]
+    fn transient_failures() {
+        assert!(transient(&api(503)));
+        assert!(transient(&api(429)));
+        assert!(!transient(&api(404)));
+        assert!(!transient(&Error::Closed));
+    }
+}
