@@ -5,9 +5,12 @@
 pub mod error;
 pub mod ident;
 pub mod media;
+pub mod probe;
+pub mod record;
 pub mod runtime;
 pub mod score;
 pub mod simulator;
+pub mod tls;
 pub mod transport;
 
 #[cfg(feature = "python")]

@@ -119,7 +119,9 @@ def test_untrusted_certificate_is_refused_by_default(trustme_server: HTTPServer,
         scores(board, mode)
     message = str(info.value)
     assert "certificate" in message
-    assert "pass ca_cert=PATH, or verify=False" in message
+    assert "not signed by a CA this system trusts" in message
+    assert "pass ca_cert=PATH" in message and "verify=False" in message
+    assert 'tls_fingerprint="sha256:' in message
     assert KEY not in message
     assert sent(trustme_server) == []
 

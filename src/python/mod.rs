@@ -9,6 +9,7 @@ pub mod automation;
 pub mod bridge;
 pub mod errors;
 pub mod media;
+pub mod probe;
 pub mod rt;
 pub mod scoreboard;
 pub mod simulator;
