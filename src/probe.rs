@@ -585,9 +585,6 @@ pub async fn probe(transport: &Transport, app: App) -> Report {
         }
     }
     if first.status.is_none() {
-        if let Some(e) = &first.error {
-            report.problems.push(e.to_string());
-        }
         return finish(report, exchanges);
     }
 
@@ -644,9 +641,8 @@ fn finish(mut report: Report, exchanges: Vec<Exchange>) -> Report {
     } else if report.auth != "wrong" && report.auth != "required_missing" {
         for e in &report.endpoints {
             if let Some(err) = &e.error {
-                report
-                    .problems
-                    .push(format!("GET {}: {}", e.path, one_line(err)));
+                // The error names the request already.
+                report.problems.push(one_line(err));
             }
         }
     }

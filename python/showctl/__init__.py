@@ -58,6 +58,10 @@ from showctl._core import BatchResult, Command, MirrorStatus, TransportEvent, Tr
 from showctl._core import RecordedRequest, Simulator
 
 # isort: split
+# show-day tools: the report of probe()
+from showctl._probe import EndpointResult, MirrorSpec, ProbeReport, TlsInfo
+
+# isort: split
 from showctl.exceptions import (
     ApiError,
     BadRequestError,
@@ -93,6 +97,7 @@ __all__ = [
     "DecodeError",
     "Effect",
     "EffectPreset",
+    "EndpointResult",
     "FloatBase",
     "FootballScore",
     "ForbiddenError",
@@ -106,11 +111,13 @@ __all__ = [
     "Media",
     "MediaPlayer",
     "MethodNotAllowedError",
+    "MirrorSpec",
     "MirrorStatus",
     "NameLookupError",
     "NotConfirmedError",
     "NotFoundError",
     "Playlist",
+    "ProbeReport",
     "RecordedRequest",
     "ScoreRecord",
     "ScoreWatch",
@@ -123,6 +130,7 @@ __all__ = [
     "TargetSet",
     "TennisScore",
     "Timeout",
+    "TlsInfo",
     "Transition",
     "TransportEvent",
     "TransportState",

@@ -1,11 +1,24 @@
-"""The report of ``MediaPlayer.probe()`` / ``Scoreboard.probe()`` and ``showctl probe``: a
-read-only pre-show check of an installation (the checks themselves run in the Rust core)."""
+"""Show-day types: the report of ``MediaPlayer.probe()`` / ``Scoreboard.probe()`` and
+``showctl probe`` (a read-only pre-show check; the checks run in the Rust core), and the dict
+form of a mirror with its own certificate pin."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, TypedDict
+
+
+class _MirrorUrl(TypedDict):
+    url: str
+
+
+class MirrorSpec(_MirrorUrl, total=False):
+    """A mirror given as a dict: ``url`` (required), ``api_key`` (default: the primary's key)
+    and ``tls_fingerprint`` (default: the primary's TLS options)."""
+
+    api_key: str | None
+    tls_fingerprint: str | None
 
 
 @dataclass(frozen=True)
