@@ -5,11 +5,14 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{IntoPyDict, PyBytes, PyDict, PyTuple};
+use pyo3::types::{IntoPyDict, PyBytes, PyDict, PyFloat, PyTuple};
 
-use crate::python::errors::IntoPy;
 use crate::python::rt;
-use crate::simulator::{Options, Record, Simulator, Workspace};
+use crate::simulator::{LoadError, Options, Record, Simulator, Workspace};
+
+fn invalid(msg: String) -> PyErr {
+    PyValueError::new_err(msg)
+}
 
 /// One request the simulator received.
 #[pyclass(module = "showctl._core", name = "RecordedRequest", frozen)]
@@ -98,17 +101,14 @@ fn workspace_from(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Workspace> {
     }
     let path: PathBuf = obj.extract().map_err(|_| {
         pyo3::exceptions::PyTypeError::new_err(
-            "workspace: expected a path to a JSON workspace file, a dict, or None",
+            "workspace: expected a path to a JSON workspace file or a directory holding \
+             workspace.json, a dict, or None",
         )
     })?;
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        PyErr::from(std::io::Error::new(
-            e.kind(),
-            format!("workspace: cannot read {}: {e}", path.display()),
-        ))
-    })?;
-    Workspace::from_json(&text)
-        .map_err(|e| PyValueError::new_err(format!("workspace: {}: {e}", path.display())))
+    Workspace::from_path(&path).map_err(|e| match e {
+        LoadError::Io(e) => PyErr::from(std::io::Error::new(e.kind(), format!("workspace: {e}"))),
+        LoadError::Invalid(msg) => PyValueError::new_err(format!("workspace: {msg}")),
+    })
 }
 
 fn count(v: i64, arg: &str) -> PyResult<u32> {
@@ -124,18 +124,18 @@ fn count(v: i64, arg: &str) -> PyResult<u32> {
 #[pyclass(module = "showctl._core", name = "Simulator", frozen)]
 pub struct PySimulator {
     sim: Arc<Simulator>,
-    port: u16,
 }
 
 #[pymethods]
 impl PySimulator {
     #[new]
-    #[pyo3(signature = (port=0, api_key=None, workspace=None, *, host="127.0.0.1"))]
+    #[pyo3(signature = (port=0, api_key=None, workspace=None, *, strict=false, apply_delay=0.0, host="127.0.0.1"))]
     fn new(
-        py: Python<'_>,
         port: i64,
         api_key: Option<String>,
         workspace: Option<&Bound<'_, PyAny>>,
+        strict: bool,
+        apply_delay: f64,
         host: &str,
     ) -> PyResult<Self> {
         let port = u16::try_from(port).map_err(|_| {
@@ -148,19 +148,18 @@ impl PySimulator {
             port,
             api_key,
             workspace: workspace_from(workspace)?,
+            strict,
+            apply_delay,
         };
-        let sim = Simulator::new(options).py_err(py)?;
-        Ok(PySimulator {
-            sim: Arc::new(sim),
-            port,
-        })
+        let sim = Simulator::new(options).map_err(invalid)?;
+        Ok(PySimulator { sim: Arc::new(sim) })
     }
 
     /// Start listening (no-op when running); returns the simulator.
     fn start(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
         slf.get()
             .sim
-            .start()
+            .start(crate::runtime::get().handle())
             .map_err(|e| PyOSError::new_err(e.to_string()))?;
         Ok(slf)
     }
@@ -187,10 +186,32 @@ impl PySimulator {
             .ok_or_else(|| PyRuntimeError::new_err("the simulator is not running: call start()"))
     }
 
-    /// The port listened on (the requested one until started).
+    /// The port listened on (the requested one until started; kept after stop()).
     #[getter]
     fn port(&self) -> u16 {
-        self.sim.addr().map_or(self.port, |a| a.port())
+        self.sim.port()
+    }
+
+    /// Whether what the applications accept but the documents do not allow answers 400.
+    #[getter]
+    fn strict(&self) -> bool {
+        self.sim.strict()
+    }
+
+    /// Seconds between a command's 200 and its change.
+    #[getter]
+    fn apply_delay(&self) -> f64 {
+        self.sim.apply_delay()
+    }
+
+    /// Requests accepted (or, when strict, refused) that break the documents, oldest first.
+    #[getter]
+    fn warnings(&self) -> Vec<String> {
+        self.sim.warnings()
+    }
+
+    fn clear_warnings(&self) {
+        self.sim.clear_warnings();
     }
 
     /// The key requests must carry, if any.
@@ -215,15 +236,15 @@ impl PySimulator {
 
     /// The next `times` requests answer `status` (300–599) instead; 0 cancels.
     #[pyo3(signature = (status, times=1))]
-    fn fail_next(&self, py: Python<'_>, status: i64, times: i64) -> PyResult<()> {
+    fn fail_next(&self, status: i64, times: i64) -> PyResult<()> {
         self.sim
             .fail_next(status, count(times, "times")?)
-            .py_err(py)
+            .map_err(invalid)
     }
 
     /// Delay every answer by `seconds` (0 removes the delay).
-    fn delay(&self, py: Python<'_>, seconds: f64) -> PyResult<()> {
-        self.sim.delay(seconds).py_err(py)
+    fn delay(&self, seconds: f64) -> PyResult<()> {
+        self.sim.delay(seconds).map_err(invalid)
     }
 
     /// Close the connection of the next `times` requests without answering; 0 cancels.
@@ -234,19 +255,30 @@ impl PySimulator {
     }
 
     /// Set a field of the active score record (`"game1.team1Goals"` for a Custom game).
-    fn set_score(&self, py: Python<'_>, field: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn set_score(&self, field: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        if let Ok(f) = value.cast::<PyFloat>() {
+            if !f.value().is_finite() {
+                return Err(invalid(format!(
+                    "value: {field} takes text or a finite number, got {}",
+                    f.value()
+                )));
+            }
+        }
         let value: serde_json::Value = pythonize::depythonize(value).map_err(|e| {
-            PyValueError::new_err(format!("value: must be JSON-like (str, int, ...): {e}"))
+            invalid(format!(
+                "value: {field} takes text, a number or a bool: {e}"
+            ))
         })?;
-        self.sim.set_score(field, value).py_err(py)
+        self.sim.set_score(field, value).map_err(invalid)
     }
 
     /// Switch the scoreboard to a sport mode of the document (its record is kept per sport).
-    fn set_sport(&self, py: Python<'_>, mode: &str) -> PyResult<()> {
-        self.sim.set_sport(mode).py_err(py)
+    fn set_sport(&self, mode: &str) -> PyResult<()> {
+        self.sim.set_sport(mode).map_err(invalid)
     }
 
-    /// The selected layer index, the targeted layer index and the selected playlist's UUID.
+    /// The selected layer index, the targeted layer index (where untargeted media plays) and
+    /// the selected playlist's UUID.
     #[getter]
     fn selection<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let (layer, target, playlist) = self.sim.selection();
@@ -297,7 +329,7 @@ impl PySimulator {
     fn __repr__(&self) -> String {
         match self.sim.url() {
             Some(url) => format!("Simulator(url='{url}')"),
-            None => format!("Simulator(port={}, running=False)", self.port),
+            None => format!("Simulator(port={}, running=False)", self.sim.port()),
         }
     }
 }

@@ -1,8 +1,12 @@
 //! The built-in simulator: a stateful stand-in for both applications on a loopback port, run
-//! on the process runtime. It answers like the field does (an empty 200 for a command, 400 for
-//! an unknown layer or a malformed body, 404 for an unknown path, 405 for a wrong method),
-//! logs what it receives, and injects faults for tests: answer a status, delay every answer,
-//! or close the connection without answering.
+//! on a tokio runtime given at start. It answers like the field does (an empty 200 for a
+//! command, 400 for an unknown layer or a malformed JSON value, 404 for an unknown path, 405 for
+//! a wrong method), accepts what the applications accept and reports what breaks the
+//! documents (`warnings`, or 400 in strict mode), logs what it receives, and injects faults
+//! for tests: answer a status, delay every answer, or close the connection without answering.
+//!
+//! It is a separate stand-in: nothing here comes from the client's code (its own description
+//! of each sport and resource is written from the API documents and the field facts).
 
 mod routes;
 mod scores;
@@ -15,7 +19,7 @@ mod tests;
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
 use axum::http::{header, request::Parts, StatusCode};
@@ -28,16 +32,18 @@ use tokio::sync::oneshot;
 use tokio::task::{JoinHandle, JoinSet};
 use tower::ServiceExt;
 
-use crate::error::{Error, Result};
-use crate::runtime;
-
 pub use state::{Bad, World};
-pub use workspace::{Workspace, DEFAULT_WORKSPACE};
+pub use workspace::{LoadError, Workspace, DEFAULT_WORKSPACE, WORKSPACE_FILE_NAME};
+
+/// A refused argument (a `ValueError` in Python), naming the argument.
+pub type Result<T> = std::result::Result<T, String>;
 
 /// Requests kept in the log (the oldest are dropped beyond this).
 pub const LOG_CAPACITY: usize = 10_000;
 /// Longest delay `delay()` accepts (seconds).
 pub const MAX_DELAY: f64 = 300.0;
+/// Warnings kept (the oldest are dropped beyond this).
+pub const WARNING_CAPACITY: usize = 10_000;
 
 /// One request as the simulator received it.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,11 +96,21 @@ enum Fault {
     Fail(u16),
 }
 
+/// A change accepted but not yet applied (`apply_delay`).
+type Job = Box<dyn FnOnce(&mut World) + Send>;
+
 /// What the server tasks share with the `Simulator` handle.
 pub struct Shared {
     world: Mutex<World>,
     seed: Workspace,
     api_key: Option<String>,
+    /// Refuse (400) what the applications accept but the documents do not allow.
+    strict: bool,
+    /// How long after its 200 a change is applied.
+    apply_delay: Duration,
+    /// Changes waiting for their time, oldest first. Locked before `world` when both are.
+    pending: Mutex<VecDeque<(Instant, Job)>>,
+    warnings: Mutex<VecDeque<String>>,
     faults: Mutex<Faults>,
     log: Mutex<VecDeque<Record>>,
 }
@@ -106,6 +122,51 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Shared {
     fn world(&self) -> MutexGuard<'_, World> {
         lock(&self.world)
+    }
+
+    /// Apply a change `apply_delay` from now (in the order accepted).
+    fn defer(self: &Arc<Self>, job: Job) {
+        lock(&self.pending).push_back((Instant::now() + self.apply_delay, job));
+        let shared = self.clone();
+        let delay = self.apply_delay;
+        tokio::spawn(async move {
+            tokio::time::sleep(delay).await;
+            shared.apply_due();
+        });
+    }
+
+    /// Apply the changes whose time has come, in order.
+    fn apply_due(&self) {
+        let mut pending = lock(&self.pending);
+        let now = Instant::now();
+        if pending.front().is_none_or(|(at, _)| *at > now) {
+            return;
+        }
+        let mut world = self.world();
+        while pending.front().is_some_and(|(at, _)| *at <= now) {
+            let (_, job) = pending.pop_front().expect("checked");
+            job(&mut world);
+        }
+    }
+
+    /// Keep and log the warnings of a request (no lock is held while logging: a log record
+    /// may wait for Python's GIL).
+    fn report(&self, warnings: Vec<String>) {
+        if warnings.is_empty() {
+            return;
+        }
+        {
+            let mut kept = lock(&self.warnings);
+            for w in &warnings {
+                if kept.len() == WARNING_CAPACITY {
+                    kept.pop_front();
+                }
+                kept.push_back(w.clone());
+            }
+        }
+        for w in warnings {
+            log::warn!("{w}");
+        }
     }
 
     fn take_fault(&self) -> Option<Fault> {
@@ -179,10 +240,8 @@ async fn handle(
                 StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
                 "simulated failure (fail_next)",
             )),
-            None if !shared.authorized(&parts) => Some(text(
-                StatusCode::UNAUTHORIZED,
-                "authorization failed: send the header Authorization: Bearer <API key>",
-            )),
+            // An empty body, as the application answers: a public poller crashes on text.
+            None if !shared.authorized(&parts) => Some(StatusCode::UNAUTHORIZED.into_response()),
             None => {
                 let req = axum::extract::Request::from_parts(parts, Body::from(bytes));
                 Some(match router.oneshot(req).await {
@@ -246,14 +305,21 @@ struct Server {
     task: JoinHandle<()>,
 }
 
+/// Longest `apply_delay` accepted (seconds).
+pub const MAX_APPLY_DELAY: f64 = 60.0;
+
 /// Where and how a simulator listens.
 #[derive(Debug, Clone)]
 pub struct Options {
     pub host: String,
-    /// 0 picks a free port.
+    /// 0 picks a free port (kept across stop and start).
     pub port: u16,
     pub api_key: Option<String>,
     pub workspace: Workspace,
+    /// Answer 400 to what the applications accept but the documents do not allow.
+    pub strict: bool,
+    /// Seconds between a command's 200 and its change (0 to [`MAX_APPLY_DELAY`]).
+    pub apply_delay: f64,
 }
 
 impl Default for Options {
@@ -263,6 +329,8 @@ impl Default for Options {
             port: 0,
             api_key: None,
             workspace: Workspace::builtin(),
+            strict: false,
+            apply_delay: 0.0,
         }
     }
 }
@@ -271,7 +339,8 @@ impl Default for Options {
 pub struct Simulator {
     shared: Arc<Shared>,
     host: String,
-    port: u16,
+    /// The port asked for, then the one bound first (a restart listens there again).
+    port: Mutex<u16>,
     server: Mutex<Option<Server>>,
 }
 
@@ -279,52 +348,86 @@ impl Simulator {
     pub fn new(options: Options) -> Result<Self> {
         if let Some(key) = &options.api_key {
             if key.is_empty() || key.chars().any(|c| c.is_control() || c == ' ') {
-                return Err(Error::invalid(
-                    "api_key: must be non-empty, without spaces or control characters",
-                ));
+                return Err(
+                    "api_key: must be non-empty, without spaces or control characters".into(),
+                );
             }
         }
-        let world = World::new(&options.workspace)
-            .map_err(|e| Error::invalid(format!("workspace: {e}")))?;
+        let d = options.apply_delay;
+        if !d.is_finite() || !(0.0..=MAX_APPLY_DELAY).contains(&d) {
+            return Err(format!(
+                "apply_delay: must be a number of seconds from 0 to {MAX_APPLY_DELAY}, got {d}"
+            ));
+        }
+        let world = World::new(&options.workspace).map_err(|e| format!("workspace: {e}"))?;
         Ok(Simulator {
             shared: Arc::new(Shared {
                 world: Mutex::new(world),
                 seed: options.workspace,
                 api_key: options.api_key,
+                strict: options.strict,
+                apply_delay: Duration::from_secs_f64(d),
+                pending: Mutex::new(VecDeque::new()),
+                warnings: Mutex::new(VecDeque::new()),
                 faults: Mutex::new(Faults::default()),
                 log: Mutex::new(VecDeque::new()),
             }),
             host: options.host,
-            port: options.port,
+            port: Mutex::new(options.port),
             server: Mutex::new(None),
         })
     }
 
-    /// Start listening (a no-op when running); returns the address.
-    pub fn start(&self) -> std::io::Result<SocketAddr> {
+    /// Start listening on `rt` (a no-op when running); returns the address. The first start
+    /// with port 0 picks a free port; a later start listens on that same port again.
+    pub fn start(&self, rt: &tokio::runtime::Handle) -> std::io::Result<SocketAddr> {
         let mut server = lock(&self.server);
         if let Some(s) = server.as_ref() {
             return Ok(s.addr);
         }
+        let mut port = lock(&self.port);
         let fail = |e: std::io::Error| {
             std::io::Error::new(
                 e.kind(),
-                format!("cannot listen on {}:{}: {e}", self.host, self.port),
+                format!("cannot listen on {}:{}: {e}", self.host, *port),
             )
         };
-        let listener =
-            std::net::TcpListener::bind((self.host.as_str(), self.port)).map_err(fail)?;
+        let listener = std::net::TcpListener::bind((self.host.as_str(), *port)).map_err(fail)?;
         listener.set_nonblocking(true).map_err(fail)?;
         let addr = listener.local_addr().map_err(fail)?;
-        let rt = runtime::get();
         let listener = {
             let _entered = rt.enter();
             tokio::net::TcpListener::from_std(listener).map_err(fail)?
         };
+        *port = addr.port();
         let (stop, stopped) = oneshot::channel();
         let task = rt.spawn(serve(listener, self.shared.clone(), stopped));
         *server = Some(Server { addr, stop, task });
         Ok(addr)
+    }
+
+    /// The port: the one bound (or bound last), else the one asked for.
+    pub fn port(&self) -> u16 {
+        *lock(&self.port)
+    }
+
+    pub fn strict(&self) -> bool {
+        self.shared.strict
+    }
+
+    /// Seconds between a command's 200 and its change.
+    pub fn apply_delay(&self) -> f64 {
+        self.shared.apply_delay.as_secs_f64()
+    }
+
+    /// What was accepted but breaks the documents (the oldest first; at most
+    /// [`WARNING_CAPACITY`]).
+    pub fn warnings(&self) -> Vec<String> {
+        lock(&self.shared.warnings).iter().cloned().collect()
+    }
+
+    pub fn clear_warnings(&self) {
+        lock(&self.shared.warnings).clear();
     }
 
     /// Stop listening and close every connection; returns once the port is free.
@@ -364,9 +467,7 @@ impl Simulator {
             .ok()
             .filter(|s| (300..=599).contains(s))
             .ok_or_else(|| {
-                Error::invalid(format!(
-                    "status: must be an HTTP status from 300 to 599, got {status}"
-                ))
+                format!("status: must be an HTTP status from 300 to 599, got {status}")
             })?;
         lock(&self.shared.faults).fail = (times > 0).then_some((status, times));
         Ok(())
@@ -375,9 +476,9 @@ impl Simulator {
     /// Delay every answer by `seconds` (0 to [`MAX_DELAY`]; 0 removes the delay).
     pub fn delay(&self, seconds: f64) -> Result<()> {
         if !seconds.is_finite() || !(0.0..=MAX_DELAY).contains(&seconds) {
-            return Err(Error::invalid(format!(
+            return Err(format!(
                 "seconds: must be a finite number from 0 to {MAX_DELAY}, got {seconds}"
-            )));
+            ));
         }
         lock(&self.shared.faults).delay = Duration::from_secs_f64(seconds);
         Ok(())
@@ -391,11 +492,7 @@ impl Simulator {
     /// Set a field of the active score record (`game1.team1Goals` reaches into a Custom
     /// game).
     pub fn set_score(&self, field: &str, value: Value) -> Result<()> {
-        self.shared
-            .world()
-            .scores
-            .set_field(field, value)
-            .map_err(Error::invalid)
+        self.shared.world().scores.set_field(field, value)
     }
 
     /// Switch the scoreboard to another sport mode of the document.
@@ -404,19 +501,25 @@ impl Simulator {
             .world()
             .scores
             .set_sport(mode)
-            .map_err(|e| Error::invalid(format!("mode: {e}")))
+            .map_err(|e| format!("mode: {e}"))
     }
 
     /// The selected layer, the targeted layer and the selected playlist's UUID.
-    pub fn selection(&self) -> (usize, Option<usize>, Option<String>) {
+    pub fn selection(&self) -> (usize, usize, Option<String>) {
+        self.shared.apply_due();
         self.shared.world().selection()
     }
 
-    /// Back to the workspace as loaded: state, faults and log.
+    /// Back to the workspace as loaded: state, changes not yet applied, faults, warnings and
+    /// the request log.
     pub fn reset(&self) {
         let fresh = World::new(&self.shared.seed).expect("the seed was valid at start");
+        let mut pending = lock(&self.shared.pending);
+        pending.clear();
         *self.shared.world() = fresh;
+        drop(pending);
         *lock(&self.shared.faults) = Faults::default();
+        self.clear_warnings();
         self.clear_requests();
     }
 }

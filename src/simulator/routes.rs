@@ -1,8 +1,13 @@
 //! The HTTP face of the simulator: every endpoint of both API documents plus the
 //! field-observed ones, under `/api/0`, mapped onto [`World`]. A command answers 200 with an
 //! empty body; a refused one 400 with a line of text; an unknown path 404; a wrong method 405.
+//!
+//! Bodies are read as leniently as the real application reads them: no `Content-Type`, a body
+//! that is not JSON (the text `[object Object]`), no body or `{}` are all accepted, and a
+//! body that is not a value acts like no body. What breaks the documents is reported as a
+//! warning (see [`super::Shared::report`]); in strict mode it is refused with 400 instead.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, RawPathParams, Request, State};
@@ -12,7 +17,7 @@ use axum::routing::{get, post, MethodRouter};
 use axum::{Json, Router};
 use serde_json::Value;
 
-use super::state::{Bad, Op, Outcome, Scope, World};
+use super::state::{Bad, Given, Op, Outcome, Scope, World};
 use super::Shared;
 
 /// Largest request body read (bytes).
@@ -20,12 +25,25 @@ pub const MAX_BODY: usize = 1024 * 1024;
 
 type Sh = Arc<Shared>;
 
-/// What a handler gets: the decoded path parameters, the query, and the body as JSON
-/// (`None` when empty; a malformed body is kept as the refusal to give when it is needed).
+/// A request body as the application reads it.
+enum Body {
+    /// No body (or only white space).
+    Empty,
+    Json(Value),
+    /// Not JSON (such as the text `[object Object]`): taken as no body.
+    NotJson,
+}
+
+/// What a handler gets: the decoded path parameters, the query, the body, and the warnings
+/// gathered so far (a request the application accepts but that breaks the documents).
 pub struct Call {
     ids: Vec<String>,
     query: Vec<(String, String)>,
-    body: Outcome<Option<Value>>,
+    body: Body,
+    strict: bool,
+    /// `METHOD /path`, the start of each warning.
+    what: String,
+    warnings: Mutex<Vec<String>>,
 }
 
 /// The decoded query pairs of a request, in order.
@@ -39,11 +57,33 @@ pub fn query_pairs(uri: &Uri) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
-fn parse_body(headers: &HeaderMap, bytes: &[u8]) -> Outcome<Option<Value>> {
-    if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Ok(None);
+/// Characters of a path that should have been percent-encoded (anything but RFC 3986
+/// unreserved characters, `/` and `%`).
+fn unencoded(path: &str) -> String {
+    let mut seen = String::new();
+    for c in path.chars() {
+        let fine = c.is_ascii_alphanumeric() || "-._~/%".contains(c);
+        if !fine && !seen.contains(c) {
+            seen.push(c);
+        }
     }
-    let json = headers
+    seen
+}
+
+fn preview(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(40)]).into_owned();
+    if bytes.len() > 40 {
+        format!("{text:?}…")
+    } else {
+        format!("{text:?}")
+    }
+}
+
+fn parse_body(headers: &HeaderMap, bytes: &[u8], warn: &mut Vec<String>) -> Body {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Body::Empty;
+    }
+    let json_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| {
@@ -51,20 +91,32 @@ fn parse_body(headers: &HeaderMap, bytes: &[u8]) -> Outcome<Option<Value>> {
                 .to_ascii_lowercase()
                 .starts_with("application/json")
         });
-    if !json {
-        return Err(Bad(
-            "a request body must be JSON sent with Content-Type: application/json".into(),
+    if !json_type {
+        let sent = headers
+            .get(header::CONTENT_TYPE)
+            .map_or("no Content-Type".to_string(), |v| {
+                format!("Content-Type {:?}", String::from_utf8_lossy(v.as_bytes()))
+            });
+        warn.push(format!(
+            "the body was sent with {sent}; the document asks for Content-Type: application/json"
         ));
     }
-    serde_json::from_slice(bytes)
-        .map(Some)
-        .map_err(|e| Bad(format!("malformed JSON body: {e}")))
+    match serde_json::from_slice(bytes) {
+        Ok(v) => Body::Json(v),
+        Err(_) => {
+            warn.push(format!(
+                "the body {} is not JSON; the application takes it as no body",
+                preview(bytes)
+            ));
+            Body::NotJson
+        }
+    }
 }
 
-impl<S: Send + Sync> FromRequest<S> for Call {
+impl FromRequest<Sh> for Call {
     type Rejection = Response;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+    async fn from_request(req: Request, state: &Sh) -> Result<Self, Self::Rejection> {
         let (mut parts, body) = req.into_parts();
         // Routes without parameters have none to give.
         let ids = match RawPathParams::from_request_parts(&mut parts, state).await {
@@ -74,14 +126,34 @@ impl<S: Send + Sync> FromRequest<S> for Call {
             }
             Err(e) => return Err(e.into_response()),
         };
+        let mut warnings = Vec::new();
+        let odd = unencoded(parts.uri.path());
+        if !odd.is_empty() {
+            warnings.push(format!(
+                "the path carries {odd:?} unencoded; names should be percent-encoded"
+            ));
+        }
         let query = query_pairs(&parts.uri);
         let bytes: Bytes = axum::body::to_bytes(body, MAX_BODY)
             .await
             .map_err(|_| refuse(Bad(format!("the body is larger than {MAX_BODY} bytes"))))?;
+        let body = if parts.method == Method::GET {
+            Body::Empty
+        } else {
+            parse_body(&parts.headers, &bytes, &mut warnings)
+        };
+        let what = format!("{} {}", parts.method, parts.uri.path());
+        let warnings = warnings
+            .into_iter()
+            .map(|w| format!("{what}: {w}"))
+            .collect();
         Ok(Call {
             ids,
             query,
-            body: parse_body(&parts.headers, &bytes),
+            body,
+            strict: state.strict,
+            what,
+            warnings: Mutex::new(warnings),
         })
     }
 }
@@ -94,48 +166,97 @@ impl Call {
         self.ids.get(n).map_or("", String::as_str)
     }
 
-    fn body(&self) -> Outcome<&Value> {
-        match &self.body {
-            Ok(Some(v)) => Ok(v),
-            Ok(None) => Err(Bad("this endpoint needs a JSON body".into())),
-            Err(e) => Err(e.clone()),
+    /// Note a request the application accepts but that breaks the documents: refused in
+    /// strict mode.
+    fn warn(&self, msg: impl Into<String>) -> Outcome<()> {
+        let msg = format!("{}: {}", self.what, msg.into());
+        super::lock(&self.warnings).push(msg.clone());
+        if self.strict {
+            Err(Bad(format!("strict mode: {msg}")))
+        } else {
+            Ok(())
         }
     }
 
-    /// The `value` of a {"value": ...} body; `None` for null or, when `empty_is_none`, for
-    /// no body at all.
-    fn value(&self, empty_is_none: bool) -> Outcome<Option<&Value>> {
-        if empty_is_none && matches!(self.body, Ok(None)) {
-            return Ok(None);
-        }
-        match self.body()?.get("value") {
-            None => Err(Bad(
-                "the body needs a \"value\" key: {\"value\": ...}".into()
-            )),
-            Some(Value::Null) => Ok(None),
-            Some(v) => Ok(Some(v)),
+    /// The warnings of the request so far (taken out).
+    fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(&mut *super::lock(&self.warnings))
+    }
+
+    /// In strict mode, the first warning gathered while reading the request refuses it.
+    fn strict_check(&self) -> Outcome<()> {
+        match super::lock(&self.warnings).first() {
+            Some(w) if self.strict => Err(Bad(format!("strict mode: {w}"))),
+            _ => Ok(()),
         }
     }
 
-    /// A {"value": "text"} or {"value": null} body.
-    fn text(&self, empty_is_none: bool) -> Outcome<Option<&str>> {
-        match self.value(empty_is_none)? {
-            None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(_) => Err(Bad("\"value\" must be a string or null".into())),
+    fn has_body(&self) -> bool {
+        !matches!(self.body, Body::Empty)
+    }
+
+    /// The `value` of a {"value": ...} body. No body, a body that is not JSON or one without
+    /// a `value` key give `Nothing` (no body is documented only where `no_body_documented`).
+    fn given(&self, no_body_documented: bool) -> Outcome<Given<'_>> {
+        let v = match &self.body {
+            Body::Empty if no_body_documented => return Ok(Given::Nothing),
+            Body::Empty => {
+                self.warn(
+                    "no body; the document expects {\"value\": ...} (the application changes \
+                     nothing)",
+                )?;
+                return Ok(Given::Nothing);
+            }
+            Body::NotJson => return Ok(Given::Nothing),
+            Body::Json(v) => v,
+        };
+        match v.get("value") {
+            None => {
+                self.warn(
+                    "the body has no \"value\" key; the document expects {\"value\": ...} (the \
+                     application changes nothing)",
+                )?;
+                Ok(Given::Nothing)
+            }
+            Some(Value::Null) => Ok(Given::Null),
+            Some(Value::String(s)) => Ok(Given::Text(s)),
+            Some(Value::Number(n)) => Ok(Given::Number(n.as_f64().unwrap_or(f64::NAN))),
+            Some(other) => Err(Bad(format!(
+                "\"value\" must be a string, a number or null, got {other}"
+            ))),
         }
     }
 
-    /// A {"value": "text"} body.
-    fn name(&self) -> Outcome<&str> {
-        self.text(false)?
-            .ok_or_else(|| Bad("\"value\" must be a string".into()))
-    }
-
-    fn number(&self) -> Outcome<f64> {
-        match self.value(false)?.and_then(Value::as_f64) {
-            Some(v) if v.is_finite() => Ok(v),
+    /// A {"value": number} body; `None` changes nothing.
+    fn number(&self) -> Outcome<Option<f64>> {
+        match self.given(false)? {
+            Given::Nothing => Ok(None),
+            Given::Number(v) if v.is_finite() => Ok(Some(v)),
             _ => Err(Bad("\"value\" must be a number".into())),
+        }
+    }
+
+    /// A {"value": "name"} body; `None` changes nothing.
+    fn name(&self) -> Outcome<Option<&str>> {
+        match self.given(false)? {
+            Given::Nothing => Ok(None),
+            Given::Text(s) => Ok(Some(s)),
+            _ => Err(Bad("\"value\" must be a string".into())),
+        }
+    }
+
+    /// A JSON object body (`None`, with a warning, when there is none or it is empty).
+    fn object(&self) -> Outcome<Option<&Value>> {
+        match &self.body {
+            Body::Json(v @ Value::Object(m)) if !m.is_empty() => Ok(Some(v)),
+            Body::NotJson => Ok(None),
+            _ => {
+                self.warn(
+                    "no JSON object in the body; the document expects one (the application \
+                     changes nothing)",
+                )?;
+                Ok(None)
+            }
         }
     }
 
@@ -174,18 +295,24 @@ impl Call {
 
     /// The transition named by a POST /transition body: {"transition": {uuid|name}} or
     /// {"value": uuid|name|null}.
-    fn transition(&self) -> Outcome<Option<&str>> {
-        let body = self.body()?;
-        match body.get("transition") {
-            Some(Value::Null) => Ok(None),
-            Some(t) => t
-                .get("uuid")
-                .or_else(|| t.get("name"))
-                .and_then(Value::as_str)
-                .map(Some)
-                .ok_or_else(|| Bad("\"transition\" needs a \"uuid\" or \"name\" string".into())),
-            None => self.text(false),
+    fn transition(&self) -> Outcome<Given<'_>> {
+        if let Body::Json(body) = &self.body {
+            match body.get("transition") {
+                Some(Value::Null) => return Ok(Given::Null),
+                Some(t) => {
+                    return t
+                        .get("uuid")
+                        .or_else(|| t.get("name"))
+                        .and_then(Value::as_str)
+                        .map(Given::Text)
+                        .ok_or_else(|| {
+                            Bad("\"transition\" needs a \"uuid\" or \"name\" string".into())
+                        })
+                }
+                None => {}
+            }
         }
+        self.given(false)
     }
 }
 
@@ -193,26 +320,77 @@ fn refuse(bad: Bad) -> Response {
     (StatusCode::BAD_REQUEST, bad.0).into_response()
 }
 
-fn reply(shared: &Shared, f: impl FnOnce(&mut World) -> Outcome<Option<Value>>) -> Response {
-    match f(&mut shared.world()) {
-        Ok(Some(v)) => Json(v).into_response(),
-        Ok(None) => StatusCode::OK.into_response(),
-        Err(bad) => refuse(bad),
-    }
-}
-
 /// A GET endpoint.
 fn read(f: fn(&World, &Call) -> Outcome<Value>) -> MethodRouter<Sh> {
-    get(
-        move |State(sh): State<Sh>, call: Call| async move { reply(&sh, |w| f(w, &call).map(Some)) },
-    )
+    get(move |State(sh): State<Sh>, call: Call| async move {
+        sh.apply_due();
+        let response = match call.strict_check() {
+            Err(bad) => refuse(bad),
+            Ok(()) => match f(&sh.world(), &call) {
+                Ok(v) => Json(v).into_response(),
+                Err(bad) => refuse(bad),
+            },
+        };
+        sh.report(call.take_warnings());
+        response
+    })
 }
 
-/// A POST endpoint: 200 with an empty body once applied.
-fn command(f: fn(&mut World, &Call) -> Outcome<()>) -> MethodRouter<Sh> {
+/// A POST endpoint: 200 with an empty body once accepted; the change is applied at once, or
+/// `apply_delay` later. `takes_body` is false for the commands the document gives no body.
+fn command<F>(takes_body: bool, f: F) -> MethodRouter<Sh>
+where
+    F: Fn(&mut World, &Call) -> Outcome<()> + Clone + Send + Sync + 'static,
+{
     post(move |State(sh): State<Sh>, call: Call| async move {
-        reply(&sh, |w| f(w, &call).map(|()| None))
+        let pre = if !takes_body && call.has_body() {
+            call.warn("this endpoint takes no body (the application ignores it)")
+        } else {
+            Ok(())
+        };
+        let (response, warnings) = match pre.and_then(|()| call.strict_check()) {
+            Err(bad) => (refuse(bad), call.take_warnings()),
+            Ok(()) => match sh.command(call, f) {
+                Ok(w) => (StatusCode::OK.into_response(), w),
+                Err((bad, w)) => (refuse(bad), w),
+            },
+        };
+        sh.report(warnings);
+        response
     })
+}
+
+/// What `Shared::command` gives back: the warnings of the request.
+pub type Warnings = Vec<String>;
+
+impl Shared {
+    /// Run a command: validate and apply it now, or validate it on a copy of the state and
+    /// apply it `apply_delay` later (the answer does not wait).
+    fn command<F>(self: &Arc<Self>, call: Call, f: F) -> Result<Warnings, (Bad, Warnings)>
+    where
+        F: Fn(&mut World, &Call) -> Outcome<()> + Send + Sync + 'static,
+    {
+        self.apply_due();
+        let outcome = if self.apply_delay.is_zero() {
+            f(&mut self.world(), &call)
+        } else {
+            let mut probe = self.world().clone();
+            f(&mut probe, &call)
+        };
+        let warnings = call.take_warnings();
+        match outcome {
+            Err(bad) => Err((bad, warnings)),
+            Ok(()) => {
+                if !self.apply_delay.is_zero() {
+                    self.defer(Box::new(move |w: &mut World| {
+                        // The state may have moved since: a refusal now changes nothing.
+                        let _ = f(w, &call);
+                    }));
+                }
+                Ok(warnings)
+            }
+        }
+    }
 }
 
 /// Workspace routes have no path parameter; layer routes have exactly one.
@@ -231,23 +409,23 @@ fn scoped(api: Router<Sh>, suffix: &str) -> Router<Sh> {
     api.route(
         &at("/effects"),
         read(|w, c| w.scope_effects_json(scope_of(c)))
-            .merge(command(|w, c| w.set_effect(scope_of(c), c.body()?))),
+            .merge(command(true, |w, c| w.set_effect(scope_of(c), c.object()?))),
     )
     .route(
         &at("/effectsPreset"),
-        read(|w, c| w.scope_effect_preset_json(scope_of(c))).merge(command(|w, c| {
-            w.set_effect_preset(scope_of(c), c.text(false)?)
+        read(|w, c| w.scope_effect_preset_json(scope_of(c))).merge(command(true, |w, c| {
+            w.set_effect_preset(scope_of(c), c.given(false)?)
         })),
     )
     .route(
         &at("/transition"),
-        read(|w, c| w.scope_transition_json(scope_of(c))).merge(command(|w, c| {
+        read(|w, c| w.scope_transition_json(scope_of(c))).merge(command(true, |w, c| {
             w.set_transition(scope_of(c), c.transition()?)
         })),
     )
     .route(
         &at("/transitionDuration"),
-        read(|w, c| w.scope_duration_json(scope_of(c))).merge(command(|w, c| {
+        read(|w, c| w.scope_duration_json(scope_of(c))).merge(command(true, |w, c| {
             w.set_transition_duration(scope_of(c), c.number()?)
         })),
     )
@@ -272,43 +450,52 @@ pub fn router(shared: Sh) -> Router {
         // Select and trigger
         .route(
             "/select/layer/{id}",
-            command(|w, c| w.select_layer(c.id(), c.flag("target", false)?)),
+            command(false, |w, c| {
+                w.select_layer(c.id(), c.flag("target", false)?)
+            }),
         )
         .route(
             "/select/playlist/{id}",
-            command(|w, c| w.select_playlist(c.id())),
+            command(false, |w, c| w.select_playlist(c.id())),
         )
-        .route("/trigger/cue/{id}", command(|w, c| w.trigger_cue(c.id())))
+        .route(
+            "/trigger/cue/{id}",
+            command(false, |w, c| w.trigger_cue(c.id())),
+        )
         .route(
             "/trigger/playlist/{id}",
-            command(|w, c| w.trigger_playlist(c.id())),
+            command(false, |w, c| w.trigger_playlist(c.id())),
         )
         .route(
             "/trigger/playlist/{p}/cue/{c}",
-            command(|w, c| w.trigger_playlist_cue(None, c.nth(0), c.nth(1))),
+            command(false, |w, c| {
+                w.trigger_playlist_cue(None, c.nth(0), c.nth(1))
+            }),
         )
         .route(
             "/trigger/layer/{l}/playlist/{p}/cue/{c}",
-            command(|w, c| w.trigger_playlist_cue(Some(c.nth(0)), c.nth(1), c.nth(2))),
+            command(false, |w, c| {
+                w.trigger_playlist_cue(Some(c.nth(0)), c.nth(1), c.nth(2))
+            }),
         )
         // Field-observed transport commands
         .route(
             "/goToStart/layer/{id}",
-            command(|w, c| {
+            command(false, |w, c| {
                 let offset = c.seconds("offset")?;
                 w.seek(c.id(), |_, _| offset)
             }),
         )
         .route(
             "/goToEnd/layer/{id}",
-            command(|w, c| {
+            command(false, |w, c| {
                 let offset = c.seconds("offset")?;
                 w.seek(c.id(), |_, end| end - offset)
             }),
         )
         .route(
             "/skip/layer/{id}",
-            command(|w, c| {
+            command(false, |w, c| {
                 let offset = c.seconds("offset")?;
                 let sign = if c.flag("forwards", true)? { 1.0 } else { -1.0 };
                 w.seek(c.id(), |now, _| now + sign * offset)
@@ -318,25 +505,34 @@ pub fn router(shared: Sh) -> Router {
         .route(
             "/opacity/layer/{id}",
             read(|w, c| w.opacity_json(c.id()))
-                .merge(command(|w, c| w.set_opacity(c.id(), c.number()?))),
+                .merge(command(true, |w, c| w.set_opacity(c.id(), c.number()?))),
         )
         .route("/blendMode", read(|w, _| Ok(w.blend_modes_json())))
         .route(
             "/blendMode/layer/{id}",
             read(|w, c| w.layer_blend_mode_json(c.id()))
-                .merge(command(|w, c| w.set_blend_mode(c.id(), c.name()?))),
+                .merge(command(true, |w, c| w.set_blend_mode(c.id(), c.name()?))),
         )
         .route("/layerPreset", read(|w, _| Ok(w.layer_presets_json())))
         .route(
             "/layerPreset/layer/{id}",
-            read(|w, c| w.layer_presets_of_json(c.id()))
-                .merge(command(|w, c| w.apply_layer_preset(c.id(), c.name()?))),
+            read(|w, c| w.layer_presets_of_json(c.id())).merge(command(true, |w, c| {
+                w.apply_layer_preset(c.id(), c.name()?)
+            })),
         )
         .route("/targetSet", read(|w, _| Ok(w.target_sets_json())))
         .route(
             "/targetSet/layer/{id}",
-            read(|w, c| w.layer_target_set_json(c.id()))
-                .merge(command(|w, c| w.set_target_set(c.id(), c.text(true)?))),
+            read(|w, c| w.layer_target_set_json(c.id())).merge(command(true, |w, c| {
+                let (set, index) = w.target_set_of(c.given(true)?)?;
+                if index {
+                    c.warn(
+                        "a target set cannot be addressed by index (the application ends at \
+                         \"No Selection\"); send its name",
+                    )?;
+                }
+                w.set_target_set(c.id(), set)
+            })),
         )
         .route("/effects", read(|w, _| Ok(w.effects_json())))
         .route("/effectsPreset", read(|w, _| Ok(w.effect_presets_json())))
@@ -353,7 +549,8 @@ pub fn router(shared: Sh) -> Router {
     for path in ["/blend/layer/{id}", "/layerBlend/layer/{id}"] {
         api = api.route(
             path,
-            read(|w, c| w.blend_json(c.id())).merge(command(|w, c| w.set_blend(c.id(), c.body()?))),
+            read(|w, c| w.blend_json(c.id()))
+                .merge(command(true, |w, c| w.set_blend(c.id(), c.object()?))),
         );
     }
     api = scoped(api, "workspace");
@@ -362,18 +559,14 @@ pub fn router(shared: Sh) -> Router {
         api = api
             .route(
                 &format!("/{}/workspace", op.path()),
-                post(move |State(sh): State<Sh>| async move {
-                    reply(&sh, |w| {
-                        w.workspace_op(op);
-                        Ok(None)
-                    })
+                command(false, move |w, _| {
+                    w.workspace_op(op);
+                    Ok(())
                 }),
             )
             .route(
                 &format!("/{}/layer/{{id}}", op.path()),
-                post(move |State(sh): State<Sh>, call: Call| async move {
-                    reply(&sh, |w| w.layer_op(call.id(), op).map(|()| None))
-                }),
+                command(false, move |w, c| w.layer_op(c.id(), op)),
             );
     }
     let api = api.method_not_allowed_fallback(|method: Method, uri: Uri| async move {

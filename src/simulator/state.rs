@@ -7,7 +7,10 @@ use std::time::Instant;
 use serde_json::{json, Map, Value};
 
 use super::scores::Scores;
-use super::workspace::{BlendMode, Cue, Fx, LayerPreset, Named, Playlist, Workspace};
+use super::workspace::{
+    with_extra, Answers, BlendMode, Cue, Extra, Fx, FxRef, LayerPreset, LayerSeed, Named,
+    OpacityForm, Playlist, TransitionListKey, TransportSeed, Workspace,
+};
 
 /// A refused request: the simulator answers 400 with this text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +58,18 @@ fn fx_keys(f: &Fx) -> [&str; 2] {
 
 fn preset_keys(p: &EffectPreset) -> [&str; 2] {
     [&p.uuid, &p.name]
+}
+
+fn named_keys(t: &Named) -> [&str; 2] {
+    [&t.uuid, &t.name]
+}
+
+fn blend_keys(b: &BlendMode) -> [&str; 2] {
+    [&b.name, &b.name]
+}
+
+fn layer_preset_keys(p: &LayerPreset) -> [&str; 2] {
+    [&p.id, &p.name]
 }
 
 fn list(key: &str, items: impl Iterator<Item = Value>) -> Value {
@@ -112,11 +127,22 @@ pub enum Scope<'a> {
     Layer(&'a str),
 }
 
+/// What a `{"value": ...}` body amounted to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Given<'a> {
+    /// No body, a body that is not JSON, or no `value` key: the application changes nothing
+    /// (and a target set ends at "No Selection").
+    Nothing,
+    /// `{"value": null}`.
+    Null,
+    Text(&'a str),
+    Number(f64),
+}
 /// What a layer plays: the cue that touched it last, the media, and the clock.
 #[derive(Debug, Clone, Default)]
 pub struct Transport {
-    item: Option<Named>,
-    media: Option<Named>,
+    item: Option<Value>,
+    media: Option<Value>,
     /// Seconds; 0 for a still image.
     duration: f64,
     /// A video input: no end, no remaining time.
@@ -125,12 +151,27 @@ pub struct Transport {
     position: f64,
     /// Playing since this instant.
     since: Option<Instant>,
+    /// Keys of a recorded transport state beyond the documented ones.
+    extra: Extra,
 }
 
 impl Transport {
+    fn seeded(seed: &TransportSeed, now: Instant) -> Self {
+        Transport {
+            item: seed.playing_item.as_ref().map(Named::to_json),
+            media: seed.playing_media.as_ref().map(Named::to_json),
+            duration: (seed.time_elapsed + seed.time_remaining).max(0.0),
+            live: seed.live,
+            position: seed.time_elapsed.max(0.0),
+            since: (seed.is_playing && seed.playing_media.is_some()).then_some(now),
+            extra: seed.extra.clone(),
+        }
+    }
+
     fn load(&mut self, cue: &Cue, live: bool, now: Instant) {
-        self.item = Some(cue.summary());
-        self.media = Some(cue.media.clone().unwrap_or_else(|| cue.summary()));
+        let summary = json!({ "name": cue.name, "uuid": cue.uuid });
+        self.media = Some(cue.media.as_ref().map_or(summary.clone(), Named::to_json));
+        self.item = Some(summary);
         self.duration = if live { 0.0 } else { cue.duration.max(0.0) };
         self.live = live;
         self.position = 0.0;
@@ -193,6 +234,7 @@ impl Transport {
     fn clear(&mut self) {
         *self = Transport {
             item: self.item.take(),
+            extra: std::mem::take(&mut self.extra),
             ..Transport::default()
         };
     }
@@ -214,10 +256,15 @@ impl Transport {
         m.insert("isPlaying".into(), json!(playing));
         m.insert("isScrubbing".into(), json!(false));
         if let Some(item) = &self.item {
-            m.insert("playingItem".into(), json!(item));
+            m.insert("playingItem".into(), item.clone());
         }
         if let Some(media) = &self.media {
-            m.insert("playingMedia".into(), json!(media));
+            m.insert("playingMedia".into(), media.clone());
+        }
+        for (k, v) in &self.extra {
+            if !m.contains_key(k) {
+                m.insert(k.clone(), v.clone());
+            }
         }
         m
     }
@@ -232,6 +279,12 @@ struct Settings {
     transition_duration: f64,
 }
 
+/// The layer blend types of the document.
+const BLEND_TYPES: [&str; 4] = ["Standard", "Alpha Matte", "Luma Matte", "White Matte"];
+
+/// The keys of a Standard blend's base that follow the layer's state.
+const STANDARD_BASE: [&str; 3] = ["name", "modeIndex", "opacity"];
+
 #[derive(Debug, Clone)]
 struct Layer {
     uuid: String,
@@ -240,26 +293,31 @@ struct Layer {
     muted: bool,
     opacity: f64,
     blend_mode: usize,
-    /// One of BLEND_TYPES; `inverted` is the matte's isInverted.
+    /// One of BLEND_TYPES, and the base as last set (a Standard base's name, modeIndex and
+    /// opacity, and a matte's isInverted, follow the state when answered).
     blend_type: &'static str,
+    blend_base: Map<String, Value>,
     inverted: bool,
     target_set: Option<usize>,
+    layer_preset: Option<usize>,
     settings: Settings,
     transport: Transport,
+    extra: Extra,
 }
-
-const BLEND_TYPES: [&str; 4] = ["Standard", "Alpha Matte", "Luma Matte", "White Matte"];
 
 #[derive(Debug, Clone)]
 struct EffectPreset {
     uuid: String,
     name: String,
-    effects: Vec<Fx>,
+    /// `None` is answered as null.
+    effects: Option<Vec<Fx>>,
+    extra: Extra,
 }
 
 /// The whole simulated state of both applications.
 #[derive(Debug, Clone)]
 pub struct World {
+    answers: Answers,
     playlists: Playlist,
     blend_modes: Vec<BlendMode>,
     layer_presets: Vec<LayerPreset>,
@@ -270,73 +328,96 @@ pub struct World {
     layers: Vec<Layer>,
     workspace: Settings,
     selected_layer: usize,
-    targeted_layer: Option<usize>,
-    /// UUID of the selected playlist (the first top-level playlist at start).
+    /// Where untargeted media plays: the layer last selected with `target=true`.
+    targeted_layer: usize,
+    /// UUID of the selected playlist.
     selected_playlist: Option<String>,
     pub scores: Scores,
 }
 
-/// Resolve a reference of the workspace file (a UUID or a name) in a catalogue.
+/// Builds a [`Settings`] from the seed: JSON path, transition, duration, effects, preset.
+type SettingsOf<'a> =
+    dyn Fn(&str, Option<&String>, f64, &[FxRef], Option<&String>) -> Result<Settings, String> + 'a;
+
+/// Resolve a reference of the workspace file (a UUID or a name) in a catalogue; `at` is the
+/// JSON path of the reference, `catalogue` the key of the list it names.
 fn seed_ref<T>(
-    what: &str,
+    at: &str,
+    catalogue: &str,
     items: &[T],
     key: &str,
     keys: impl Fn(&T) -> [&str; 2],
 ) -> Result<usize, String> {
     lookup(items, key, &keys).ok_or_else(|| {
         format!(
-            "{what}: {key:?} is not in the catalogue (known: {})",
+            "at {at}: {key:?} is not in {catalogue} (expected one of: {})",
             names(items, |t| keys(t)[1])
         )
     })
 }
 
 fn seed_opt<T>(
-    what: &str,
+    at: &str,
+    catalogue: &str,
     items: &[T],
     key: Option<&String>,
     keys: impl Fn(&T) -> [&str; 2],
 ) -> Result<Option<usize>, String> {
-    key.map(|k| seed_ref(what, items, k, keys)).transpose()
+    key.map(|k| seed_ref(at, catalogue, items, k, keys))
+        .transpose()
 }
 
-fn seed_effects(what: &str, effects: &[Fx], refs: &[String]) -> Result<Vec<Fx>, String> {
+fn seed_effects(at: &str, effects: &[Fx], refs: &[FxRef]) -> Result<Vec<Fx>, String> {
     refs.iter()
-        .map(|r| seed_ref(what, effects, r, fx_keys).map(|i| effects[i].clone()))
+        .enumerate()
+        .map(|(i, r)| match r {
+            FxRef::Inline(fx) => Ok(fx.clone()),
+            FxRef::Ref(key) => seed_ref(&format!("{at}[{i}]"), "effects", effects, key, fx_keys)
+                .map(|i| effects[i].clone()),
+        })
         .collect()
 }
 
 impl World {
-    /// Build the state from a workspace file, resolving every reference.
+    /// Build the state from a workspace file, resolving every reference (an error names the
+    /// JSON path of the reference and what it could be).
     pub fn new(ws: &Workspace) -> Result<World, String> {
+        let now = Instant::now();
         let effect_presets = ws
             .effect_presets
             .iter()
-            .map(|p| {
-                let what = format!("effectPresets.{}.effects", p.name);
+            .enumerate()
+            .map(|(i, p)| {
+                let at = format!("effectPresets[{i}].effects");
                 Ok(EffectPreset {
                     uuid: p.uuid.clone(),
                     name: p.name.clone(),
-                    effects: seed_effects(&what, &ws.effects, &p.effects)?,
+                    effects: match &p.effects {
+                        Some(refs) => Some(seed_effects(&at, &ws.effects, refs)?),
+                        None => None,
+                    },
+                    extra: p.extra.clone(),
                 })
             })
             .collect::<Result<Vec<_>, String>>()?;
-        let settings = |what: &str,
+        let settings = |at: &str,
                         transition: Option<&String>,
                         duration: f64,
-                        effects: &[String],
+                        effects: &[FxRef],
                         preset: Option<&String>|
          -> Result<Settings, String> {
             Ok(Settings {
-                effects: seed_effects(&format!("{what}.effects"), &ws.effects, effects)?,
+                effects: seed_effects(&format!("{at}.effects"), &ws.effects, effects)?,
                 effect_preset: seed_opt(
-                    &format!("{what}.effectPreset"),
+                    &format!("{at}.effectPreset"),
+                    "effectPresets",
                     &effect_presets,
                     preset,
                     preset_keys,
                 )?,
                 transition: seed_opt(
-                    &format!("{what}.transition"),
+                    &format!("{at}.transition"),
+                    "transitions",
                     &ws.transitions,
                     transition,
                     fx_keys,
@@ -353,40 +434,34 @@ impl World {
             w.effect_preset.as_ref(),
         )?;
         let mut layers = Vec::with_capacity(ws.layers.len());
-        for l in &ws.layers {
-            let what = format!("layers.{}", l.name);
-            let blend_mode = match &l.blend_mode {
-                Some(m) => seed_ref(&format!("{what}.blendMode"), &ws.blend_modes, m, |b| {
-                    [&b.name, &b.name]
-                })?,
-                None => 0,
-            };
-            layers.push(Layer {
-                uuid: l.uuid.clone(),
-                name: l.name.clone(),
-                hidden: l.is_hidden,
-                muted: l.is_muted,
-                opacity: l.opacity.clamp(0.0, 1.0),
-                blend_mode,
-                blend_type: BLEND_TYPES[0],
-                inverted: false,
-                target_set: seed_opt(
-                    &format!("{what}.targetSet"),
-                    &ws.target_sets,
-                    l.target_set.as_ref(),
-                    |t| [&t.uuid, &t.name],
-                )?,
-                settings: settings(
-                    &what,
-                    l.transition.as_ref(),
-                    l.transition_duration,
-                    &l.effects,
-                    l.effect_preset.as_ref(),
-                )?,
-                transport: Transport::default(),
-            });
+        for (i, l) in ws.layers.iter().enumerate() {
+            let at = format!("layers[{i}]");
+            layers.push(Self::seed_layer(ws, l, &at, &settings, now)?);
         }
+        for (i, p) in ws.layer_presets.iter().enumerate() {
+            if let Some(m) = &p.blend_mode {
+                let at = format!("layerPresets[{i}].blendMode");
+                seed_ref(&at, "blendModes", &ws.blend_modes, m, blend_keys)?;
+            }
+        }
+        let layer_keys = |l: &LayerSeed| [l.uuid.clone(), l.name.clone()];
+        let find_layer = |at: &str, key: &str| -> Result<usize, String> {
+            let keys: Vec<[String; 2]> = ws.layers.iter().map(layer_keys).collect();
+            seed_ref(at, "layers", &keys, key, |k| [&k[0], &k[1]])
+        };
+        for p in ws.playlists.all() {
+            for c in &p.items {
+                if let Some(l) = &c.layer {
+                    find_layer(&format!("the layer of cue {:?}", c.name), l)?;
+                }
+            }
+        }
+        let targeted_layer = match &w.target_layer {
+            Some(l) => find_layer("workspace.targetLayer", l)?,
+            None => 0,
+        };
         let mut world = World {
+            answers: ws.answers.clone(),
             playlists: ws.playlists.clone(),
             blend_modes: ws.blend_modes.clone(),
             layer_presets: ws.layer_presets.clone(),
@@ -396,24 +471,111 @@ impl World {
             transitions: ws.transitions.clone(),
             layers,
             workspace,
-            selected_layer: 0,
-            targeted_layer: None,
+            selected_layer: targeted_layer,
+            targeted_layer,
             selected_playlist: None,
             scores: Scores::new(&ws.scoreboard)?,
         };
-        for p in &ws.layer_presets {
-            if let Some(m) = &p.blend_mode {
-                seed_ref(
-                    &format!("layerPresets.{}.blendMode", p.name),
-                    &ws.blend_modes,
-                    m,
-                    |b| [&b.name, &b.name],
-                )?;
-            }
-        }
-        let first = world.top_level().next().map(|p| p.uuid.clone());
-        world.selected_playlist = first;
+        world.selected_playlist = match &w.selected_playlist {
+            Some(p) => Some(
+                world
+                    .playlist(p)
+                    .map_err(|e| format!("at workspace.selectedPlaylist: {}", e.0))?
+                    .uuid
+                    .clone(),
+            ),
+            None => world.top_level().next().map(|p| p.uuid.clone()),
+        };
         Ok(world)
+    }
+
+    fn seed_layer(
+        ws: &Workspace,
+        l: &LayerSeed,
+        at: &str,
+        settings: &SettingsOf<'_>,
+        now: Instant,
+    ) -> Result<Layer, String> {
+        let blend = l.layer_blend.as_ref();
+        let blend_type = match blend {
+            None => BLEND_TYPES[0],
+            Some(b) => *BLEND_TYPES.iter().find(|t| **t == b.kind).ok_or_else(|| {
+                format!(
+                    "at {at}.layerBlend.type: expected one of {}, got {:?}",
+                    BLEND_TYPES.join(", "),
+                    b.kind
+                )
+            })?,
+        };
+        let base = blend.map(|b| b.base.clone());
+        let from_base = base
+            .as_ref()
+            .and_then(|b| b.get("modeIndex"))
+            .and_then(Value::as_u64)
+            .map(|m| m as usize)
+            .filter(|m| *m < ws.blend_modes.len());
+        let blend_mode = match &l.blend_mode {
+            Some(m) => seed_ref(
+                &format!("{at}.blendMode"),
+                "blendModes",
+                &ws.blend_modes,
+                m,
+                blend_keys,
+            )?,
+            None => from_base.unwrap_or(0),
+        };
+        let inverted = base
+            .as_ref()
+            .and_then(|b| b.get("isInverted"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        Ok(Layer {
+            uuid: l.uuid.clone(),
+            name: l.name.clone(),
+            hidden: l.is_hidden,
+            muted: l.is_muted,
+            opacity: l.opacity.clamp(0.0, 1.0),
+            blend_mode,
+            blend_type,
+            blend_base: base.unwrap_or_else(|| Self::fresh_base(blend_type)),
+            inverted,
+            target_set: seed_opt(
+                &format!("{at}.targetSet"),
+                "targetSets",
+                &ws.target_sets,
+                l.target_set.as_ref(),
+                named_keys,
+            )?,
+            layer_preset: seed_opt(
+                &format!("{at}.layerPreset"),
+                "layerPresets",
+                &ws.layer_presets,
+                l.layer_preset.as_ref(),
+                layer_preset_keys,
+            )?,
+            settings: settings(
+                at,
+                l.transition.as_ref(),
+                l.transition_duration,
+                &l.effects,
+                l.effect_preset.as_ref(),
+            )?,
+            transport: l
+                .transport
+                .as_ref()
+                .map_or_else(Transport::default, |t| Transport::seeded(t, now)),
+            extra: l.extra.clone(),
+        })
+    }
+
+    /// The base a blend type answers with when set through the API.
+    fn fresh_base(kind: &str) -> Map<String, Value> {
+        let keys: &[&str] = match kind {
+            "Standard" => &STANDARD_BASE,
+            "White Matte" => &[],
+            _ => &["isInverted"],
+        };
+        keys.iter().map(|k| (k.to_string(), Value::Null)).collect()
     }
 
     // --- lookups --------------------------------------------------------------------------
@@ -514,12 +676,18 @@ impl World {
     // --- reads ----------------------------------------------------------------------------
 
     fn playlist_json(p: &Playlist) -> Value {
-        json!({
-            "uuid": p.uuid,
-            "name": p.name,
-            "items": p.items.iter().map(Cue::summary).collect::<Vec<_>>(),
-            "children": p.children.iter().map(Self::playlist_json).collect::<Vec<_>>(),
-        })
+        let mut m = Map::new();
+        m.insert("uuid".into(), json!(p.uuid));
+        m.insert("name".into(), json!(p.name));
+        m.insert(
+            "items".into(),
+            Value::Array(p.items.iter().map(Cue::summary).collect()),
+        );
+        m.insert(
+            "children".into(),
+            Value::Array(p.children.iter().map(Self::playlist_json).collect()),
+        );
+        with_extra(m, &p.extra)
     }
 
     pub fn playlists_json(&self) -> Value {
@@ -543,7 +711,10 @@ impl World {
         m.insert("isHidden".into(), json!(l.hidden));
         m.insert("isMuted".into(), json!(l.muted));
         m.insert("opacity".into(), json!(l.opacity));
-        m.insert("effects".into(), json!(l.settings.effects));
+        m.insert(
+            "effects".into(),
+            Value::Array(l.settings.effects.iter().map(Fx::to_json).collect()),
+        );
         m.insert(
             "effectPresetUUID".into(),
             json!(uuid_or_null(
@@ -565,26 +736,41 @@ impl World {
         m
     }
 
+    fn layer_value(&self, l: &Layer) -> Value {
+        with_extra(self.layer_map(l), &l.extra)
+    }
+
     pub fn layers_json(&self) -> Value {
-        list(
-            "layer",
-            self.layers.iter().map(|l| json!(self.layer_map(l))),
-        )
+        list("layer", self.layers.iter().map(|l| self.layer_value(l)))
     }
 
     pub fn layer_json(&self, id: &str) -> Outcome<Value> {
         let l = &self.layers[self.layer_index(id)?];
-        Ok(json!({ "layer": self.layer_map(l) }))
+        Ok(json!({ "layer": self.layer_value(l) }))
+    }
+
+    /// The transition a transport-state layer reports: its own, else the workspace's, with
+    /// the layer's `duration` and the transition's `favoriteUUID`.
+    fn live_transition(&self, l: &Layer) -> Value {
+        let Some(i) = l.settings.transition.or(self.workspace.transition) else {
+            return Value::Null;
+        };
+        let t = &self.transitions[i];
+        let mut v = t.to_json();
+        if let Value::Object(m) = &mut v {
+            m.insert("duration".into(), json!(l.settings.transition_duration));
+            let favorite = t.favorite_uuid.as_deref().unwrap_or(&t.uuid);
+            m.insert("favoriteUUID".into(), json!(favorite));
+        }
+        v
     }
 
     fn transport_of(&self, l: &Layer, now: Instant) -> Value {
         let mut ts = l.transport.to_json(now);
         let mut layer = self.layer_map(l);
-        layer.insert(
-            "transition".into(),
-            json!(l.settings.transition.map(|i| &self.transitions[i])),
-        );
-        ts.insert("layer".into(), Value::Object(layer));
+        layer.insert("layerBlend".into(), self.layer_blend(l));
+        layer.insert("transition".into(), self.live_transition(l));
+        ts.insert("layer".into(), with_extra(layer, &l.extra));
         Value::Object(ts)
     }
 
@@ -604,68 +790,89 @@ impl World {
 
     pub fn opacity_json(&self, id: &str) -> Outcome<Value> {
         let l = &self.layers[self.layer_index(id)?];
-        // The field form (the document shows {"value": x}).
-        Ok(json!({ "opacity": { "value": l.opacity } }))
+        Ok(match self.answers.opacity {
+            OpacityForm::Field => json!({ "opacity": { "value": l.opacity } }),
+            OpacityForm::Document => json!({ "value": l.opacity }),
+        })
     }
 
     pub fn blend_modes_json(&self) -> Value {
-        list("blendMode", self.blend_modes.iter().map(|m| json!(m)))
+        list("blendMode", self.blend_modes.iter().map(BlendMode::to_json))
     }
 
     pub fn layer_blend_mode_json(&self, id: &str) -> Outcome<Value> {
         let l = &self.layers[self.layer_index(id)?];
-        Ok(json!({ "blendMode": self.blend_modes[l.blend_mode] }))
+        Ok(json!({ "blendMode": self.blend_modes[l.blend_mode].to_json() }))
+    }
+
+    fn layer_blend(&self, l: &Layer) -> Value {
+        let mut base = l.blend_base.clone();
+        for (k, v) in base.iter_mut() {
+            match (l.blend_type, k.as_str()) {
+                ("Standard", "name") => *v = json!(self.blend_modes[l.blend_mode].name),
+                ("Standard", "modeIndex") => *v = json!(l.blend_mode),
+                ("Standard", "opacity") => *v = json!(l.opacity),
+                ("Alpha Matte" | "Luma Matte", "isInverted") => *v = json!(l.inverted),
+                _ => {}
+            }
+        }
+        json!({ "type": l.blend_type, "base": base })
     }
 
     pub fn blend_json(&self, id: &str) -> Outcome<Value> {
         let l = &self.layers[self.layer_index(id)?];
-        let base = match l.blend_type {
-            "Standard" => json!({
-                "name": self.blend_modes[l.blend_mode].name,
-                "modeIndex": l.blend_mode,
-                "opacity": l.opacity,
-            }),
-            "White Matte" => json!({}),
-            _ => json!({ "isInverted": l.inverted }),
-        };
-        Ok(json!({ "layerBlend": { "type": l.blend_type, "base": base } }))
+        Ok(json!({ "layerBlend": self.layer_blend(l) }))
     }
 
     pub fn layer_presets_json(&self) -> Value {
         let items: Vec<Value> = self
             .layer_presets
             .iter()
-            .map(|p| json!({ "id": p.id, "name": p.name }))
+            .map(LayerPreset::to_json)
             .collect();
         json!({ "data": items })
     }
 
-    /// The presets a layer can apply (every preset of the workspace).
+    /// The preset the layer has applied (an empty list when none).
     pub fn layer_presets_of_json(&self, id: &str) -> Outcome<Value> {
-        self.layer_index(id)?;
-        Ok(self.layer_presets_json())
+        let l = &self.layers[self.layer_index(id)?];
+        let items: Vec<Value> = l
+            .layer_preset
+            .map(|i| self.layer_presets[i].to_json())
+            .into_iter()
+            .collect();
+        Ok(json!({ "data": items }))
     }
 
     pub fn target_sets_json(&self) -> Value {
-        list("targetSet", self.target_sets.iter().map(|t| json!(t)))
+        list("targetSet", self.target_sets.iter().map(Named::to_json))
     }
 
     pub fn layer_target_set_json(&self, id: &str) -> Outcome<Value> {
         let l = &self.layers[self.layer_index(id)?];
-        Ok(json!({ "targetSet": l.target_set.map(|i| &self.target_sets[i]) }))
+        Ok(json!({ "targetSet": l.target_set.map(|i| self.target_sets[i].to_json()) }))
     }
 
     pub fn effects_json(&self) -> Value {
-        list("effect", self.effects.iter().map(|e| json!(e)))
+        list("effect", self.effects.iter().map(Fx::to_json))
     }
 
     pub fn scope_effects_json(&self, scope: Scope<'_>) -> Outcome<Value> {
         let s = self.settings(scope)?;
-        Ok(list("effect", s.effects.iter().map(|e| json!(e))))
+        Ok(list("effect", s.effects.iter().map(Fx::to_json)))
     }
 
     fn effect_preset_value(p: &EffectPreset) -> Value {
-        json!({ "uuid": p.uuid, "name": p.name, "effects": p.effects })
+        let mut m = Map::new();
+        m.insert("uuid".into(), json!(p.uuid));
+        m.insert("name".into(), json!(p.name));
+        m.insert(
+            "effects".into(),
+            p.effects.as_ref().map_or(Value::Null, |e| {
+                Value::Array(e.iter().map(Fx::to_json).collect())
+            }),
+        );
+        with_extra(m, &p.extra)
     }
 
     pub fn effect_presets_json(&self) -> Value {
@@ -684,12 +891,20 @@ impl World {
     }
 
     pub fn transitions_json(&self) -> Value {
-        list("transition", self.transitions.iter().map(|t| json!(t)))
+        let items = self
+            .transitions
+            .iter()
+            .map(|t| json!({ "transition": t.to_json() }));
+        let key = match self.answers.transition_list {
+            TransitionListKey::Data => "data",
+            TransitionListKey::Transitions => "transitions",
+        };
+        json!({ key: items.collect::<Vec<_>>() })
     }
 
     pub fn scope_transition_json(&self, scope: Scope<'_>) -> Outcome<Value> {
         let s = self.settings(scope)?;
-        Ok(json!({ "transition": s.transition.map(|i| &self.transitions[i]) }))
+        Ok(json!({ "transition": s.transition.map(|i| self.transitions[i].to_json()) }))
     }
 
     pub fn scope_duration_json(&self, scope: Scope<'_>) -> Outcome<Value> {
@@ -740,11 +955,12 @@ impl World {
         Ok(())
     }
 
+    /// Select a layer; with `target` it also becomes the layer untargeted media plays on.
     pub fn select_layer(&mut self, id: &str, target: bool) -> Outcome<()> {
         let i = self.layer_index(id)?;
         self.selected_layer = i;
         if target {
-            self.targeted_layer = Some(i);
+            self.targeted_layer = i;
         }
         Ok(())
     }
@@ -754,8 +970,8 @@ impl World {
         Ok(())
     }
 
-    /// The selected layer (index) and the targeted one, if any.
-    pub fn selection(&self) -> (usize, Option<usize>, Option<String>) {
+    /// The selected layer (index), the targeted one and the selected playlist's UUID.
+    pub fn selection(&self) -> (usize, usize, Option<String>) {
         (
             self.selected_layer,
             self.targeted_layer,
@@ -763,7 +979,12 @@ impl World {
         )
     }
 
-    fn play_on(&mut self, layer: usize, (cue, live): (Cue, bool)) -> Outcome<()> {
+    /// Play a cue: on its configured layer when it has one, else on the targeted layer.
+    fn play(&mut self, (cue, live): (Cue, bool)) -> Outcome<()> {
+        let layer = match &cue.layer {
+            Some(l) => self.layer_index(l)?,
+            None => self.targeted_layer,
+        };
         match self.layers.get_mut(layer) {
             Some(l) => {
                 l.transport.load(&cue, live, Instant::now());
@@ -773,50 +994,50 @@ impl World {
         }
     }
 
-    /// POST /trigger/cue/{id}: a cue (by index only) of the selected playlist, on the
-    /// selected layer.
+    /// POST /trigger/cue/{id}: a cue (by index only) of the selected playlist.
     pub fn trigger_cue(&mut self, cue: &str) -> Outcome<()> {
         let selected = self.selected_playlist.clone().unwrap_or_default();
         let p = self.playlist(&selected)?;
         let found = self.cue(p, cue, true)?;
-        self.play_on(self.selected_layer, found)
+        self.play(found)
     }
 
-    /// POST /trigger/playlist/{id}: the first cue of the playlist, on the selected layer.
+    /// POST /trigger/playlist/{id}: the first cue of the playlist.
     pub fn trigger_playlist(&mut self, playlist: &str) -> Outcome<()> {
         let p = self.playlist(playlist)?;
         if p.items.is_empty() {
             return bad(format!("playlist {:?} has no cues", p.name));
         }
         let found = self.cue(p, "0", true)?;
-        self.play_on(self.selected_layer, found)
+        self.play(found)
     }
 
-    /// POST /trigger/playlist/{p}/cue/{c} (on the selected layer) and
-    /// /trigger/layer/{l}/playlist/{p}/cue/{c}.
+    /// POST /trigger/playlist/{p}/cue/{c} and /trigger/layer/{l}/playlist/{p}/cue/{c}: the
+    /// layer must exist but is ignored, as in the field (the cue plays on its own layer).
     pub fn trigger_playlist_cue(
         &mut self,
         layer: Option<&str>,
         playlist: &str,
         cue: &str,
     ) -> Outcome<()> {
-        let layer = match layer {
-            Some(id) => self.layer_index(id)?,
-            None => self.selected_layer,
-        };
+        if let Some(id) = layer {
+            self.layer_index(id)?;
+        }
         let found = self.cue(self.playlist(playlist)?, cue, false)?;
-        self.play_on(layer, found)
+        self.play(found)
     }
 
     /// Opacity out of range is clamped, as the application does.
-    pub fn set_opacity(&mut self, id: &str, value: f64) -> Outcome<()> {
+    pub fn set_opacity(&mut self, id: &str, value: Option<f64>) -> Outcome<()> {
         let i = self.layer_index(id)?;
-        self.layers[i].opacity = value.clamp(0.0, 1.0);
+        if let Some(v) = value {
+            self.layers[i].opacity = v.clamp(0.0, 1.0);
+        }
         Ok(())
     }
 
     fn blend_mode_index(&self, name: &str) -> Outcome<usize> {
-        lookup(&self.blend_modes, name, |b| [&b.name, &b.name]).map_or_else(
+        lookup(&self.blend_modes, name, blend_keys).map_or_else(
             || {
                 bad(format!(
                     "no blend mode {name:?} (blend modes: {})",
@@ -827,15 +1048,21 @@ impl World {
         )
     }
 
-    pub fn set_blend_mode(&mut self, id: &str, name: &str) -> Outcome<()> {
+    pub fn set_blend_mode(&mut self, id: &str, name: Option<&str>) -> Outcome<()> {
         let i = self.layer_index(id)?;
-        self.layers[i].blend_mode = self.blend_mode_index(name)?;
+        if let Some(name) = name {
+            self.layers[i].blend_mode = self.blend_mode_index(name)?;
+        }
         Ok(())
     }
 
-    /// POST /blend/layer/{id}: {type, base}, also accepted wrapped in a layerBlend key.
-    pub fn set_blend(&mut self, id: &str, body: &Value) -> Outcome<()> {
+    /// POST /blend/layer/{id}: {type, base}, also accepted wrapped in a layerBlend key;
+    /// `None` (no usable body) changes nothing.
+    pub fn set_blend(&mut self, id: &str, body: Option<&Value>) -> Outcome<()> {
         let i = self.layer_index(id)?;
+        let Some(body) = body else {
+            return Ok(());
+        };
         let blend = body.get("layerBlend").unwrap_or(body);
         let Some(kind) = blend.get("type").and_then(Value::as_str) else {
             return bad("the body needs a \"type\" string (Standard, Alpha Matte, Luma Matte or White Matte)");
@@ -881,65 +1108,85 @@ impl World {
         }
         let l = &mut self.layers[i];
         l.blend_type = kind;
+        l.blend_base = Self::fresh_base(kind);
         l.blend_mode = mode;
         l.opacity = opacity;
         l.inverted = inverted;
         Ok(())
     }
 
-    /// Apply a layer preset (by name or id): it sets the layer fields it carries.
-    pub fn apply_layer_preset(&mut self, id: &str, preset: &str) -> Outcome<()> {
+    /// Apply a layer preset (by name or id): it sets the layer fields it carries. An empty
+    /// name unlinks the layer's preset.
+    pub fn apply_layer_preset(&mut self, id: &str, preset: Option<&str>) -> Outcome<()> {
         let i = self.layer_index(id)?;
-        let Some(p) = lookup(&self.layer_presets, preset, |p| [&p.id, &p.name]) else {
+        let Some(preset) = preset else {
+            return Ok(());
+        };
+        if preset.is_empty() {
+            self.layers[i].layer_preset = None;
+            return Ok(());
+        }
+        let Some(p) = lookup(&self.layer_presets, preset, layer_preset_keys) else {
             return bad(format!(
                 "no layer preset {preset:?} (presets: {})",
                 names(&self.layer_presets, |p| &p.name)
             ));
         };
-        let p = self.layer_presets[p].clone();
-        let mode = p
+        let found = self.layer_presets[p].clone();
+        let mode = found
             .blend_mode
             .as_deref()
             .map(|m| self.blend_mode_index(m))
             .transpose()?;
         let l = &mut self.layers[i];
-        if let Some(o) = p.opacity {
+        l.layer_preset = Some(p);
+        if let Some(o) = found.opacity {
             l.opacity = o.clamp(0.0, 1.0);
         }
         if let Some(m) = mode {
             l.blend_mode = m;
         }
-        if let Some(h) = p.is_hidden {
+        if let Some(h) = found.is_hidden {
             l.hidden = h;
         }
-        if let Some(m) = p.is_muted {
+        if let Some(m) = found.is_muted {
             l.muted = m;
         }
         Ok(())
     }
 
-    /// `None` sets the target set to nil.
-    pub fn set_target_set(&mut self, id: &str, name: Option<&str>) -> Outcome<()> {
-        let i = self.layer_index(id)?;
-        let set = match name {
-            None => None,
-            Some(n) => match lookup(&self.target_sets, n, |t| [&t.uuid, &t.name]) {
-                Some(t) => Some(t),
-                None => {
-                    return bad(format!(
-                        "no target set {n:?} (target sets: {})",
-                        names(&self.target_sets, |t| &t.name)
-                    ))
-                }
+    /// The target set a value names: `None` for nil ("No Selection"). `Err` carries the
+    /// text of a refusal; `index` is told when the value is an index, which the application
+    /// does not support (it ends at "No Selection").
+    pub fn target_set_of(&self, value: Given<'_>) -> Outcome<(Option<usize>, bool)> {
+        match value {
+            Given::Nothing | Given::Null => Ok((None, false)),
+            Given::Number(_) => Ok((None, true)),
+            Given::Text(n) => match lookup(&self.target_sets, n, named_keys) {
+                Some(t) => Ok((Some(t), false)),
+                None if matches!(parse_id(n), Id::Index(_)) => Ok((None, true)),
+                None => bad(format!(
+                    "no target set {n:?} (target sets: {})",
+                    names(&self.target_sets, |t| &t.name)
+                )),
             },
-        };
+        }
+    }
+
+    pub fn set_target_set(&mut self, id: &str, set: Option<usize>) -> Outcome<()> {
+        let i = self.layer_index(id)?;
         self.layers[i].target_set = set;
         Ok(())
     }
 
     /// POST /effects/{workspace|layer}: {effect: {uuid, name?, enabled?, variables?}} (the
     /// unwrapped form is read too). A known effect is added, or updated when already active.
-    pub fn set_effect(&mut self, scope: Scope<'_>, body: &Value) -> Outcome<()> {
+    /// `None` (no usable body) changes nothing.
+    pub fn set_effect(&mut self, scope: Scope<'_>, body: Option<&Value>) -> Outcome<()> {
+        self.settings(scope)?;
+        let Some(body) = body else {
+            return Ok(());
+        };
         let fields = body.get("effect").unwrap_or(body);
         let Some(uuid) = fields.get("uuid").and_then(Value::as_str) else {
             return bad("the body needs {\"effect\": {\"uuid\": ...}}");
@@ -978,12 +1225,15 @@ impl World {
         Ok(())
     }
 
-    /// Select an effect preset (by UUID or name) and take its effects; `None` selects none
-    /// and keeps the effects.
-    pub fn set_effect_preset(&mut self, scope: Scope<'_>, preset: Option<&str>) -> Outcome<()> {
+    /// Select an effect preset (by UUID or name) and take its effects; null or an empty name
+    /// selects none and keeps the effects; `Nothing` changes nothing.
+    pub fn set_effect_preset(&mut self, scope: Scope<'_>, preset: Given<'_>) -> Outcome<()> {
+        self.settings(scope)?;
         let found = match preset {
-            None => None,
-            Some(k) => match lookup(&self.effect_presets, k, preset_keys) {
+            Given::Nothing => return Ok(()),
+            Given::Null | Given::Text("") => None,
+            Given::Number(n) => return bad(format!("\"value\" must be a string, got {n}")),
+            Given::Text(k) => match lookup(&self.effect_presets, k, preset_keys) {
                 Some(i) => Some((i, self.effect_presets[i].effects.clone())),
                 None => {
                     return bad(format!(
@@ -997,19 +1247,22 @@ impl World {
         match found {
             Some((i, effects)) => {
                 s.effect_preset = Some(i);
-                s.effects = effects;
+                s.effects = effects.unwrap_or_default();
             }
             None => s.effect_preset = None,
         }
         Ok(())
     }
 
-    /// Set a transition (by UUID or name); `None` means the master transition for a layer,
-    /// none for the workspace.
-    pub fn set_transition(&mut self, scope: Scope<'_>, key: Option<&str>) -> Outcome<()> {
+    /// Set a transition (by UUID or name); null means the master transition for a layer,
+    /// none for the workspace; `Nothing` changes nothing.
+    pub fn set_transition(&mut self, scope: Scope<'_>, key: Given<'_>) -> Outcome<()> {
+        self.settings(scope)?;
         let t = match key {
-            None => None,
-            Some(k) => match lookup(&self.transitions, k, fx_keys) {
+            Given::Nothing => return Ok(()),
+            Given::Null => None,
+            Given::Number(n) => return bad(format!("\"value\" must be a string, got {n}")),
+            Given::Text(k) => match lookup(&self.transitions, k, fx_keys) {
                 Some(i) => Some(i),
                 None => {
                     return bad(format!(
@@ -1023,9 +1276,16 @@ impl World {
         Ok(())
     }
 
-    /// Clamped to 0.0–5.0, as opacity is.
-    pub fn set_transition_duration(&mut self, scope: Scope<'_>, seconds: f64) -> Outcome<()> {
-        self.scope(scope)?.transition_duration = seconds.clamp(0.0, MAX_TRANSITION_DURATION);
+    /// Clamped to 0.0–5.0, as opacity is; `None` changes nothing.
+    pub fn set_transition_duration(
+        &mut self,
+        scope: Scope<'_>,
+        seconds: Option<f64>,
+    ) -> Outcome<()> {
+        let s = self.scope(scope)?;
+        if let Some(v) = seconds {
+            s.transition_duration = v.clamp(0.0, MAX_TRANSITION_DURATION);
+        }
         Ok(())
     }
 }
@@ -1038,6 +1298,17 @@ mod tests {
 
     fn world() -> World {
         World::new(&Workspace::builtin()).unwrap()
+    }
+
+    fn cue(name: &str, duration: f64) -> Cue {
+        Cue {
+            name: name.into(),
+            uuid: "u".into(),
+            duration,
+            media: None,
+            layer: None,
+            extra: Extra::new(),
+        }
     }
 
     #[test]
@@ -1064,14 +1335,8 @@ mod tests {
     #[test]
     fn transport_clock() {
         let t0 = Instant::now();
-        let cue = Cue {
-            name: "c".into(),
-            uuid: "u".into(),
-            duration: 10.0,
-            media: None,
-        };
         let mut t = Transport::default();
-        t.load(&cue, false, t0);
+        t.load(&cue("c", 10.0), false, t0);
         let at = |s: f64| t0 + Duration::from_secs_f64(s);
         assert_eq!(t.elapsed(at(2.0)), 2.0);
         assert!(t.is_playing(at(2.0)));
@@ -1092,14 +1357,8 @@ mod tests {
     #[test]
     fn still_image_plays_at_rate_zero() {
         let t0 = Instant::now();
-        let cue = Cue {
-            name: "s".into(),
-            uuid: "u".into(),
-            duration: 0.0,
-            media: None,
-        };
         let mut t = Transport::default();
-        t.load(&cue, false, t0);
+        t.load(&cue("s", 0.0), false, t0);
         let json = t.to_json(t0 + Duration::from_secs(5));
         assert_eq!(json["isPlaying"], true);
         assert_eq!(json["playbackRate"], 0.0);
@@ -1115,72 +1374,121 @@ mod tests {
     }
 
     #[test]
-    fn trigger_cue_takes_an_index_of_the_selected_playlist() {
+    fn untargeted_media_plays_on_the_targeted_layer() {
         let mut w = world();
+        // The default workspace targets "Main" at start.
         w.select_playlist("Main Show").unwrap();
-        w.select_layer("1", false).unwrap();
         assert!(w.trigger_cue("Sponsor Reel").is_err());
         w.trigger_cue("1").unwrap();
-        let ts = w.transport_json(Scope::Layer("1")).unwrap();
+        let ts = w.transport_json(Scope::Layer("Main")).unwrap();
         assert_eq!(ts["transportState"]["playingItem"]["name"], "Sponsor Reel");
         assert_eq!(ts["transportState"]["playingMedia"]["name"], "sponsors.mp4");
-        w.trigger_playlist_cue(Some("0"), "-1", "Camera 2").unwrap();
+        // Selecting without target does not retarget.
+        w.select_layer("0", false).unwrap();
+        w.trigger_playlist("Opening").unwrap();
+        let main = w.transport_json(Scope::Layer("Main")).unwrap();
+        assert_eq!(main["transportState"]["playingItem"]["name"], "Countdown");
+        w.select_layer("0", true).unwrap();
+        // The layer of /trigger/layer/... is ignored: the cue plays on the targeted layer.
+        w.trigger_playlist_cue(Some("3"), "-1", "Camera 2").unwrap();
         let ts = w.transport_json(Scope::Layer("0")).unwrap();
         assert_eq!(ts["transportState"]["playingMedia"]["name"], "Camera 2");
         assert_eq!(ts["transportState"]["timeRemaining"], 0.0);
+        let logo = w.transport_json(Scope::Layer("3")).unwrap();
+        assert!(logo["transportState"].get("playingMedia").is_none());
+        // A cue with a configured layer plays there, whatever the request names.
+        w.trigger_playlist_cue(Some("0"), "Main Show", "Speaker Lower Third")
+            .unwrap();
+        let third = w.transport_json(Scope::Layer("2")).unwrap();
+        assert_eq!(
+            third["transportState"]["playingItem"]["name"],
+            "Speaker Lower Third"
+        );
     }
 
     #[test]
     fn blend_standard_moves_mode_and_opacity() {
         let mut w = world();
-        w.set_blend(
-            "0",
-            &json!({"layerBlend": {"type": "Standard", "base": {"modeIndex": 2, "opacity": 3}}}),
-        )
-        .unwrap();
+        let body =
+            json!({"layerBlend": {"type": "Standard", "base": {"modeIndex": 3, "opacity": 3}}});
+        w.set_blend("0", Some(&body)).unwrap();
         assert_eq!(
             w.layer_blend_mode_json("0").unwrap()["blendMode"]["name"],
             "Multiply"
         );
         assert_eq!(w.opacity_json("0").unwrap()["opacity"]["value"], 1.0);
-        w.set_blend(
-            "0",
-            &json!({"type": "Luma Matte", "base": {"isInverted": true}}),
-        )
-        .unwrap();
+        let body = json!({"type": "Luma Matte", "base": {"isInverted": true}});
+        w.set_blend("0", Some(&body)).unwrap();
         let b = w.blend_json("0").unwrap();
-        assert_eq!(b["layerBlend"]["base"]["isInverted"], true);
-        assert!(w.set_blend("0", &json!({"type": "Sepia"})).is_err());
+        assert_eq!(b["layerBlend"]["base"], json!({"isInverted": true}));
+        assert!(w.set_blend("0", Some(&json!({"type": "Sepia"}))).is_err());
+        w.set_blend("0", None).unwrap();
+        assert_eq!(w.blend_json("0").unwrap(), b);
     }
 
     #[test]
     fn presets_and_effects() {
         let mut w = world();
-        w.apply_layer_preset("0", "Ghost").unwrap();
+        w.apply_layer_preset("0", Some("Ghost")).unwrap();
         assert_eq!(w.layers[0].opacity, 0.35);
-        w.set_effect_preset(Scope::Layer("0"), Some("Dreamy"))
+        assert_eq!(
+            w.layer_presets_of_json("0").unwrap(),
+            json!({"data": [{"id": "3", "name": "Ghost"}]})
+        );
+        assert_eq!(w.layer_presets_of_json("1").unwrap(), json!({"data": []}));
+        w.apply_layer_preset("0", Some("")).unwrap();
+        assert_eq!(w.layer_presets_of_json("0").unwrap(), json!({"data": []}));
+        w.set_effect_preset(Scope::Layer("0"), Given::Text("Dreamy"))
             .unwrap();
         assert_eq!(w.layers[0].settings.effects.len(), 2);
+        w.set_effect_preset(Scope::Layer("0"), Given::Text(""))
+            .unwrap();
+        assert_eq!(w.layers[0].settings.effect_preset, None);
         let uuid = w.effects[2].uuid.clone();
-        w.set_effect(
-            Scope::Workspace,
-            &json!({"effect": {"uuid": uuid, "enabled": false}}),
-        )
-        .unwrap();
+        let body = json!({"effect": {"uuid": uuid, "enabled": false}});
+        w.set_effect(Scope::Workspace, Some(&body)).unwrap();
         let e = w.scope_effects_json(Scope::Workspace).unwrap();
         assert_eq!(e["data"][0]["effect"]["enabled"], false);
-        assert!(w
-            .set_effect(Scope::Workspace, &json!({"effect": {"uuid": "x"}}))
-            .is_err());
+        let unknown = json!({"effect": {"uuid": "x"}});
+        assert!(w.set_effect(Scope::Workspace, Some(&unknown)).is_err());
+    }
+
+    #[test]
+    fn live_layers_carry_blend_and_transition() {
+        let w = world();
+        let ts = w.transport_json(Scope::Layer("0")).unwrap();
+        let layer = &ts["transportState"]["layer"];
+        // Background has no transition of its own: the workspace's (Dissolve) is reported.
+        assert_eq!(layer["transition"]["name"], "Dissolve");
+        assert_eq!(layer["transition"]["duration"], 1.0);
+        assert_eq!(
+            layer["transition"]["favoriteUUID"],
+            "BBB458D3-9FD5-43EB-8286-ECEC43432C6B"
+        );
+        assert_eq!(layer["layerBlend"]["type"], "Standard");
+        assert_eq!(layer["layerBlend"]["base"]["name"], "Normal");
+        let third = w.transport_json(Scope::Layer("2")).unwrap();
+        assert_eq!(
+            third["transportState"]["layer"]["transition"]["duration"],
+            0.5
+        );
     }
 
     #[test]
     fn bad_references_in_a_workspace_file_are_named() {
-        let ws = Workspace::from_json(r#"{"layers":[{"name":"A","blendMode":"Sepia"}]}"#).unwrap();
+        let ws =
+            Workspace::from_json(r#"{"layers":[{"name":"A"},{"name":"B","blendMode":"Sepia"}]}"#)
+                .unwrap();
         let err = World::new(&ws).unwrap_err();
         assert!(
-            err.contains("layers.A.blendMode") && err.contains("Normal"),
+            err.contains("layers[1].blendMode") && err.contains("Normal"),
             "{err}"
         );
+        let ws = Workspace::from_json(
+            r#"{"layers":[{"name":"A"}],"playlists":{"name":"Root","children":[{"name":"P","items":[{"name":"c","layer":"Z"}]}]}}"#,
+        )
+        .unwrap();
+        let err = World::new(&ws).unwrap_err();
+        assert!(err.contains("\"Z\"") && err.contains("\"A\""), "{err}");
     }
 }

@@ -1,158 +1,199 @@
-//! The simulator over HTTP, driven by the crate's own transport: commands change what the read
-//! endpoints answer, status codes match the field, faults and the key check work.
+//! The simulator over HTTP, driven by raw HTTP/1.1 requests on a socket (the bytes a client
+//! sends, nothing of the showctl client): commands change what the read endpoints answer,
+//! status codes match the field, faults and the key check work.
 
 use std::future::Future;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
 
 use super::{Options, Simulator};
-use crate::error::Error;
-use crate::ident::encode_segment;
-use crate::runtime;
-use crate::transport::{Config, Request, Transport};
+
+fn rt() -> &'static tokio::runtime::Runtime {
+    static RT: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    RT.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap()
+    })
+}
 
 fn run<F: Future>(f: F) -> F::Output {
-    runtime::get().block_on(f)
+    rt().block_on(f)
 }
 
 fn started(options: Options) -> Simulator {
     let sim = Simulator::new(options).unwrap();
-    sim.start().unwrap();
+    sim.start(rt().handle()).unwrap();
     sim
 }
 
-fn client(sim: &Simulator, key: Option<&str>, timeout: Duration) -> Transport {
-    let mut config = Config::new(sim.url().unwrap());
-    config.api_key = key.map(str::to_string);
-    config.retries = 0;
-    config.timeout = timeout;
-    Transport::new(&config).unwrap()
+/// An answer: the status (`None` when the connection closed without one) and the body.
+#[derive(Debug)]
+struct Answer {
+    status: Option<u16>,
+    body: Vec<u8>,
 }
 
-struct Fixture {
-    sim: Simulator,
-    http: Transport,
+impl Answer {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    }
 }
 
-impl Fixture {
-    fn new() -> Self {
-        let sim = started(Options::default());
-        let http = client(&sim, None, Duration::from_secs(5));
-        Fixture { sim, http }
+/// One request as raw bytes: `headers` are sent as given; `body` `None` sends no body and no
+/// Content-Length.
+async fn send(sim: &Simulator, head: &str, headers: &[&str], body: Option<&[u8]>) -> Answer {
+    let (method, path) = head.split_once(' ').unwrap();
+    let mut req = format!("{method} /api/0{path} HTTP/1.1\r\nHost: sim\r\nConnection: close\r\n");
+    for h in headers {
+        req.push_str(h);
+        req.push_str("\r\n");
     }
-    async fn get(&self, path: &str) -> Value {
-        let body = self.http.send(&Request::get(path)).await.unwrap();
-        serde_json::from_slice(&body).unwrap()
+    if let Some(b) = body {
+        req.push_str(&format!("Content-Length: {}\r\n", b.len()));
     }
-    async fn post(&self, req: Request) {
-        let body = self.http.send(&req).await.unwrap();
-        assert!(body.is_empty(), "a command answers an empty body");
+    req.push_str("\r\n");
+    let mut bytes = req.into_bytes();
+    bytes.extend_from_slice(body.unwrap_or_default());
+    let mut stream = TcpStream::connect(sim.addr().unwrap()).await.unwrap();
+    stream.write_all(&bytes).await.unwrap();
+    let mut out = Vec::new();
+    let _ = stream.read_to_end(&mut out).await;
+    let text = String::from_utf8_lossy(&out);
+    let status = text
+        .strip_prefix("HTTP/1.1 ")
+        .and_then(|s| s.get(..3))
+        .and_then(|s| s.parse().ok());
+    let body = match out.windows(4).position(|w| w == b"\r\n\r\n") {
+        Some(i) => out[i + 4..].to_vec(),
+        None => Vec::new(),
+    };
+    Answer { status, body }
+}
+
+const JSON: &str = "Content-Type: application/json";
+
+async fn get(sim: &Simulator, path: &str) -> Value {
+    let a = send(sim, &format!("GET {path}"), &[], None).await;
+    assert_eq!(a.status, Some(200), "{path}: {a:?}");
+    a.json()
+}
+
+async fn post(sim: &Simulator, path: &str, body: Option<Value>) -> Answer {
+    match body {
+        Some(v) => {
+            let bytes = serde_json::to_vec(&v).unwrap();
+            send(sim, &format!("POST {path}"), &[JSON], Some(&bytes)).await
+        }
+        None => send(sim, &format!("POST {path}"), &[], None).await,
     }
-    async fn status(&self, req: Request) -> Option<u16> {
-        self.http.send(&req).await.err().and_then(|e| e.status())
-    }
+}
+
+async fn ok(sim: &Simulator, path: &str, body: Option<Value>) {
+    let a = post(sim, path, body).await;
+    assert_eq!(a.status, Some(200), "{path}: {a:?}");
+    assert!(a.body.is_empty(), "a command answers an empty body");
 }
 
 #[test]
 fn commands_show_in_the_reads() {
-    let f = Fixture::new();
+    let sim = started(Options::default());
     run(async {
-        f.post(Request::post("/mute/layer/1")).await;
-        f.post(Request::post("/hide/layer/Main")).await;
-        let l = f.get("/data/layer/1").await;
+        ok(&sim, "/mute/layer/1", None).await;
+        ok(&sim, "/hide/layer/Main", None).await;
+        let l = get(&sim, "/data/layer/1").await;
         assert_eq!(l["layer"]["isMuted"], true);
         assert_eq!(l["layer"]["isHidden"], true);
         assert_eq!(l["layer"]["name"], "Main");
 
-        f.post(Request::post("/opacity/layer/0").json(&json!({"value": 0.25})))
-            .await;
+        ok(&sim, "/opacity/layer/0", Some(json!({"value": 0.25}))).await;
         assert_eq!(
-            f.get("/opacity/layer/0").await,
+            get(&sim, "/opacity/layer/0").await,
             json!({"opacity": {"value": 0.25}})
         );
         // Out of range is clamped, as the application does.
-        f.post(Request::post("/opacity/layer/0").json(&json!({"value": 7})))
-            .await;
-        assert_eq!(f.get("/opacity/layer/0").await["opacity"]["value"], 1.0);
+        ok(&sim, "/opacity/layer/0", Some(json!({"value": 7}))).await;
+        assert_eq!(get(&sim, "/opacity/layer/0").await["opacity"]["value"], 1.0);
 
-        f.post(Request::post("/unmute/workspace")).await;
-        f.post(Request::post("/mute/workspace")).await;
-        let layers = f.get("/data/layers").await;
+        ok(&sim, "/unmute/workspace", None).await;
+        ok(&sim, "/mute/workspace", None).await;
+        let layers = get(&sim, "/data/layers").await;
         let all = layers["data"].as_array().unwrap();
         assert_eq!(all.len(), 4);
         assert!(all.iter().all(|l| l["layer"]["isMuted"] == true));
         assert_eq!(all[3]["layer"]["targetSetUUID"], "null");
 
-        f.post(Request::post("/transitionDuration/layer/2").json(&json!({"value": 2.5})))
-            .await;
+        ok(
+            &sim,
+            "/transitionDuration/layer/2",
+            Some(json!({"value": 2.5})),
+        )
+        .await;
         assert_eq!(
-            f.get("/transitionDuration/layer/2").await,
+            get(&sim, "/transitionDuration/layer/2").await,
             json!({"transitionDuration": {"value": 2.5}})
         );
+        assert!(sim.warnings().is_empty(), "{:?}", sim.warnings());
     });
 }
 
 #[test]
 fn triggering_plays_and_the_clock_runs() {
-    let f = Fixture::new();
+    let sim = started(Options::default());
     run(async {
-        let path = format!(
-            "/trigger/layer/1/playlist/{}/cue/0",
-            encode_segment("Main Show")
-        );
-        f.post(Request::post(path)).await;
-        let first = f.get("/transportState/layer/1").await["transportState"].clone();
+        // "Main" is the targeted layer of the default workspace.
+        ok(&sim, "/trigger/playlist/Main%20Show/cue/0", None).await;
+        let first = get(&sim, "/transportState/layer/1").await["transportState"].clone();
         assert_eq!(first["isPlaying"], true);
         assert_eq!(first["playbackRate"], 1.0);
         assert_eq!(first["playingItem"]["name"], "Keynote Loop");
         assert_eq!(first["playingMedia"]["name"], "keynote_loop.mov");
         assert_eq!(first["layer"]["transition"]["name"], "Dissolve");
         tokio::time::sleep(Duration::from_millis(60)).await;
-        let later = f.get("/transportState/layer/1").await["transportState"].clone();
+        let later = get(&sim, "/transportState/layer/1").await["transportState"].clone();
         assert!(later["timeElapsed"].as_f64() > first["timeElapsed"].as_f64());
 
-        f.post(Request::post("/pause/layer/1")).await;
-        let paused = f.get("/transportState/layer/1").await["transportState"].clone();
+        ok(&sim, "/pause/layer/1", None).await;
+        let paused = get(&sim, "/transportState/layer/1").await["transportState"].clone();
         assert_eq!(paused["isPlaying"], false);
-        f.post(Request::post("/goToEnd/layer/1").query("offset", "2"))
-            .await;
-        let end = f.get("/transportState/layer/1").await["transportState"].clone();
+        ok(&sim, "/goToEnd/layer/1?offset=2", None).await;
+        let end = get(&sim, "/transportState/layer/1").await["transportState"].clone();
         assert_eq!(end["timeRemaining"], 2.0);
-        f.post(
-            Request::post("/skip/layer/1")
-                .query("forwards", "false")
-                .query("offset", "10"),
-        )
-        .await;
-        let back = f.get("/transportState/layer/1").await["transportState"].clone();
+        ok(&sim, "/skip/layer/1?forwards=false&offset=10", None).await;
+        let back = get(&sim, "/transportState/layer/1").await["transportState"].clone();
         assert_eq!(back["timeElapsed"], 288.0);
 
-        f.post(Request::post("/clear/layer/1")).await;
-        let cleared = f.get("/transportState/layer/1").await["transportState"].clone();
+        ok(&sim, "/clear/layer/1", None).await;
+        let cleared = get(&sim, "/transportState/layer/1").await["transportState"].clone();
         assert!(cleared.get("playingMedia").is_none());
         assert_eq!(cleared["playingItem"]["name"], "Keynote Loop");
 
         // The workspace transport state lists every layer.
-        let all = f.get("/transportState/workspace").await;
+        let all = get(&sim, "/transportState/workspace").await;
         assert_eq!(all["data"].as_array().unwrap().len(), 4);
     });
 }
 
 #[test]
 fn trigger_cue_follows_the_selection() {
-    let f = Fixture::new();
+    let sim = started(Options::default());
     run(async {
-        f.post(Request::post("/select/playlist/-1")).await;
-        f.post(Request::post("/select/layer/Background").query("target", "true"))
-            .await;
-        f.post(Request::post("/trigger/cue/1")).await;
-        let ts = f.get("/transportState/layer/0").await["transportState"].clone();
+        ok(&sim, "/select/playlist/-1", None).await;
+        ok(&sim, "/select/layer/Background?target=true", None).await;
+        ok(&sim, "/trigger/cue/1", None).await;
+        let ts = get(&sim, "/transportState/layer/0").await["transportState"].clone();
         assert_eq!(ts["playingMedia"]["name"], "Camera 2");
-        assert_eq!(f.sim.selection().1, Some(0));
+        assert_eq!(sim.selection().1, 0);
         // By name, this endpoint answers 400 (field behaviour).
         assert_eq!(
-            f.status(Request::post("/trigger/cue/Camera%201")).await,
+            post(&sim, "/trigger/cue/Camera%201", None).await.status,
             Some(400)
         );
     });
@@ -160,110 +201,135 @@ fn trigger_cue_follows_the_selection() {
 
 #[test]
 fn field_status_codes() {
-    let f = Fixture::new();
+    let sim = started(Options::default());
     run(async {
-        assert_eq!(f.status(Request::get("/nope")).await, Some(404));
-        assert_eq!(f.status(Request::get("/data/layer/9")).await, Some(400));
-        assert_eq!(
-            f.status(Request::get("/data/layer/Nobody")).await,
-            Some(400)
-        );
-        assert_eq!(f.status(Request::get("/mute/workspace")).await, Some(405));
-        assert_eq!(f.status(Request::post("/data/layers")).await, Some(405));
-        assert_eq!(
-            f.status(Request::post("/opacity/layer/0").json(&json!({"val": 1})))
-                .await,
-            Some(400)
-        );
-        let mut malformed = Request::post("/opacity/layer/0");
-        malformed.body = Some(b"{\"value\":".to_vec());
-        assert_eq!(f.status(malformed).await, Some(400));
-        assert_eq!(
-            f.status(Request::post("/blend/layer/0").json(&json!({"type": "Sepia"})))
-                .await,
-            Some(400)
-        );
+        let status = |head: &'static str| {
+            let sim = &sim;
+            async move { send(sim, head, &[], None).await.status }
+        };
+        assert_eq!(status("GET /nope").await, Some(404));
+        assert_eq!(status("GET /data/layer/9").await, Some(400));
+        assert_eq!(status("GET /data/layer/Nobody").await, Some(400));
+        assert_eq!(status("GET /mute/workspace").await, Some(405));
+        assert_eq!(status("POST /data/layers").await, Some(405));
+        let a = post(&sim, "/opacity/layer/0", Some(json!({"value": "high"}))).await;
+        assert_eq!(a.status, Some(400));
+        let a = post(&sim, "/blend/layer/0", Some(json!({"type": "Sepia"}))).await;
+        assert_eq!(a.status, Some(400));
         // Outside the /api/0 prefix.
-        let err = reqwest::get(format!("{}/data/layers", f.sim.url().unwrap()))
+        let mut stream = TcpStream::connect(sim.addr().unwrap()).await.unwrap();
+        stream
+            .write_all(b"GET /data/layers HTTP/1.1\r\nHost: sim\r\nConnection: close\r\n\r\n")
             .await
             .unwrap();
-        assert_eq!(err.status().as_u16(), 404);
+        let mut out = String::new();
+        stream.read_to_string(&mut out).await.unwrap();
+        assert!(out.starts_with("HTTP/1.1 404"), "{out}");
     });
 }
 
 #[test]
 fn names_arrive_percent_encoded() {
-    let f = Fixture::new();
+    let sim = started(Options::default());
     run(async {
-        let seg = encode_segment("Lower Third/Left");
-        f.post(Request::post(format!("/mute/layer/{seg}"))).await;
-        assert_eq!(f.get("/data/layer/2").await["layer"]["isMuted"], true);
-        let log = f.sim.requests();
+        ok(&sim, "/mute/layer/Lower%20Third%2FLeft", None).await;
+        assert_eq!(get(&sim, "/data/layer/2").await["layer"]["isMuted"], true);
+        let log = sim.requests();
         assert_eq!(log[0].path, "/api/0/mute/layer/Lower%20Third%2FLeft");
         assert_eq!(log[0].status, Some(200));
+        assert!(sim.warnings().is_empty());
+        // Sent unencoded (legal in a path, but not what the documents' names need).
+        let odd = send(&sim, "GET /data/layer/Main'", &[], None).await;
+        assert_eq!(odd.status, Some(400), "no layer named Main'");
+        let warned = sim.warnings();
+        assert!(
+            warned.len() == 1 && warned[0].contains("percent-encoded"),
+            "{warned:?}"
+        );
     });
 }
 
 #[test]
 fn catalogue_settings_round_trip() {
-    let f = Fixture::new();
+    let sim = started(Options::default());
     run(async {
-        let effects = f.get("/effects").await;
+        let effects = get(&sim, "/effects").await;
         let blur = effects["data"][0]["effect"]["uuid"].clone();
-        f.post(Request::post("/effects/layer/0").json(&json!({"effect": {"uuid": blur}})))
-            .await;
-        assert_eq!(
-            f.get("/effects/layer/0").await["data"][0]["effect"]["uuid"],
-            blur
-        );
-        f.post(Request::post("/effectsPreset/layer/0").json(&json!({"value": "Dreamy"})))
-            .await;
-        let preset = f.get("/effectsPreset/layer/0").await;
-        assert_eq!(preset["effectPreset"]["name"], "Dreamy");
-        let uuid = preset["effectPreset"]["uuid"].clone();
-        assert_eq!(
-            f.get("/data/layer/0").await["layer"]["effectPresetUUID"],
-            uuid
-        );
-
-        f.post(Request::post("/targetSet/layer/0")).await;
-        assert_eq!(
-            f.get("/targetSet/layer/0").await,
-            json!({"targetSet": null})
-        );
-        f.post(Request::post("/targetSet/layer/0").json(&json!({"value": "Projectors"})))
-            .await;
-        assert_eq!(
-            f.get("/targetSet/layer/0").await["targetSet"]["name"],
-            "Projectors"
-        );
-
-        f.post(Request::post("/transition/layer/1").json(&json!({"value": null})))
-            .await;
-        assert_eq!(
-            f.get("/transition/layer/1").await,
-            json!({"transition": null})
-        );
-        f.post(
-            Request::post("/transition/workspace").json(&json!({"transition": {"name": "Cut"}})),
+        ok(
+            &sim,
+            "/effects/layer/0",
+            Some(json!({"effect": {"uuid": blur}})),
         )
         .await;
         assert_eq!(
-            f.get("/transition/workspace").await["transition"]["name"],
+            get(&sim, "/effects/layer/0").await["data"][0]["effect"]["uuid"],
+            blur
+        );
+        ok(
+            &sim,
+            "/effectsPreset/layer/0",
+            Some(json!({"value": "Dreamy"})),
+        )
+        .await;
+        let preset = get(&sim, "/effectsPreset/layer/0").await;
+        assert_eq!(preset["effectPreset"]["name"], "Dreamy");
+        let uuid = preset["effectPreset"]["uuid"].clone();
+        assert_eq!(
+            get(&sim, "/data/layer/0").await["layer"]["effectPresetUUID"],
+            uuid
+        );
+
+        ok(&sim, "/targetSet/layer/0", None).await;
+        assert_eq!(
+            get(&sim, "/targetSet/layer/0").await,
+            json!({"targetSet": null})
+        );
+        ok(
+            &sim,
+            "/targetSet/layer/0",
+            Some(json!({"value": "Projectors"})),
+        )
+        .await;
+        assert_eq!(
+            get(&sim, "/targetSet/layer/0").await["targetSet"]["name"],
+            "Projectors"
+        );
+
+        ok(&sim, "/transition/layer/1", Some(json!({"value": null}))).await;
+        assert_eq!(
+            get(&sim, "/transition/layer/1").await,
+            json!({"transition": null})
+        );
+        let cut = json!({"transition": {"name": "Cut"}});
+        ok(&sim, "/transition/workspace", Some(cut)).await;
+        assert_eq!(
+            get(&sim, "/transition/workspace").await["transition"]["name"],
             "Cut"
         );
 
-        f.post(Request::post("/layerPreset/layer/1").json(&json!({"value": "Ghost"})))
-            .await;
-        assert_eq!(f.get("/opacity/layer/1").await["opacity"]["value"], 0.35);
+        ok(
+            &sim,
+            "/layerPreset/layer/1",
+            Some(json!({"value": "Ghost"})),
+        )
+        .await;
         assert_eq!(
-            f.get("/blendMode/layer/1").await["blendMode"]["name"],
+            get(&sim, "/opacity/layer/1").await["opacity"]["value"],
+            0.35
+        );
+        assert_eq!(
+            get(&sim, "/blendMode/layer/1").await["blendMode"]["name"],
             "Screen"
         );
-        f.post(Request::post("/blendMode/layer/1").json(&json!({"value": "Multiply"})))
-            .await;
-        let blend = f.get("/layerBlend/layer/1").await;
-        assert_eq!(blend["layerBlend"]["base"]["modeIndex"], 2);
+        ok(
+            &sim,
+            "/blendMode/layer/1",
+            Some(json!({"value": "Multiply"})),
+        )
+        .await;
+        let blend = get(&sim, "/layerBlend/layer/1").await;
+        assert_eq!(blend["layerBlend"]["base"]["modeIndex"], 3);
+        assert!(sim.warnings().is_empty(), "{:?}", sim.warnings());
     });
 }
 
@@ -274,14 +340,25 @@ fn api_key_is_required_when_set() {
         ..Options::default()
     });
     run(async {
-        let anon = client(&sim, None, Duration::from_secs(5));
-        let err = anon.send(&Request::get("/data/layers")).await.unwrap_err();
-        assert_eq!(err.status(), Some(401));
-        let wrong = client(&sim, Some("nope"), Duration::from_secs(5));
-        let err = wrong.send(&Request::get("/data/layers")).await.unwrap_err();
-        assert_eq!(err.status(), Some(401));
-        let good = client(&sim, Some("s3cret"), Duration::from_secs(5));
-        good.send(&Request::get("/data/layers")).await.unwrap();
+        let anon = send(&sim, "GET /data/layers", &[], None).await;
+        assert_eq!(anon.status, Some(401));
+        assert!(anon.body.is_empty(), "401 has an empty body");
+        let wrong = send(
+            &sim,
+            "GET /data/layers",
+            &["Authorization: Bearer nope"],
+            None,
+        )
+        .await;
+        assert_eq!(wrong.status, Some(401));
+        let good = send(
+            &sim,
+            "GET /data/layers",
+            &["Authorization: Bearer s3cret"],
+            None,
+        )
+        .await;
+        assert_eq!(good.status, Some(200));
         let log = sim.requests();
         assert_eq!(log.len(), 3);
         assert!(log
@@ -292,70 +369,74 @@ fn api_key_is_required_when_set() {
 
 #[test]
 fn injected_faults() {
-    let f = Fixture::new();
+    let sim = started(Options::default());
     run(async {
-        f.sim.fail_next(503, 2).unwrap();
-        assert_eq!(f.status(Request::get("/data/layers")).await, Some(503));
-        assert_eq!(f.status(Request::post("/mute/layer/0")).await, Some(503));
+        sim.fail_next(503, 2).unwrap();
+        assert_eq!(
+            send(&sim, "GET /data/layers", &[], None).await.status,
+            Some(503)
+        );
+        assert_eq!(post(&sim, "/mute/layer/0", None).await.status, Some(503));
         // A failed command changed nothing.
-        assert_eq!(f.get("/data/layer/0").await["layer"]["isMuted"], false);
+        assert_eq!(get(&sim, "/data/layer/0").await["layer"]["isMuted"], false);
 
-        f.sim.drop_next(1);
-        let err = f
-            .http
-            .send(&Request::get("/data/layers"))
-            .await
-            .unwrap_err();
-        assert!(matches!(err, Error::Connect { .. }), "{err:?}");
-        f.get("/data/layers").await;
+        sim.drop_next(1);
+        let dropped = send(&sim, "GET /data/layers", &[], None).await;
+        assert_eq!(dropped.status, None);
+        get(&sim, "/data/layers").await;
 
-        f.sim.delay(1.0).unwrap();
-        let quick = client(&f.sim, None, Duration::from_millis(200));
-        let err = quick.send(&Request::get("/data/layers")).await.unwrap_err();
-        assert!(matches!(err, Error::Timeout { .. }), "{err:?}");
-        f.sim.delay(0.0).unwrap();
+        sim.delay(1.0).unwrap();
+        let slow = tokio::time::timeout(
+            Duration::from_millis(200),
+            send(&sim, "GET /data/layers", &[], None),
+        )
+        .await;
+        assert!(slow.is_err(), "the answer waits out the delay");
+        sim.delay(0.0).unwrap();
 
-        let statuses: Vec<Option<u16>> = f.sim.requests().iter().map(|r| r.status).collect();
+        let statuses: Vec<Option<u16>> = sim.requests().iter().map(|r| r.status).collect();
         assert_eq!(
             statuses,
             [Some(503), Some(503), Some(200), None, Some(200), Some(200)]
         );
-        assert!(f.sim.fail_next(200, 1).is_err());
-        assert!(f.sim.delay(-1.0).is_err());
+        assert!(sim.fail_next(200, 1).is_err());
+        assert!(sim.delay(-1.0).is_err());
     });
 }
 
 #[test]
 fn scoreboard_record_changes() {
-    let f = Fixture::new();
+    let sim = started(Options::default());
     run(async {
-        let rec = f.get("/data/scores").await;
+        let rec = get(&sim, "/data/scores").await;
         assert_eq!(rec["sportMode"], "Basketball");
         assert_eq!(rec["team1Score"], "48");
-        f.sim.set_score("team1Score", json!("50")).unwrap();
-        assert_eq!(f.get("/data/scores").await["team1Score"], "50");
-        f.sim.set_sport("Tennis").unwrap();
-        let rec = f.get("/data/scores").await;
+        sim.set_score("team1Score", json!("50")).unwrap();
+        assert_eq!(get(&sim, "/data/scores").await["team1Score"], "50");
+        sim.set_sport("Tennis").unwrap();
+        let rec = get(&sim, "/data/scores").await;
         assert_eq!(rec["sportMode"], "Tennis");
         assert_eq!(rec["team1Set1"], " ");
-        assert!(f.sim.set_sport("Curling").is_err());
+        assert!(sim.set_sport("Curling").is_err());
     });
 }
 
 #[test]
-fn stop_frees_the_port_and_start_again_works() {
+fn stop_keeps_the_port_for_the_next_start() {
     let sim = started(Options::default());
+    let port = sim.addr().unwrap().port();
     run(async {
-        let http = client(&sim, None, Duration::from_secs(2));
-        http.send(&Request::get("/data/layers")).await.unwrap();
+        get(&sim, "/data/layers").await;
         sim.stop().await;
         assert!(sim.url().is_none());
-        // The kept-alive connection was closed too.
-        let err = http.send(&Request::get("/data/layers")).await.unwrap_err();
-        assert!(matches!(err, Error::Connect { .. }), "{err:?}");
-        sim.start().unwrap();
-        let again = client(&sim, None, Duration::from_secs(2));
-        again.send(&Request::get("/data/layers")).await.unwrap();
+        assert_eq!(sim.port(), port);
+        sim.start(rt().handle()).unwrap();
+        assert_eq!(
+            sim.addr().unwrap().port(),
+            port,
+            "the same port after a restart"
+        );
+        get(&sim, "/data/layers").await;
         sim.stop().await;
         sim.stop().await;
     });
@@ -366,20 +447,50 @@ fn stop_frees_the_port_and_start_again_works() {
         ..Options::default()
     })
     .unwrap();
-    let err = clash.start().unwrap_err();
+    let err = clash.start(rt().handle()).unwrap_err();
     assert!(err.to_string().contains("cannot listen on"), "{err}");
 }
 
 #[test]
 fn reset_restores_the_seed() {
-    let f = Fixture::new();
+    let sim = started(Options::default());
     run(async {
-        f.post(Request::post("/mute/layer/0")).await;
-        f.sim.fail_next(500, 5).unwrap();
-        f.sim.reset();
-        assert!(f.sim.requests().is_empty());
-        assert_eq!(f.get("/data/layer/0").await["layer"]["isMuted"], false);
+        ok(&sim, "/mute/layer/0", None).await;
+        sim.fail_next(500, 5).unwrap();
+        sim.reset();
+        assert!(sim.requests().is_empty());
+        assert_eq!(get(&sim, "/data/layer/0").await["layer"]["isMuted"], false);
     });
+}
+
+#[test]
+fn changes_land_apply_delay_after_the_answer() {
+    let sim = started(Options {
+        apply_delay: 0.3,
+        ..Options::default()
+    });
+    run(async {
+        ok(&sim, "/mute/layer/0", None).await;
+        ok(&sim, "/opacity/layer/0", Some(json!({"value": 0.5}))).await;
+        // Answered at once, not applied yet.
+        assert_eq!(get(&sim, "/data/layer/0").await["layer"]["isMuted"], false);
+        // A refusal still answers 400 at once (validated against the state of the moment).
+        assert_eq!(
+            post(&sim, "/mute/layer/Nobody", None).await.status,
+            Some(400)
+        );
+        tokio::time::sleep(Duration::from_millis(450)).await;
+        let l = get(&sim, "/data/layer/0").await;
+        assert_eq!(
+            (l["layer"]["isMuted"].clone(), l["layer"]["opacity"].clone()),
+            (json!(true), json!(0.5))
+        );
+    });
+    assert!(Simulator::new(Options {
+        apply_delay: f64::NAN,
+        ..Options::default()
+    })
+    .is_err());
 }
 
 #[test]
@@ -393,7 +504,42 @@ fn bad_workspace_is_refused() {
     .err()
     .unwrap();
     assert!(
-        err.to_string().starts_with("workspace: layers.A.targetSet"),
+        err.starts_with("workspace: at layers[0].targetSet"),
         "{err}"
     );
+}
+
+/// The simulator takes nothing from the client: no `use crate::` (or any other path into the
+/// crate) outside `crate::simulator` in its sources.
+#[test]
+fn the_simulator_imports_nothing_from_the_client() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/simulator");
+    // Spelled in two halves so this test does not find itself.
+    let needle = ["crate", "::"].concat();
+    let up = ["super::", "super"].concat();
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            let mut rest = code;
+            while let Some(i) = rest.find(&needle) {
+                let after = &rest[i + needle.len()..];
+                assert!(
+                    after.starts_with("simulator"),
+                    "{}:{}: {line}",
+                    path.display(),
+                    n + 1
+                );
+                rest = after;
+            }
+            assert!(!code.contains(&up), "{}:{}: {line}", path.display(), n + 1);
+        }
+        checked += 1;
+    }
+    assert!(checked >= 6, "read {checked} files of {}", dir.display());
 }

@@ -1,21 +1,43 @@
-//! The workspace file that seeds the simulator: playlists, layers, and the catalogues of blend
-//! modes, layer presets, target sets, effects, effect presets and transitions, plus the
-//! scoreboard's starting records. Objects use the wire field names of the API documents; a few
-//! fields only the simulator needs (a cue's `duration` and `media`, a layer's `blendMode`) are
-//! documented in docs/simulator.md. Missing UUIDs are generated.
+//! The workspace file that seeds the simulator (format 1, described in docs/simulator.md,
+//! "Workspace file"): playlists with cues and their media, layers, the catalogues of blend
+//! modes, layer presets, target sets, effects, effect presets and transitions, the
+//! workspace-wide settings and the scoreboard's starting records.
+//!
+//! Objects use the wire names of the API documents. A few keys only the simulator needs (a
+//! cue's `duration`, `media` and `layer`, a layer's references to the catalogues) are part of
+//! the format; anything else a real application sent goes under `extra` and is echoed as-is
+//! after the documented fields, so a workspace built from a recording answers equal JSON.
+//! Lists keep their order. Missing UUIDs are generated (RFC 4122 version 4).
 
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// The workspace that ships with showctl (used when no file is given).
 pub const DEFAULT_WORKSPACE: &str = include_str!("default_workspace.json");
 
+/// The file a workspace directory holds (as `showctl record` writes it).
+pub const WORKSPACE_FILE_NAME: &str = "workspace.json";
+
+/// The newest format this simulator reads.
+pub const FORMAT: u32 = 1;
+
+/// Keys a real application sent that the format does not describe, echoed as-is.
+pub type Extra = Map<String, Value>;
+
 /// A parsed workspace file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Workspace {
+    #[serde(default = "format_one")]
+    pub format: u32,
     #[serde(default)]
     pub name: String,
+    #[serde(default)]
+    pub answers: Answers,
     #[serde(default = "root_playlist")]
     pub playlists: Playlist,
     #[serde(default)]
@@ -38,48 +60,113 @@ pub struct Workspace {
     pub scoreboard: ScoreboardSeed,
 }
 
+/// Why a workspace could not be loaded.
+#[derive(Debug)]
+pub enum LoadError {
+    /// The file (or the directory's workspace.json) could not be read.
+    Io(std::io::Error),
+    /// The text is not a workspace: the message names the file, the JSON path and what was
+    /// expected.
+    Invalid(String),
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::Io(e) => e.fmt(f),
+            LoadError::Invalid(msg) => f.write_str(msg),
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+fn located<E: fmt::Display>(err: serde_path_to_error::Error<E>) -> String {
+    let path = err.path().to_string();
+    if path == "." || path.is_empty() {
+        err.into_inner().to_string()
+    } else {
+        format!("at {path}: {}", err.into_inner())
+    }
+}
+
 impl Workspace {
     /// The workspace that ships with showctl.
     pub fn builtin() -> Self {
         Self::from_json(DEFAULT_WORKSPACE).expect("the built-in workspace is valid")
     }
 
-    /// Parse a workspace file's text.
+    /// Parse a workspace file's text; an error names the JSON path and what was expected.
     pub fn from_json(text: &str) -> Result<Self, String> {
-        let value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        Self::from_value(value)
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let ws: Workspace = serde_path_to_error::deserialize(de).map_err(located)?;
+        ws.checked()
     }
 
     /// Build a workspace from a JSON value (a dict given from Python, for example).
     pub fn from_value(value: Value) -> Result<Self, String> {
-        let ws: Workspace = serde_json::from_value(value).map_err(|e| e.to_string())?;
-        if ws.blend_modes.is_empty() {
-            return Err("blendModes: at least one blend mode is needed".into());
+        let ws: Workspace = serde_path_to_error::deserialize(value).map_err(located)?;
+        ws.checked()
+    }
+
+    /// Load a workspace file, or the `workspace.json` of a directory.
+    pub fn from_path(path: &Path) -> Result<Self, LoadError> {
+        let file: PathBuf = if path.is_dir() {
+            path.join(WORKSPACE_FILE_NAME)
+        } else {
+            path.to_path_buf()
+        };
+        let text = std::fs::read_to_string(&file).map_err(|e| {
+            LoadError::Io(std::io::Error::new(
+                e.kind(),
+                format!("cannot read {}: {e}", file.display()),
+            ))
+        })?;
+        Self::from_json(&text).map_err(|e| LoadError::Invalid(format!("{}: {e}", file.display())))
+    }
+
+    fn checked(self) -> Result<Self, String> {
+        if self.format == 0 || self.format > FORMAT {
+            return Err(format!(
+                "at format: this simulator reads workspace format 1 to {FORMAT}, got {}",
+                self.format
+            ));
         }
-        Ok(ws)
+        if self.blend_modes.is_empty() {
+            return Err("at blendModes: at least one blend mode is needed".into());
+        }
+        Ok(self)
     }
 }
 
-fn new_uuid() -> String {
-    let b: [u8; 16] = rand::random();
+/// A version 4 UUID (random, RFC 4122 variant), upper case as the application writes them.
+pub fn new_uuid() -> String {
+    let mut b: [u8; 16] = rand::random();
+    b[6] = (b[6] & 0x0F) | 0x40; // version 4
+    b[8] = (b[8] & 0x3F) | 0x80; // variant 10xx
     let hex: String = b.iter().map(|x| format!("{x:02X}")).collect();
     format!(
-        "{}-{}-4{}-{}-{}",
+        "{}-{}-{}-{}-{}",
         &hex[0..8],
         &hex[8..12],
-        &hex[13..16],
+        &hex[12..16],
         &hex[16..20],
         &hex[20..32]
     )
 }
 
+fn format_one() -> u32 {
+    1
+}
+
 fn root_playlist() -> Playlist {
     Playlist {
-        name: "Workspace".into(),
+        name: "Root".into(),
         uuid: new_uuid(),
         items: Vec::new(),
         children: Vec::new(),
         video_input: false,
+        extra: Extra::new(),
     }
 }
 
@@ -87,6 +174,7 @@ fn default_blend_modes() -> Vec<BlendMode> {
     vec![BlendMode {
         name: "Normal".into(),
         id: 0,
+        extra: Extra::new(),
     }]
 }
 
@@ -100,17 +188,73 @@ fn default_duration() -> f64 {
     30.0
 }
 
-/// A name and a UUID: a cue summary, a target set, a playing media.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// How the read endpoints that have two forms answer.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Answers {
+    /// `GET /opacity/layer/{id}`.
+    #[serde(default)]
+    pub opacity: OpacityForm,
+    /// The key of the list `GET /transition` answers.
+    #[serde(default)]
+    pub transition_list: TransitionListKey,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub enum OpacityForm {
+    /// `{"opacity": {"value": x}}`, as the field reports.
+    #[default]
+    #[serde(rename = "field")]
+    Field,
+    /// `{"value": x}`, as the document shows.
+    #[serde(rename = "document")]
+    Document,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub enum TransitionListKey {
+    #[default]
+    #[serde(rename = "data")]
+    Data,
+    #[serde(rename = "transitions")]
+    Transitions,
+}
+
+/// A name and a UUID (a target set, a media), plus what the application sent beyond them.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Named {
     pub name: String,
     #[serde(default = "new_uuid")]
     pub uuid: String,
+    #[serde(default)]
+    pub extra: Extra,
 }
 
-/// A cue (playlist item). `duration` (seconds, 0 for a still image) and `media` (what
-/// `playingMedia` reports; the cue itself when absent) exist only in the workspace file.
+impl Named {
+    /// `{name, uuid}` and the extra keys.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("name".into(), Value::from(self.name.as_str()));
+        m.insert("uuid".into(), Value::from(self.uuid.as_str()));
+        with_extra(m, &self.extra)
+    }
+}
+
+/// Append the extra keys a documented object does not already have.
+pub fn with_extra(mut m: Map<String, Value>, extra: &Extra) -> Value {
+    for (k, v) in extra {
+        if !m.contains_key(k) {
+            m.insert(k.clone(), v.clone());
+        }
+    }
+    Value::Object(m)
+}
+
+/// A cue (playlist item). `duration` (seconds, 0 for a still image), `media` (what
+/// `playingMedia` reports; the cue itself when absent) and `layer` (the layer the cue is
+/// configured to play on: a name or UUID; none plays on the targeted layer) exist only in the
+/// workspace file.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Cue {
@@ -120,14 +264,18 @@ pub struct Cue {
     #[serde(default = "default_duration")]
     pub duration: f64,
     pub media: Option<Named>,
+    pub layer: Option<String>,
+    #[serde(default)]
+    pub extra: Extra,
 }
 
 impl Cue {
-    pub fn summary(&self) -> Named {
-        Named {
-            name: self.name.clone(),
-            uuid: self.uuid.clone(),
-        }
+    /// The cue summary the API answers: `{name, uuid}` and the extra keys.
+    pub fn summary(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("name".into(), Value::from(self.name.as_str()));
+        m.insert("uuid".into(), Value::from(self.uuid.as_str()));
+        with_extra(m, &self.extra)
     }
 }
 
@@ -145,6 +293,8 @@ pub struct Playlist {
     pub children: Vec<Playlist>,
     #[serde(default)]
     pub video_input: bool,
+    #[serde(default)]
+    pub extra: Extra,
 }
 
 impl Playlist {
@@ -155,9 +305,19 @@ impl Playlist {
         }
         self.children.iter().find_map(|c| c.find(pred))
     }
+
+    /// Every playlist of the tree, depth first.
+    pub fn all(&self) -> Vec<&Playlist> {
+        let mut out = vec![self];
+        for c in &self.children {
+            out.extend(c.all());
+        }
+        out
+    }
 }
 
-/// An effect or a transition (both are {uuid, name, enabled, variables}).
+/// An effect or a transition (both are {uuid, name, enabled, variables}). `favoriteUUID`
+/// (transitions only) is what transport-state layers report with the transition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fx {
@@ -168,13 +328,67 @@ pub struct Fx {
     pub enabled: bool,
     #[serde(default)]
     pub variables: Vec<Value>,
+    #[serde(default, rename = "favoriteUUID", skip_serializing)]
+    pub favorite_uuid: Option<String>,
+    #[serde(default, skip_serializing)]
+    pub extra: Extra,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+impl Fx {
+    /// `{uuid, name, enabled, variables}` and the extra keys.
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("uuid".into(), Value::from(self.uuid.as_str()));
+        m.insert("name".into(), Value::from(self.name.as_str()));
+        m.insert("enabled".into(), Value::from(self.enabled));
+        m.insert("variables".into(), Value::Array(self.variables.clone()));
+        with_extra(m, &self.extra)
+    }
+}
+
+/// An effect in a layer, the workspace or an effect preset: a name or UUID of the `effects`
+/// catalogue, or a whole effect object (its own variable values).
+#[derive(Debug, Clone, PartialEq)]
+pub enum FxRef {
+    Ref(String),
+    Inline(Fx),
+}
+
+impl<'de> Deserialize<'de> for FxRef {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = FxRef;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an effect name or UUID, or an effect object {uuid, name, ...}")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<FxRef, E> {
+                Ok(FxRef::Ref(v.to_string()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<FxRef, A::Error> {
+                Fx::deserialize(de::value::MapAccessDeserializer::new(map)).map(FxRef::Inline)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BlendMode {
     pub name: String,
     pub id: i64,
+    #[serde(default)]
+    pub extra: Extra,
+}
+
+impl BlendMode {
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("name".into(), Value::from(self.name.as_str()));
+        m.insert("id".into(), Value::from(self.id));
+        with_extra(m, &self.extra)
+    }
 }
 
 /// A layer preset; applying it sets the layer fields it carries.
@@ -187,21 +401,68 @@ pub struct LayerPreset {
     pub blend_mode: Option<String>,
     pub is_hidden: Option<bool>,
     pub is_muted: Option<bool>,
+    #[serde(default)]
+    pub extra: Extra,
 }
 
-/// An effect preset; `effects` names effects of the catalogue (by name or UUID).
+impl LayerPreset {
+    pub fn to_json(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("id".into(), Value::from(self.id.as_str()));
+        m.insert("name".into(), Value::from(self.name.as_str()));
+        with_extra(m, &self.extra)
+    }
+}
+
+/// An effect preset; `effects` are references to the catalogue or effect objects; `null`
+/// is answered as null (the document allows it).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EffectPresetSeed {
     #[serde(default = "new_uuid")]
     pub uuid: String,
     pub name: String,
+    #[serde(default = "some_empty")]
+    pub effects: Option<Vec<FxRef>>,
     #[serde(default)]
-    pub effects: Vec<String>,
+    pub extra: Extra,
 }
 
-/// A layer at start. References (blend mode, target set, transition, effects, effect preset)
-/// are names or UUIDs of the catalogues.
+fn some_empty() -> Option<Vec<FxRef>> {
+    Some(Vec::new())
+}
+
+/// A layer's blend as `GET /blend/layer/{id}` answers it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LayerBlendSeed {
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default)]
+    pub base: Map<String, Value>,
+}
+
+/// What a layer shows at start (a transport state as the application answered it).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TransportSeed {
+    pub playing_item: Option<Named>,
+    pub playing_media: Option<Named>,
+    #[serde(default)]
+    pub time_elapsed: f64,
+    #[serde(default)]
+    pub time_remaining: f64,
+    #[serde(default)]
+    pub is_playing: bool,
+    /// A video input: no end.
+    #[serde(default)]
+    pub live: bool,
+    #[serde(default)]
+    pub extra: Extra,
+}
+
+/// A layer at start. References (blend mode, target set, layer preset, transition, effects,
+/// effect preset) are names or UUIDs of the catalogues.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LayerSeed {
@@ -215,13 +476,18 @@ pub struct LayerSeed {
     #[serde(default)]
     pub is_muted: bool,
     pub blend_mode: Option<String>,
+    pub layer_blend: Option<LayerBlendSeed>,
     pub target_set: Option<String>,
+    pub layer_preset: Option<String>,
     pub transition: Option<String>,
     #[serde(default = "one")]
     pub transition_duration: f64,
     #[serde(default)]
-    pub effects: Vec<String>,
+    pub effects: Vec<FxRef>,
     pub effect_preset: Option<String>,
+    pub transport: Option<TransportSeed>,
+    #[serde(default)]
+    pub extra: Extra,
 }
 
 /// The workspace-wide settings at start.
@@ -232,8 +498,13 @@ pub struct WorkspaceSeed {
     #[serde(default = "one")]
     pub transition_duration: f64,
     #[serde(default)]
-    pub effects: Vec<String>,
+    pub effects: Vec<FxRef>,
     pub effect_preset: Option<String>,
+    /// The layer untargeted media plays on until a `select/layer/{id}?target=true` (a name
+    /// or UUID; the first layer when absent).
+    pub target_layer: Option<String>,
+    /// The selected playlist at start (a name or UUID; the first top-level one when absent).
+    pub selected_playlist: Option<String>,
 }
 
 impl Default for WorkspaceSeed {
@@ -243,11 +514,14 @@ impl Default for WorkspaceSeed {
             transition_duration: 1.0,
             effects: Vec::new(),
             effect_preset: None,
+            target_layer: None,
+            selected_playlist: None,
         }
     }
 }
 
-/// The scoreboard at start: the active sport and fields that override each sport's defaults.
+/// The scoreboard at start: the active sport and, per sport mode, fields that override the
+/// defaults (other keys are kept and answered too).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScoreboardSeed {
@@ -278,6 +552,8 @@ mod tests {
     fn builtin_parses() {
         let ws = Workspace::builtin();
         assert_eq!(ws.layers.len(), 4);
+        assert_eq!(ws.playlists.name, "Root");
+        assert_eq!(ws.blend_modes.len(), 27);
         assert!(ws
             .playlists
             .find(&|p| p.video_input)
@@ -291,11 +567,70 @@ mod tests {
         assert_eq!(ws.layers[0].uuid.len(), 36);
         assert_ne!(ws.layers[0].uuid, ws.playlists.uuid);
         assert_eq!(ws.blend_modes[0].name, "Normal");
+        assert_eq!(ws.playlists.name, "Root");
     }
 
     #[test]
-    fn typos_are_reported() {
+    fn generated_uuids_are_version_4_rfc_4122() {
+        for _ in 0..200 {
+            let u = new_uuid();
+            let b = u.as_bytes();
+            assert_eq!(u.len(), 36);
+            assert_eq!(b[14], b'4', "{u}");
+            assert!(matches!(b[19], b'8' | b'9' | b'A' | b'B'), "{u}");
+        }
+    }
+
+    #[test]
+    fn errors_name_the_json_path_and_the_expectation() {
+        let text = r#"{"playlists": {"name": "Root", "children": [
+            {"name": "A"}, {"name": "B"},
+            {"name": "C", "items": [{"name": "c", "duration": "long"}]}]}}"#;
+        let err = Workspace::from_json(text).unwrap_err();
+        assert!(
+            err.contains("playlists.children[2].items[0].duration") && err.contains("f64"),
+            "{err}"
+        );
         let err = Workspace::from_json(r#"{"layer":[]}"#).unwrap_err();
         assert!(err.contains("unknown field `layer`"), "{err}");
+        let err = Workspace::from_json(r#"{"layers":[{"name":"A","effects":[{"nme":"x"}]}]}"#)
+            .unwrap_err();
+        assert!(
+            err.contains("layers[0].effects[0]") && err.contains("nme"),
+            "{err}"
+        );
+        let err = Workspace::from_json(r#"{"format": 2}"#).unwrap_err();
+        assert!(err.contains("format"), "{err}");
+    }
+
+    #[test]
+    fn extra_keys_are_kept_in_order_of_the_file() {
+        let ws = Workspace::from_json(
+            r#"{"targetSets":[{"name":"T","uuid":"U","extra":{"z":1,"a":[2]}}]}"#,
+        )
+        .unwrap();
+        let v = ws.target_sets[0].to_json();
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            r#"{"name":"T","uuid":"U","z":1,"a":[2]}"#
+        );
+    }
+
+    #[test]
+    fn a_directory_is_read_through_its_workspace_json() {
+        let dir = std::env::temp_dir().join(format!("showctl-ws-{}", new_uuid()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(WORKSPACE_FILE_NAME), r#"{"name":"Recorded"}"#).unwrap();
+        let ws = Workspace::from_path(&dir).unwrap();
+        assert_eq!(ws.name, "Recorded");
+        std::fs::write(dir.join(WORKSPACE_FILE_NAME), r#"{"layers": 3}"#).unwrap();
+        let err = Workspace::from_path(&dir).unwrap_err().to_string();
+        assert!(
+            err.contains("workspace.json") && err.contains("at layers") && err.contains("sequence"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+        let err = Workspace::from_path(&dir).unwrap_err();
+        assert!(matches!(err, LoadError::Io(_)), "{err}");
     }
 }
