@@ -299,6 +299,8 @@ pub async fn read_everything(transport: &Transport, app: App) -> Vec<Exchange> {
         get!(ep::LAYER_TRANSITION_DURATION, ids);
         get!(ep::LAYER_TRANSPORT_STATE, ids);
     }
+    // The video input playlist, addressed as documented (index -1).
+    get!(ep::PLAYLIST, &[&Ident::Index(-1)]);
     let tree = out[1].json();
     if let Some(root) = tree.as_ref().and_then(root_playlist) {
         for (i, playlist) in playlists_below(root).into_iter().enumerate() {

@@ -4,6 +4,7 @@
 //! application echoed it, plus `workspace.json`: the installation in the simulator's workspace
 //! format, so `Simulator(workspace=DIR)` rehearses on the user's own playlists and layers.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -40,6 +41,16 @@ pub async fn record(transport: &Transport, app: App, dir: &Path) -> Result<usize
             return Err(e.clone());
         }
     }
+    // The key, wherever the application echoed it, never reaches a file.
+    let exchanges: Vec<Exchange> = exchanges
+        .into_iter()
+        .map(|mut ex| {
+            if let Cow::Owned(clean) = transport.target().scrub_all(&ex.body) {
+                ex.body = clean.into();
+            }
+            ex
+        })
+        .collect();
     let folder = dir.join(RECORDINGS);
     std::fs::create_dir_all(&folder)
         .map_err(|e| Error::invalid(format!("dir: cannot create {}: {e}", folder.display())))?;
@@ -82,7 +93,7 @@ fn slug(path: &str) -> String {
 
 /// One exchange in the recording format (see tests/recordings/README.md).
 fn recording(transport: &Transport, base: &str, ex: &Exchange) -> Value {
-    let body = transport.target().scrub_all(&ex.body);
+    let body = &ex.body;
     let mut response = Map::new();
     response.insert("status".into(), json!(ex.status.unwrap_or(0)));
     if !body.is_empty() {
@@ -179,33 +190,68 @@ fn text(v: &Value, key: &str) -> Option<String> {
     }
 }
 
-/// `{name, uuid}` of an object, as the workspace file names catalogue entries.
-fn named(v: &Value) -> Option<Value> {
-    let name = text(v, "name")?;
-    let mut out = json!({ "name": name });
-    if let Some(uuid) = text(v, "uuid") {
-        out["uuid"] = Value::String(uuid);
+/// `obj` with only its `documented` keys, plus `"extra"`: the keys the application sent beyond
+/// them (the simulator answers them as-is, so the replay answers equal JSON).
+fn keep(obj: &Value, documented: &[&str]) -> Map<String, Value> {
+    let mut out = Map::new();
+    let mut extra = Map::new();
+    for (k, v) in obj.as_object().into_iter().flatten() {
+        if documented.contains(&k.as_str()) {
+            out.insert(k.clone(), v.clone());
+        } else {
+            extra.insert(k.clone(), v.clone());
+        }
     }
-    Some(out)
+    if !extra.is_empty() {
+        out.insert("extra".into(), Value::Object(extra));
+    }
+    out
+}
+
+const NAMED: &[&str] = &["name", "uuid"];
+const FX: &[&str] = &["uuid", "name", "enabled", "variables"];
+/// The layer keys the simulator answers itself (from the other fields of the file).
+const LAYER: &[&str] = &[
+    "uuid",
+    "name",
+    "isHidden",
+    "isMuted",
+    "opacity",
+    "effects",
+    "effectPresetUUID",
+    "targetSetUUID",
+    "transitionDuration",
+    "transition",
+    "layerBlend",
+];
+const TRANSPORT: &[&str] = &[
+    "playingItem",
+    "playingMedia",
+    "timeElapsed",
+    "timeRemaining",
+    "isPlaying",
+    "playbackRate",
+    "isScrubbing",
+    "layer",
+];
+
+/// A catalogue entry (target set, media) as the workspace file holds it.
+fn named(v: &Value) -> Option<Value> {
+    text(v, "name")?;
+    Some(Value::Object(keep(v, NAMED)))
 }
 
 /// An effect or a transition as the workspace file holds it.
 fn fx(v: &Value) -> Option<Value> {
-    let mut out = named(v)?;
-    if let Some(enabled) = v.get("enabled").and_then(Value::as_bool) {
-        out["enabled"] = Value::Bool(enabled);
-    }
-    if let Some(vars) = v.get("variables").and_then(Value::as_array) {
-        out["variables"] = Value::Array(vars.clone());
-    }
-    Some(out)
+    text(v, "name")?;
+    Some(Value::Object(keep(v, FX)))
 }
 
-fn names_of(items: &[Value]) -> Vec<Value> {
-    items
-        .iter()
-        .filter_map(|e| text(e, "name").map(Value::String))
-        .collect()
+/// A reference to a catalogue entry: its UUID, else its name.
+fn reference(v: &Value) -> Option<Value> {
+    text(v, "uuid")
+        .or_else(|| text(v, "name"))
+        .map(Value::String)
 }
 
 /// A duration answer: `{"transitionDuration": {"value": x}}`, `{"value": x}` or a number.
@@ -220,7 +266,8 @@ fn duration(v: Option<&Value>) -> Option<f64> {
         })
 }
 
-fn playlist(p: &Value) -> Value {
+fn playlist(p: &Value, video_input: Option<&str>) -> Value {
+    let mut out = keep(p, &["name", "uuid", "items", "children"]);
     let items: Vec<Value> = p
         .get("items")
         .and_then(Value::as_array)
@@ -229,26 +276,73 @@ fn playlist(p: &Value) -> Value {
     let children: Vec<Value> = p
         .get("children")
         .and_then(Value::as_array)
-        .map(|a| a.iter().map(playlist).collect())
+        .map(|a| a.iter().map(|c| playlist(c, video_input)).collect())
         .unwrap_or_default();
-    let mut out = named(p).unwrap_or_else(|| json!({ "name": "Root" }));
-    out["items"] = Value::Array(items);
-    out["children"] = Value::Array(children);
-    out
+    out.entry("name").or_insert_with(|| json!("Root"));
+    out.insert("items".into(), Value::Array(items));
+    out.insert("children".into(), Value::Array(children));
+    if video_input.is_some() && text(p, "uuid").as_deref() == video_input {
+        out.insert("videoInput".into(), Value::Bool(true));
+    }
+    Value::Object(out)
 }
 
-/// The media installation in the simulator's workspace format.
+/// What a layer shows, from its transport state (`{"transportState": {...}}`).
+fn transport(v: Option<&Value>) -> Option<Value> {
+    let ts = single(v, "transportState")?;
+    let mut seed = Map::new();
+    for key in ["playingItem", "playingMedia"] {
+        if let Some(item) = ts.get(key).and_then(named) {
+            seed.insert(key.into(), item);
+        }
+    }
+    for key in ["timeElapsed", "timeRemaining"] {
+        if let Some(t) = ts.get(key).filter(|t| t.is_number()) {
+            seed.insert(key.into(), t.clone());
+        }
+    }
+    if let Some(p) = ts.get("isPlaying").and_then(Value::as_bool) {
+        seed.insert("isPlaying".into(), Value::Bool(p));
+    }
+    if let Some(Value::Object(extra)) = keep(&ts, TRANSPORT).remove("extra") {
+        seed.insert("extra".into(), Value::Object(extra));
+    }
+    Some(Value::Object(seed))
+}
+
+/// The media installation in the simulator's workspace format (version 1).
 pub fn media_workspace(exchanges: &[Exchange]) -> Value {
     let answers = answers(exchanges);
     let at = |path: &str| answers.get(path);
     let mut ws = Map::new();
+    ws.insert("format".into(), json!(1));
+    ws.insert("name".into(), json!("recorded by showctl record"));
+    let opacity_form = answers
+        .iter()
+        .find(|(p, _)| p.starts_with("/opacity/layer/"))
+        .map(|(_, v)| {
+            if v.get("opacity").is_some() {
+                "field"
+            } else {
+                "document"
+            }
+        });
+    let list_key = match at("/transition") {
+        Some(v) if v.get("transitions").is_some() => "transitions",
+        _ => "data",
+    };
+    ws.insert(
+        "answers".into(),
+        json!({ "opacity": opacity_form.unwrap_or("field"), "transitionList": list_key }),
+    );
+    let video_input = single(at("/data/playlist/-1"), "playlist").and_then(|p| text(&p, "uuid"));
     if let Some(root) = at("/data/playlists").and_then(root_playlist) {
-        ws.insert("playlists".into(), playlist(root));
+        ws.insert("playlists".into(), playlist(root, video_input.as_deref()));
     }
     let blend_modes: Vec<Value> = list_of(at("/blendMode"), "blendMode")
-        .into_iter()
+        .iter()
         .filter(|m| m.get("name").is_some() && m.get("id").is_some())
-        .map(|m| json!({ "name": m["name"], "id": m["id"] }))
+        .map(|m| Value::Object(keep(m, &["name", "id"])))
         .collect();
     if !blend_modes.is_empty() {
         ws.insert("blendModes".into(), Value::Array(blend_modes));
@@ -256,11 +350,12 @@ pub fn media_workspace(exchanges: &[Exchange]) -> Value {
     let presets: Vec<Value> = list_of(at("/layerPreset"), "layerPreset")
         .iter()
         .filter_map(|p| {
-            let id = match p.get("id")? {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            Some(json!({ "id": id, "name": text(p, "name")? }))
+            let mut out = keep(p, &["id", "name"]);
+            if let Some(Value::Number(n)) = out.get("id") {
+                let id = n.to_string();
+                out.insert("id".into(), Value::String(id));
+            }
+            (out.get("id")?.is_string() && text(p, "name").is_some()).then_some(Value::Object(out))
         })
         .collect();
     ws.insert("layerPresets".into(), Value::Array(presets));
@@ -277,14 +372,14 @@ pub fn media_workspace(exchanges: &[Exchange]) -> Value {
     let effect_presets: Vec<Value> = list_of(at("/effectsPreset"), "effectPreset")
         .iter()
         .filter_map(|p| {
-            let mut out = named(p)?;
-            let fx = p
-                .get("effects")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            out["effects"] = Value::Array(names_of(&fx));
-            Some(out)
+            text(p, "name")?;
+            let mut out = keep(p, &["uuid", "name", "effects"]);
+            let effects = match p.get("effects") {
+                Some(Value::Array(a)) => Value::Array(a.iter().filter_map(fx).collect()),
+                _ => Value::Null,
+            };
+            out.insert("effects".into(), effects);
+            Some(Value::Object(out))
         })
         .collect();
     ws.insert("effectPresets".into(), Value::Array(effect_presets));
@@ -295,31 +390,46 @@ pub fn media_workspace(exchanges: &[Exchange]) -> Value {
     ws.insert("transitions".into(), Value::Array(transitions));
 
     let mut workspace = Map::new();
-    if let Some(t) =
-        single(at("/transition/workspace"), "transition").and_then(|t| text(&t, "name"))
-    {
-        workspace.insert("transition".into(), Value::String(t));
+    if let Some(t) = single(at("/transition/workspace"), "transition").and_then(|t| reference(&t)) {
+        workspace.insert("transition".into(), t);
     }
     if let Some(d) = duration(at("/transitionDuration/workspace")) {
         workspace.insert("transitionDuration".into(), json!(d));
     }
+    let fx_list = list_of(at("/effects/workspace"), "effect");
     workspace.insert(
         "effects".into(),
-        Value::Array(names_of(&list_of(at("/effects/workspace"), "effect"))),
+        Value::Array(fx_list.iter().filter_map(fx).collect()),
     );
     if let Some(p) =
-        single(at("/effectsPreset/workspace"), "effectPreset").and_then(|p| text(&p, "name"))
+        single(at("/effectsPreset/workspace"), "effectPreset").and_then(|p| reference(&p))
     {
-        workspace.insert("effectPreset".into(), Value::String(p));
+        workspace.insert("effectPreset".into(), p);
     }
     ws.insert("workspace".into(), Value::Object(workspace));
 
     let layers = at("/data/layers").map(layer_objects).unwrap_or_default();
     let mut seeds = Vec::new();
     for (i, layer) in layers.iter().enumerate() {
-        let Some(mut seed) = named(layer) else {
+        if text(layer, "name").is_none() {
             continue;
-        };
+        }
+        let mut seed = keep(
+            layer,
+            &[
+                "name",
+                "uuid",
+                "opacity",
+                "isHidden",
+                "isMuted",
+                "transitionDuration",
+            ],
+        );
+        if let Some(Value::Object(extra)) = keep(layer, LAYER).remove("extra") {
+            seed.insert("extra".into(), Value::Object(extra));
+        } else {
+            seed.remove("extra");
+        }
         let id = match text(layer, "uuid") {
             Some(u) => Ident::Name(u),
             None => Ident::Index(i as i64),
@@ -329,47 +439,54 @@ pub fn media_workspace(exchanges: &[Exchange]) -> Value {
                 .ok()
                 .and_then(|p| answers.get(&p))
         };
-        let opacity = read(ep::LAYER_OPACITY.path)
-            .and_then(|v| {
-                v.get("opacity")
-                    .and_then(|o| o.get("value").or(Some(o)))
-                    .or_else(|| v.get("value"))
-                    .and_then(Value::as_f64)
-            })
-            .or_else(|| layer.get("opacity").and_then(Value::as_f64));
-        if let Some(o) = opacity {
-            seed["opacity"] = json!(o);
-        }
-        for flag in ["isHidden", "isMuted"] {
-            if let Some(b) = layer.get(flag).and_then(Value::as_bool) {
-                seed[flag] = Value::Bool(b);
-            }
-        }
         if let Some(m) =
             single(read(ep::LAYER_BLEND_MODE.path), "blendMode").and_then(|m| text(&m, "name"))
         {
-            seed["blendMode"] = Value::String(m);
+            seed.insert("blendMode".into(), Value::String(m));
+        }
+        let blend = read(ep::LAYER_BLEND.path).or_else(|| ep::LAYER_BLEND.fallback.and_then(read));
+        if let Some(b) = single(blend, "layerBlend") {
+            if let Some(kind) = text(&b, "type") {
+                let base = b.get("base").cloned().unwrap_or_else(|| json!({}));
+                seed.insert("layerBlend".into(), json!({ "type": kind, "base": base }));
+            }
         }
         if let Some(t) =
-            single(read(ep::LAYER_TARGET_SET.path), "targetSet").and_then(|t| text(&t, "name"))
+            single(read(ep::LAYER_TARGET_SET.path), "targetSet").and_then(|t| reference(&t))
         {
-            seed["targetSet"] = Value::String(t);
+            seed.insert("targetSet".into(), t);
+        }
+        if let [preset] = list_of(read(ep::LAYER_LAYER_PRESETS.path), "layerPreset").as_slice() {
+            if let Some(id) = preset.get("id") {
+                let id = id
+                    .as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| id.to_string());
+                seed.insert("layerPreset".into(), Value::String(id));
+            }
         }
         if let Some(t) =
-            single(read(ep::LAYER_TRANSITION.path), "transition").and_then(|t| text(&t, "name"))
+            single(read(ep::LAYER_TRANSITION.path), "transition").and_then(|t| reference(&t))
         {
-            seed["transition"] = Value::String(t);
+            seed.insert("transition".into(), t);
         }
         if let Some(d) = duration(read(ep::LAYER_TRANSITION_DURATION.path)) {
-            seed["transitionDuration"] = json!(d);
+            seed.insert("transitionDuration".into(), json!(d));
         }
-        seed["effects"] = Value::Array(names_of(&list_of(read(ep::LAYER_EFFECTS.path), "effect")));
-        if let Some(p) = single(read(ep::LAYER_EFFECT_PRESET.path), "effectPreset")
-            .and_then(|p| text(&p, "name"))
+        let fx_list = list_of(read(ep::LAYER_EFFECTS.path), "effect");
+        seed.insert(
+            "effects".into(),
+            Value::Array(fx_list.iter().filter_map(fx).collect()),
+        );
+        if let Some(p) =
+            single(read(ep::LAYER_EFFECT_PRESET.path), "effectPreset").and_then(|p| reference(&p))
         {
-            seed["effectPreset"] = Value::String(p);
+            seed.insert("effectPreset".into(), p);
         }
-        seeds.push(seed);
+        if let Some(t) = transport(read(ep::LAYER_TRANSPORT_STATE.path)) {
+            seed.insert("transport".into(), t);
+        }
+        seeds.push(Value::Object(seed));
     }
     ws.insert("layers".into(), Value::Array(seeds));
     Value::Object(ws)
@@ -387,10 +504,14 @@ pub fn scoreboard_workspace(exchanges: &[Exchange]) -> Value {
         .as_object()
         .map(|o| {
             o.iter()
-                .filter(|(k, _)| !["uuid", "version", "sportMode"].contains(&k.as_str()))
+                .filter(|(k, _)| k.as_str() != "sportMode")
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect()
         })
         .unwrap_or_default();
-    json!({ "scoreboard": { "sport": sport, "records": { sport.clone(): fields } } })
+    json!({
+        "format": 1,
+        "name": "recorded by showctl record",
+        "scoreboard": { "sport": sport, "records": { sport.clone(): fields } },
+    })
 }

@@ -63,9 +63,9 @@ def test_a_healthy_simulator(mode: str) -> None:
         assert len(paths) == len(set(paths))
         per_layer = [p for p in paths if re.match(r"/\w+/layer/", p)]
         assert len(per_layer) == 11 * report.layers
-        assert sum(p.startswith("/data/playlist/") and "/cue/" not in p for p in paths) == len(
-            below
-        )
+        playlist_reads = [p for p in paths if p.startswith("/data/playlist/") and "/cue/" not in p]
+        # Each playlist's, and the video input playlist as documented (index -1).
+        assert len(playlist_reads) == len(below) + 1 and "/data/playlist/-1" in playlist_reads
         assert sum("/cue/" in p for p in paths) == sum(len(p.items) for p in below)
         assert all(e.status == 200 and e.error is None for e in report.endpoints)
         assert report.slowest == max(report.endpoints, key=lambda e: e.seconds)
