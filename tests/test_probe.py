@@ -35,45 +35,46 @@ def methods(sim: showctl.Simulator) -> set[str]:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_a_healthy_simulator(mode: str) -> None:
-    with showctl.Simulator() as sim:
-        player = showctl.MediaPlayer(sim.url)
-        report = probe(player, mode)
-        assert isinstance(report, showctl.ProbeReport)
-        assert report.ok and report.problems == ()
-        assert (report.reachable, report.scheme, report.auth) == (True, "http", "not_needed")
-        assert report.tls is None and not report.doc_port
-        assert report.rtt is not None and report.rtt > 0
-        assert report.url == f"{sim.url}/api/0"
-        root = player.playlists()
+def test_a_healthy_simulator(
+    mode: str, showctl_simulator: showctl.Simulator, showctl_player: showctl.MediaPlayer
+) -> None:
+    sim, player = showctl_simulator, showctl_player
+    report = probe(player, mode)
+    assert isinstance(report, showctl.ProbeReport)
+    assert report.ok and report.problems == ()
+    assert (report.reachable, report.scheme, report.auth) == (True, "http", "not_needed")
+    assert report.tls is None and not report.doc_port
+    assert report.rtt is not None and report.rtt > 0
+    assert report.url == f"{sim.url}/api/0"
+    root = player.playlists()
 
-        def walk(p: showctl.Playlist) -> Iterator[showctl.Playlist]:
-            for c in p.children:
-                yield c
-                yield from walk(c)
+    def walk(p: showctl.Playlist) -> Iterator[showctl.Playlist]:
+        for c in p.children:
+            yield c
+            yield from walk(c)
 
-        below = list(walk(root))
-        assert report.layers == len(player.layers())
-        assert report.playlists == len(below)
-        assert report.cues == len(root.items) + sum(len(p.items) for p in below)
-        sim_gets = [r for r in sim.requests if r.path.startswith("/api/0/")]
-        assert methods(sim) == {"GET"}, "probe sent something other than a GET"
-        # Every documented read, each layer's, playlist's and cue's included, once each.
-        paths = [e.path for e in report.endpoints]
-        assert len(paths) == len(set(paths))
-        per_layer = [p for p in paths if re.match(r"/\w+/layer/", p)]
-        assert len(per_layer) == 11 * report.layers
-        playlist_reads = [p for p in paths if p.startswith("/data/playlist/") and "/cue/" not in p]
-        # Each playlist's, and the video input playlist as documented (index -1).
-        assert len(playlist_reads) == len(below) + 1 and "/data/playlist/-1" in playlist_reads
-        assert sum("/cue/" in p for p in paths) == sum(len(p.items) for p in below)
-        assert all(e.status == 200 and e.error is None for e in report.endpoints)
-        assert report.slowest == max(report.endpoints, key=lambda e: e.seconds)
-        variants = {e.path.split("/")[1]: e.variant for e in report.endpoints if e.variant}
-        assert variants["opacity"] == 'opacity wrapped {"opacity": {"value"}}'
-        assert variants["transition"] == "transitions under data"
-        assert variants["blend"] == "/blend"
-        assert len(sim_gets) >= len(paths)
+    below = list(walk(root))
+    assert report.layers == len(player.layers())
+    assert report.playlists == len(below)
+    assert report.cues == len(root.items) + sum(len(p.items) for p in below)
+    sim_gets = [r for r in sim.requests if r.path.startswith("/api/0/")]
+    assert methods(sim) == {"GET"}, "probe sent something other than a GET"
+    # Every documented read, each layer's, playlist's and cue's included, once each.
+    paths = [e.path for e in report.endpoints]
+    assert len(paths) == len(set(paths))
+    per_layer = [p for p in paths if re.match(r"/\w+/layer/", p)]
+    assert len(per_layer) == 11 * report.layers
+    playlist_reads = [p for p in paths if p.startswith("/data/playlist/") and "/cue/" not in p]
+    # Each playlist's, and the video input playlist as documented (index -1).
+    assert len(playlist_reads) == len(below) + 1 and "/data/playlist/-1" in playlist_reads
+    assert sum("/cue/" in p for p in paths) == sum(len(p.items) for p in below)
+    assert all(e.status == 200 and e.error is None for e in report.endpoints)
+    assert report.slowest == max(report.endpoints, key=lambda e: e.seconds)
+    variants = {e.path.split("/")[1]: e.variant for e in report.endpoints if e.variant}
+    assert variants["opacity"] == 'opacity wrapped {"opacity": {"value"}}'
+    assert variants["transition"] == "transitions under data"
+    assert variants["blend"] == "/blend"
+    assert len(sim_gets) >= len(paths)
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import showctl
 from pytest_httpserver import HTTPServer
+from showctl.testing import SimulatorFactory
 
 KEY = "record-K3Y-secret"
 
@@ -47,37 +48,39 @@ def rehearse(source: showctl.Simulator) -> None:
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
-def test_record_then_replay(tmp_path: Path, mode: str) -> None:
+def test_record_then_replay(
+    tmp_path: Path, mode: str, showctl_simulator_factory: SimulatorFactory
+) -> None:
     directory = tmp_path / "venue"
-    with showctl.Simulator(api_key=KEY) as source:
-        rehearse(source)
-        source.clear_requests()
-        player = showctl.MediaPlayer(source.url, KEY)
-        if mode == "sync":
-            count = player.record(directory)
-        else:
-            count = asyncio.run(player.record_async(str(directory)))
-        assert {r.method for r in source.requests} == {"GET"}, "record sent a command"
-        assert count == len(source.requests)
+    source = showctl_simulator_factory(api_key=KEY)
+    rehearse(source)
+    source.clear_requests()
+    player = showctl.MediaPlayer(source.url, KEY)
+    if mode == "sync":
+        count = player.record(directory)
+    else:
+        count = asyncio.run(player.record_async(str(directory)))
+    assert {r.method for r in source.requests} == {"GET"}, "record sent a command"
+    assert count == len(source.requests)
     recorded = recordings(directory)
     assert len(recorded) == count
     assert (directory / "workspace.json").is_file()
-    with showctl.Simulator(workspace=directory) as replay:
-        again = showctl.MediaPlayer(replay.url)
-        for rec in recorded:
-            request, response = rec["request"], rec["response"]
-            assert request["method"] == "GET" and request["path"].startswith("/api/0/")
-            path = request["path"].removeprefix("/api/0")
-            if response["status"] != 200:
-                with pytest.raises(showctl.ApiError) as info:
-                    again.request("GET", path)
-                assert info.value.status == response["status"], path
-                continue
-            got = again.request("GET", path)
-            assert without_clock(got) == without_clock(response["body"]), path
-        # The replay is stateful: a command changes what it answers.
-        again.layer("Main").unmute()
-        assert again.layer("Main").state().is_muted is False
+    replay = showctl_simulator_factory(directory)
+    again = showctl.MediaPlayer(replay.url)
+    for rec in recorded:
+        request, response = rec["request"], rec["response"]
+        assert request["method"] == "GET" and request["path"].startswith("/api/0/")
+        path = request["path"].removeprefix("/api/0")
+        if response["status"] != 200:
+            with pytest.raises(showctl.ApiError) as info:
+                again.request("GET", path)
+            assert info.value.status == response["status"], path
+            continue
+        got = again.request("GET", path)
+        assert without_clock(got) == without_clock(response["body"]), path
+    # The replay is stateful: a command changes what it answers.
+    again.layer("Main").unmute()
+    assert again.layer("Main").state().is_muted is False
 
 
 def test_the_recording_shows_the_installation(tmp_path: Path) -> None:

@@ -1075,6 +1075,8 @@ class Simulator:
         api_key: str | None = None,
         workspace: str | os.PathLike[str] | dict[str, Any] | None = None,
         *,
+        strict: bool = False,
+        apply_delay: float = 0.0,
         host: str = "127.0.0.1",
     ) -> Self: ...
     def start(self) -> Self: ...
