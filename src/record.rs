@@ -97,11 +97,11 @@ fn recording(transport: &Transport, base: &str, ex: &Exchange) -> Value {
     let mut response = Map::new();
     response.insert("status".into(), json!(ex.status.unwrap_or(0)));
     if !body.is_empty() {
-        match serde_json::from_slice::<Value>(&body) {
+        match serde_json::from_slice::<Value>(body) {
             Ok(v) => response.insert("body".into(), v),
             Err(_) => response.insert(
                 "body_text".into(),
-                Value::String(String::from_utf8_lossy(&body).into_owned()),
+                Value::String(String::from_utf8_lossy(body).into_owned()),
             ),
         };
     }
