@@ -3,13 +3,11 @@
 //! is a GET built from the endpoint table, sent once (no retry), and the TLS check is a bare
 //! handshake that sends no HTTP at all.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{DigitallySignedStruct, SignatureScheme};
+use rustls::pki_types::ServerName;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -401,63 +399,12 @@ fn result_of(ex: &Exchange) -> EndpointResult {
     }
 }
 
-/// A capturing verifier for the TLS check: it keeps the certificate the port presents and
-/// accepts it (the handshake signatures are still verified).
-#[derive(Debug)]
-struct Capture {
-    cert: Mutex<Option<Vec<u8>>>,
-    algs: rustls::crypto::WebPkiSupportedAlgorithms,
-}
-
-impl ServerCertVerifier for Capture {
-    fn verify_server_cert(
-        &self,
-        end_entity: &CertificateDer<'_>,
-        _: &[CertificateDer<'_>],
-        _: &ServerName<'_>,
-        _: &[u8],
-        _: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        *self.cert.lock().unwrap_or_else(|p| p.into_inner()) = Some(end_entity.to_vec());
-        Ok(ServerCertVerified::assertion())
-    }
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algs)
-    }
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algs)
-    }
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.algs.supported_schemes()
-    }
-}
-
 /// A TLS handshake with the port (no HTTP is sent): the certificate it presents, or `None`
 /// when the port does not speak TLS.
 async fn tls_handshake(host: &str, port: u16, timeout: Duration) -> Option<Vec<u8>> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let capture = Arc::new(Capture {
-        cert: Mutex::new(None),
-        algs: provider.signature_verification_algorithms,
-    });
-    let config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .ok()?
-        .dangerous()
-        .with_custom_certificate_verifier(capture.clone())
-        .with_no_client_auth();
+    let (config, captured) = crate::tls::capture_config().ok()?;
     let name = ServerName::try_from(host.to_string()).ok()?;
-    let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
+    let connector = tokio_rustls::TlsConnector::from(config);
     let handshake = async {
         let tcp = tokio::net::TcpStream::connect((host, port)).await.ok()?;
         connector.connect(name, tcp).await.ok()
@@ -467,12 +414,8 @@ async fn tls_handshake(host: &str, port: u16, timeout: Duration) -> Option<Vec<u
         .ok()
         .flatten()?;
     drop(stream);
-    let cert = capture
-        .cert
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .take();
-    cert
+    let cert = captured.lock().unwrap_or_else(|p| p.into_inner()).take();
+    cert.map(|c| c.to_vec())
 }
 
 /// Check an installation with the client's own options: reachability, what the port speaks,

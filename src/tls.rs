@@ -199,11 +199,34 @@ pub fn client_config(options: &TlsOptions) -> Result<Arc<rustls::ClientConfig>> 
             ca_cert: None,
         }
     };
+    config_with(provider, Verifier { check, algs })
+}
+
+/// The certificate a server presented, as kept by [`capture_config`].
+pub type Captured = Arc<std::sync::Mutex<Option<CertificateDer<'static>>>>;
+
+/// A configuration that accepts any certificate and keeps it (for `probe`, which reports the
+/// certificate and judges it with the client's own options separately). The handshake
+/// signatures are still verified.
+pub fn capture_config() -> Result<(Arc<rustls::ClientConfig>, Captured)> {
+    let provider = provider();
+    let captured = Captured::default();
+    let verifier = Verifier {
+        check: Check::Capture(captured.clone()),
+        algs: provider.signature_verification_algorithms,
+    };
+    Ok((config_with(provider, verifier)?, captured))
+}
+
+fn config_with(
+    provider: Arc<CryptoProvider>,
+    verifier: Verifier,
+) -> Result<Arc<rustls::ClientConfig>> {
     let mut config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|e| Error::Internal(format!("TLS versions: {e}")))?
         .dangerous()
-        .with_custom_certificate_verifier(Arc::new(Verifier { check, algs }))
+        .with_custom_certificate_verifier(Arc::new(verifier))
         .with_no_client_auth();
     config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     Ok(Arc::new(config))
@@ -215,6 +238,8 @@ enum Check {
     Pin(Fingerprint),
     /// `verify=False`.
     Anything,
+    /// Accept and keep the certificate (probe).
+    Capture(Captured),
     /// The system's store or `ca_cert` (`own`: the file's certificates, accepted as the
     /// server's own when presented byte for byte).
     Trust {
@@ -436,6 +461,11 @@ impl ServerCertVerifier for Verifier {
                 }
             }
             Check::Anything => Ok(ServerCertVerified::assertion()),
+            Check::Capture(slot) => {
+                *slot.lock().unwrap_or_else(|p| p.into_inner()) =
+                    Some(end_entity.clone().into_owned());
+                Ok(ServerCertVerified::assertion())
+            }
             Check::Trust { inner, own, .. } => {
                 let result = if own.iter().any(|c| c.as_ref() == end_entity.as_ref()) {
                     self.own(end_entity, server_name, now)

@@ -9,8 +9,6 @@ import datetime
 import json
 import re
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +18,7 @@ from certkit import Cert, https_server, make_cert
 from netkit import MODES
 from pytest_httpserver import HTTPServer
 from recording import load, sent, serve
+from test_cli import showctl_cli
 
 KEY = "probe-K3Y-secret"
 
@@ -178,31 +177,21 @@ def test_the_wrong_scheme_is_named(https: HTTPServer) -> None:
         assert methods(sim) <= {"GET"}
 
 
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "showctl", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
-
 def test_the_command_line() -> None:
     with showctl.Simulator(api_key=KEY) as sim:
-        done = cli("probe", sim.url, "--api-key", KEY)
+        done = showctl_cli("probe", sim.url, "--api-key", KEY)
         assert done.returncode == 0, done.stderr
         assert "ok: the installation is usable" in done.stdout
-        done = cli("probe", sim.url, "--json")
+        done = showctl_cli("probe", sim.url, "--json")
         assert done.returncode == 1
         report = json.loads(done.stdout)
         assert report["ok"] is False and report["auth"] == "required_missing"
         assert report["problems"] == [p for p in report["problems"] if "\n" not in p]
-        done = cli("probe", sim.url, "--scoreboard", "--api-key", "wrong")
+        done = showctl_cli("probe", sim.url, "--scoreboard", "--api-key", "wrong")
         assert done.returncode == 1
         assert [line for line in done.stdout.splitlines() if line.startswith("problem: ")] == [
             "problem: the API key is refused (401): check the key in the application's preferences"
         ]
         assert methods(sim) == {"GET"}
-    done = cli("probe", "https://127.0.0.1:1", "--tls-fingerprint", "sha256:zz")
+    done = showctl_cli("probe", "https://127.0.0.1:1", "--tls-fingerprint", "sha256:zz")
     assert done.returncode == 2 and "tls_fingerprint: " in done.stderr

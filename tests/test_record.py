@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +13,7 @@ import pytest
 import showctl
 from pytest_httpserver import HTTPServer
 from showctl.testing import SimulatorFactory
+from test_cli import showctl_cli
 
 KEY = "record-K3Y-secret"
 
@@ -143,13 +142,7 @@ def test_refusals(tmp_path: Path) -> None:
 
 def test_the_command_line(tmp_path: Path) -> None:
     with showctl.Simulator() as source:
-        done = subprocess.run(
-            [sys.executable, "-m", "showctl", "record", source.url, str(tmp_path / "cli")],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
+        done = showctl_cli("record", source.url, str(tmp_path / "cli"))
         assert done.returncode == 0, done.stderr
         assert f"showctl simulate --workspace {tmp_path / 'cli'}" in done.stdout
         assert {r.method for r in source.requests} == {"GET"}
