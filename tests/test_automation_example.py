@@ -45,7 +45,7 @@ def test_against_a_url_with_a_backup_and_a_dead_mirror() -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         dead = f"http://127.0.0.1:{s.getsockname()[1]}"
-    with showctl.Simulator() as main, showctl.Simulator() as backup:
+    with showctl.Simulator(strict=True) as main, showctl.Simulator(strict=True) as backup:
         result = run("--url", main.url, "--mirror", backup.url, "--mirror", dead)
         assert result.returncode == 1, result.stdout + result.stderr
         assert "confirmed: 'Countdown' plays on 'Main'" in result.stdout

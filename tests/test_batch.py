@@ -100,7 +100,7 @@ def test_commands_show_what_they_send() -> None:
 
 
 def test_two_thousand_commands_in_one_call() -> None:
-    with showctl.Simulator() as sim, showctl.MediaPlayer(sim.url) as player:
+    with showctl.Simulator(strict=True) as sim, showctl.MediaPlayer(sim.url) as player:
         layers = [layer.name or "" for layer in player.layers()]
         commands = [cmd.set_opacity(layers[i % 4], (i % 101) / 100) for i in range(2000)]
         started = time.perf_counter()

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -65,7 +66,7 @@ def start(*args: str) -> subprocess.Popen[str]:
 
 @pytest.fixture
 def sim() -> Iterator[showctl.Simulator]:
-    with showctl.Simulator() as s:
+    with showctl.Simulator(strict=True) as s:
         yield s
 
 
@@ -145,12 +146,14 @@ def test_trigger_and_transport(sim: showctl.Simulator) -> None:
     table = at(sim, "transport", "Main").stdout.splitlines()
     assert table[0].split() == ["LAYER", "NAME", "STATE", "ELAPSED", "REMAINING", "MEDIA"]
     assert "playing" in table[1] and "intro_2024.mp4" in table[1]
-    # The video input playlist by index -1 (an argument, not an option).
+    # The video input playlist by index -1 (an argument, not an option). As in the field, the
+    # layer named by the trigger is ignored: the cue plays on the targeted layer (Main).
     assert at(sim, "trigger", "-1", "0", "--layer", "0").returncode == 0
     assert (
-        lines_json(at(sim, "transport", "0", "--json").stdout)[0]["playingMedia"]["name"]
+        lines_json(at(sim, "transport", "Main", "--json").stdout)[0]["playingMedia"]["name"]
         == "Camera 1"
     )
+    assert "playingMedia" not in lines_json(at(sim, "transport", "0", "--json").stdout)[0]
 
 
 def watching(sim: showctl.Simulator, *args: str) -> subprocess.Popen[str]:
@@ -168,7 +171,10 @@ def watching(sim: showctl.Simulator, *args: str) -> subprocess.Popen[str]:
 def test_transport_watch_prints_each_event(sim: showctl.Simulator) -> None:
     proc = watching(sim, "Main", "--json", "--count", "2")
     with showctl.MediaPlayer(sim.url) as player:
+        # Media plays on the targeted layer (as in the field), so target each layer first.
+        player.layer("Background").select(target=True)
         player.layer("Background").trigger("Opening", "Intro Video")  # not shown
+        player.layer("Main").select(target=True)
         player.layer("Main").trigger("Main Show", 0)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
@@ -245,7 +251,7 @@ def test_scores_and_watch(sim: showctl.Simulator) -> None:
 
 
 def test_api_key_from_option_and_env() -> None:
-    with showctl.Simulator(api_key="k3y") as sim:
+    with showctl.Simulator(api_key="k3y", strict=True) as sim:
         denied = at(sim, "layers")
         assert denied.returncode == 1
         assert "401 Unauthorized" in one_error_line(denied)
@@ -309,6 +315,33 @@ def test_simulate_serves_until_interrupted(tmp_path: Path) -> None:
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert "Traceback" not in err
+
+
+def test_simulate_a_workspace_directory_strictly(tmp_path: Path) -> None:
+    (tmp_path / "workspace.json").write_text(json.dumps({"layers": [{"name": "Recorded"}]}))
+    proc = start("simulate", "--json", "--workspace", str(tmp_path), "--strict")
+    assert proc.stdout is not None
+    url = json.loads(proc.stdout.readline())["url"] + "/api/0"
+    with urllib.request.urlopen(url + "/data/layers", timeout=5) as resp:
+        assert json.load(resp)["data"][0]["layer"]["name"] == "Recorded"
+    # The Companion module's body: accepted by the application, refused when strict.
+    req = urllib.request.Request(url + "/opacity/layer/0", data=b"[object Object]")
+    req.add_header("Content-Type", "text/plain")
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(req, timeout=5)
+    assert refused.value.code == 400
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "not JSON" in err  # logged as a warning
+
+
+def test_simulate_a_malformed_workspace(tmp_path: Path) -> None:
+    bad = tmp_path / "show.json"
+    bad.write_text(json.dumps({"layers": [{"name": "A", "opacity": "full"}]}))
+    result = showctl_cli("simulate", "--workspace", str(bad))
+    assert result.returncode == 2
+    assert "show.json" in result.stderr and "layers[0].opacity" in result.stderr
 
 
 def test_simulate_score_tick_moves_the_score() -> None:

@@ -143,7 +143,7 @@ def test_refusals_come_before_anything_is_sent(httpserver: HTTPServer, base_url:
 
 @pytest.fixture
 def player() -> Iterator[showctl.MediaPlayer]:
-    with showctl.Simulator() as sim, showctl.MediaPlayer(sim.url) as p:
+    with showctl.Simulator(strict=True) as sim, showctl.MediaPlayer(sim.url) as p:
         yield p
 
 

@@ -34,7 +34,7 @@ def run(name: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def sim() -> Iterator[showctl.Simulator]:
-    with showctl.Simulator() as s:
+    with showctl.Simulator(strict=True) as s:
         yield s
 
 
@@ -129,7 +129,11 @@ def test_cue_sheet_goes_on_after_a_failure(sim: showctl.Simulator, tmp_path: Pat
 
 
 def test_fanout_reports_each_player() -> None:
-    with showctl.Simulator() as a, showctl.Simulator() as b, showctl.Simulator() as c:
+    with (
+        showctl.Simulator(strict=True) as a,
+        showctl.Simulator(strict=True) as b,
+        showctl.Simulator(strict=True) as c,
+    ):
         b.fail_next(503)
         result = run(
             "fanout.py",

@@ -115,7 +115,7 @@ def test_adjust_opacity_clamps(httpserver: HTTPServer, base_url: str, mode: str)
 
 
 def test_on_the_simulator() -> None:
-    with showctl.Simulator() as sim, showctl.MediaPlayer(sim.url) as player:
+    with showctl.Simulator(strict=True) as sim, showctl.MediaPlayer(sim.url) as player:
         main = player.layer("Main")
         main.fade(0.0, 0.2, 5)
         assert main.opacity() == 0.0

@@ -290,9 +290,7 @@ def tls(tmp_path_factory: pytest.TempPathFactory) -> tuple[ssl.SSLContext, Path]
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_tls_verification_is_on_by_default(
-    tls: tuple[ssl.SSLContext, Path], mode: str
-) -> None:
+def test_tls_verification_is_on_by_default(tls: tuple[ssl.SSLContext, Path], mode: str) -> None:
     context, ca_pem = tls
     server = HTTPServer(host="127.0.0.1", port=0, ssl_context=context)
     server.expect_request("/api/0/opacity/layer/0").respond_with_data(
@@ -345,7 +343,10 @@ def test_the_key_appears_in_no_cli_output() -> None:
         ["request", "GET", "/data/layers"],
     ]
     runs = []
-    with showctl.Simulator(api_key=KEY) as sim, showctl.Simulator(api_key="other") as wrong:
+    with (
+        showctl.Simulator(api_key=KEY, strict=True) as sim,
+        showctl.Simulator(api_key="other", strict=True) as wrong,
+    ):
         with FaultServer(serve(echo)) as bad:
             dead = f"http://127.0.0.1:{free_port()}"
             for url in (sim.url, wrong.url, bad.url, dead):

@@ -22,7 +22,7 @@ def dead_url() -> str:
 
 @pytest.fixture
 def sims() -> Iterator[tuple[showctl.Simulator, showctl.Simulator]]:
-    with showctl.Simulator() as primary, showctl.Simulator() as slow:
+    with showctl.Simulator(strict=True) as primary, showctl.Simulator(strict=True) as slow:
         slow.delay(0.2)
         yield primary, slow
 
@@ -70,7 +70,10 @@ def test_a_dead_and_a_slow_mirror(
 
 
 def test_keys_follow_the_primary_unless_given() -> None:
-    sims = [showctl.Simulator(api_key=k) for k in ("main-key", "main-key", "own-key", "own-key")]
+    sims = [
+        showctl.Simulator(api_key=k, strict=True)
+        for k in ("main-key", "main-key", "own-key", "own-key")
+    ]
     with contextlib.ExitStack() as stack:
         primary, same, own, wrong = [stack.enter_context(s) for s in sims]
         with showctl.MediaPlayer(

@@ -115,7 +115,7 @@ def sim() -> Iterator[showctl.Simulator]:
         },
         "layers": [{"name": "Background"}, {"name": "10"}, {"name": "Main"}],
     }
-    with showctl.Simulator(workspace=workspace) as s:
+    with showctl.Simulator(workspace=workspace, strict=True) as s:
         yield s
 
 
@@ -126,6 +126,7 @@ def test_on_the_simulator(sim: showctl.Simulator) -> None:
         seven = player.resolve_playlist("7")
         second = seven.find("2")
         assert isinstance(second, showctl.Cue)
+        ten.select(target=True)  # media plays on the targeted layer, as in the field
         ten.trigger(seven.uuid or "", second.uuid or "", confirm=True)
         state = ten.state()
         assert state.name == "10" and state.is_muted

@@ -18,7 +18,7 @@ import showctl
 
 @pytest.fixture
 def sim() -> Iterator[showctl.Simulator]:
-    with showctl.Simulator() as s:
+    with showctl.Simulator(strict=True) as s:
         yield s
 
 
@@ -52,7 +52,7 @@ def get(sim: showctl.Simulator, path: str) -> Any:
 
 
 def test_url_port_and_repr() -> None:
-    sim = showctl.Simulator(api_key="k3y")
+    sim = showctl.Simulator(api_key="k3y", strict=True)
     assert not sim.running
     with pytest.raises(RuntimeError, match="not running"):
         _ = sim.url
@@ -73,7 +73,8 @@ def test_commands_change_what_reads_answer(sim: showctl.Simulator) -> None:
     assert call(sim, "POST", "/opacity/layer/0", {"value": 0.4}) == (200, b"")
     assert get(sim, "/data/layer/1")["layer"]["isMuted"] is True
     assert get(sim, "/opacity/layer/0") == {"opacity": {"value": 0.4}}
-    assert call(sim, "POST", "/trigger/layer/2/playlist/0/cue/Intro%20Video")[0] == 200
+    assert call(sim, "POST", "/select/layer/Lower%20Third%2FLeft?target=true")[0] == 200
+    assert call(sim, "POST", "/trigger/playlist/0/cue/Intro%20Video")[0] == 200
     state = get(sim, "/transportState/layer/Lower%20Third%2FLeft")["transportState"]
     assert state["isPlaying"] is True
     assert state["playingMedia"]["name"] == "intro_2024.mp4"
@@ -106,7 +107,7 @@ def test_field_status_codes(sim: showctl.Simulator) -> None:
 
 
 def test_api_key(sim: showctl.Simulator) -> None:
-    with showctl.Simulator(api_key="s3cret") as locked:
+    with showctl.Simulator(api_key="s3cret", strict=True) as locked:
         assert call(locked, "GET", "/data/layers")[0] == 401
         assert call(locked, "GET", "/data/layers", key="wrong")[0] == 401
         assert call(locked, "GET", "/data/layers", key="s3cret")[0] == 200
@@ -195,7 +196,7 @@ def test_many_threads_at_once(sim: showctl.Simulator) -> None:
 
 
 def test_stop_while_delayed_is_prompt() -> None:
-    sim = showctl.Simulator().start()
+    sim = showctl.Simulator(strict=True).start()
     sim.delay(30)
 
     errors: list[BaseException] = []
@@ -234,7 +235,7 @@ def test_watch_follows_set_score(sim: showctl.Simulator) -> None:
 
 
 async def test_async_watch_and_async_with() -> None:
-    async with showctl.Simulator() as sim:
+    async with showctl.Simulator(strict=True) as sim:
         async with showctl.Scoreboard(sim.url) as board:
             it = board.watch_async(interval=0.05)
             first = await it.__anext__()
@@ -285,7 +286,7 @@ def test_workspace_file_and_dict(tmp_path: Path) -> None:
     path = tmp_path / "show.json"
     path.write_text(json.dumps(ws))
     for source in (path, str(path), ws):
-        with showctl.Simulator(workspace=source) as sim:
+        with showctl.Simulator(workspace=source, strict=True) as sim:
             assert [d["layer"]["name"] for d in get(sim, "/data/layers")["data"]] == ["Only"]
             assert get(sim, "/data/scores")["sportMode"] == "Soccer"
             assert call(sim, "POST", "/trigger/playlist/P")[0] == 200
@@ -293,23 +294,23 @@ def test_workspace_file_and_dict(tmp_path: Path) -> None:
 
 def test_bad_workspace(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="workspace"):
-        showctl.Simulator(workspace=tmp_path / "missing.json")
+        showctl.Simulator(workspace=tmp_path / "missing.json", strict=True)
     bad = tmp_path / "bad.json"
     bad.write_text('{"layers": [{"name": "A", "blendMode": "Sepia"}]}')
-    with pytest.raises(ValueError, match=r"layers\.A\.blendMode"):
-        showctl.Simulator(workspace=bad)
+    with pytest.raises(ValueError, match=r"layers\[0\]\.blendMode"):
+        showctl.Simulator(workspace=bad, strict=True)
     bad.write_text("{")
     with pytest.raises(ValueError, match=r"bad\.json"):
-        showctl.Simulator(workspace=bad)
+        showctl.Simulator(workspace=bad, strict=True)
     with pytest.raises(TypeError, match="workspace"):
-        showctl.Simulator(workspace=42)  # type: ignore[arg-type]
+        showctl.Simulator(workspace=42, strict=True)  # type: ignore[arg-type]
 
 
 def test_bad_arguments(sim: showctl.Simulator) -> None:
     with pytest.raises(ValueError, match="port"):
-        showctl.Simulator(port=70000)
+        showctl.Simulator(port=70000, strict=True)
     with pytest.raises(ValueError, match="api_key"):
-        showctl.Simulator(api_key="a\r\nb")
+        showctl.Simulator(api_key="a\r\nb", strict=True)
     with pytest.raises(ValueError, match="status"):
         sim.fail_next(200)
     with pytest.raises(ValueError, match="times"):
@@ -327,7 +328,7 @@ def test_bad_arguments(sim: showctl.Simulator) -> None:
 
 def test_port_in_use(sim: showctl.Simulator) -> None:
     with pytest.raises(OSError, match="cannot listen"):
-        showctl.Simulator(port=sim.port).start()
+        showctl.Simulator(port=sim.port, strict=True).start()
 
 
 def test_restart_and_reset(sim: showctl.Simulator) -> None:

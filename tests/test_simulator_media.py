@@ -12,7 +12,7 @@ import showctl
 
 @pytest.fixture
 def sim() -> Iterator[showctl.Simulator]:
-    with showctl.Simulator() as s:
+    with showctl.Simulator(strict=True) as s:
         yield s
 
 
@@ -92,7 +92,10 @@ def test_trigger_plays_and_transport_moves(player: showctl.MediaPlayer) -> None:
 
 
 def test_workspace_play_pause_and_transport(player: showctl.MediaPlayer) -> None:
+    # Media plays on the targeted layer (as in the field): target each layer first.
+    player.layer(0).select(target=True)
     player.layer(0).trigger(1, 0)
+    player.layer(3).select(target=True)
     player.layer(3).trigger("Opening", "Welcome Still")
     player.pause()
     states = player.transport_state()
@@ -111,24 +114,31 @@ def test_selection_drives_trigger_cue(sim: showctl.Simulator, player: showctl.Me
     media = player.layer(2).transport_state().playing_media
     assert media is not None and media.name == "lower_third_speaker.mov"
     player.select_playlist(-1)
-    player.layer(0).select()
+    player.layer(0).select()  # selects without retargeting: media still plays on layer 2
+    assert sim.selection == {"layer": 0, "target": 2, "playlist": sim.selection["playlist"]}
     player.trigger_playlist(-1)
-    media = player.layer(0).transport_state().playing_media
+    media = player.layer(2).transport_state().playing_media
     assert media is not None and media.name == "Camera 1"
+    assert player.layer(0).transport_state().playing_media is None
     player.trigger_playlist_cue("Highlights", "Crowd Shot")
-    media = player.layer(0).transport_state().playing_media
+    media = player.layer(2).transport_state().playing_media
     assert media is not None and media.name == "crowd.mov"
     with pytest.raises(showctl.BadRequestError, match="cue index only"):
         player.trigger_cue("Camera 1")
 
 
 def test_blend_and_field_fallback(sim: showctl.Simulator, player: showctl.MediaPlayer) -> None:
-    assert [m.name for m in player.blend_modes()][:4] == ["Normal", "Add", "Multiply", "Screen"]
+    assert [m.name for m in player.blend_modes()][:4] == [
+        "Normal",
+        "Dissolve",
+        "Darken",
+        "Multiply",
+    ]
     layer = player.layer(0)
     layer.set_blend_mode("Multiply")
     assert layer.blend_mode().name == "Multiply"
     blend = layer.blend()
-    assert (blend.type, blend.mode_index, blend.opacity) == ("Standard", 2, 1.0)
+    assert (blend.type, blend.mode_index, blend.opacity) == ("Standard", 3, 1.0)
     # The documented path refused (as in 3.3.1): the client moves to /layerBlend.
     sim.fail_next(404)
     layer.set_blend({"type": "Luma Matte", "base": {"isInverted": True}})
@@ -148,8 +158,9 @@ def test_presets_and_target_sets(sim: showctl.Simulator, player: showctl.MediaPl
         "Ghost",
     ]
     layer = player.layer("Main")
-    assert [p.name for p in layer.presets()] == ["Full Screen", "Picture in Picture", "Ghost"]
+    assert layer.presets() == []  # what the layer has applied: nothing yet
     layer.apply_preset("Ghost")
+    assert [p.name for p in layer.presets()] == ["Ghost"]
     assert layer.opacity() == 0.35 and layer.blend_mode().name == "Screen"
     assert [t.name for t in player.target_sets()] == ["All Screens", "LED Wall", "Projectors"]
     layer.set_target_set("Projectors")
@@ -237,7 +248,7 @@ def test_errors_are_typed(sim: showctl.Simulator, player: showctl.MediaPlayer) -
 
 
 def test_api_key() -> None:
-    with showctl.Simulator(api_key="s3cret") as sim:
+    with showctl.Simulator(api_key="s3cret", strict=True) as sim:
         with showctl.MediaPlayer(sim.url) as anonymous, pytest.raises(showctl.UnauthorizedError):
             anonymous.layers()
         with showctl.MediaPlayer(sim.url, "s3cret") as player:

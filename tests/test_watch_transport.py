@@ -136,7 +136,7 @@ def test_a_closed_client_ends_the_watch(httpserver: HTTPServer, base_url: str) -
 
 @pytest.fixture
 def sim() -> Iterator[showctl.Simulator]:
-    with showctl.Simulator() as s:
+    with showctl.Simulator(strict=True) as s:
         yield s
 
 
@@ -147,7 +147,8 @@ def test_simulated_show(sim: showctl.Simulator) -> None:
     steps = [
         lambda: main.trigger("Opening", "Countdown"),
         lambda: main.go_to(-1.4),  # 1.4 s left: crosses 5.0 at once, 1.0 while it plays
-        lambda: logo.trigger("Opening", "Welcome Still"),
+        # Untargeted media plays on the targeted layer (as in the field): target the logo.
+        lambda: (logo.select(target=True), logo.trigger("Opening", "Welcome Still")),
         lambda: logo.clear(),
         lambda: sim.fail_next(503, 2),
     ]

@@ -1067,7 +1067,14 @@ class RecordedRequest:
 
 @final
 class Simulator:
-    """A stand-in for the media playback and scoreboard applications on a loopback port."""
+    """A stand-in for the media playback and scoreboard applications on a loopback port.
+
+    `workspace` is a workspace file (format in docs/simulator.md), a directory holding
+    `workspace.json` (as `showctl record` writes it), a dict of the same shape, or None for
+    the built-in one. `strict=True` answers 400 to requests the applications accept but that
+    break the API documents (they are always listed in `warnings`). `apply_delay` (seconds)
+    applies every change that long after its 200, as the real application does.
+    """
 
     def __new__(
         cls,
@@ -1089,6 +1096,19 @@ class Simulator:
     def port(self) -> int: ...
     @property
     def api_key(self) -> str | None: ...
+    @property
+    def strict(self) -> bool:
+        """Whether requests that break the API documents answer 400."""
+    @property
+    def apply_delay(self) -> float:
+        """Seconds between a command's 200 and the change it makes."""
+    @property
+    def warnings(self) -> list[str]:
+        """Requests accepted (or, when strict, refused) that break the API documents, oldest
+        first, each as "METHOD /api/0/path: what was wrong". Also logged on the
+        `showctl.simulator` logger. Assert it is empty to hold your own code to the documents."""
+    def clear_warnings(self) -> None:
+        """Empty `warnings`."""
     @property
     def requests(self) -> list[RecordedRequest]: ...
     def clear_requests(self) -> None: ...

@@ -162,7 +162,14 @@ def scoreboard(args: argparse.Namespace) -> showctl.Scoreboard:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     key = args.api_key if args.api_key is not None else os.environ.get(KEY_ENV) or None
-    sim = showctl.Simulator(port=args.port, api_key=key, workspace=args.workspace, host=args.host)
+    sim = showctl.Simulator(
+        port=args.port,
+        api_key=key,
+        workspace=args.workspace,
+        strict=args.strict,
+        apply_delay=args.apply_delay,
+        host=args.host,
+    )
     sim.start()
     # From here on Ctrl-C (or SIGTERM) is the normal way to stop, even while the URL is printed.
     try:
@@ -522,7 +529,25 @@ def build_parser() -> argparse.ArgumentParser:
         "--api-key",
         help=f"require this key on every request (default: ${KEY_ENV}, else none)",
     )
-    p.add_argument("--workspace", metavar="FILE", help="a JSON workspace file to start from")
+    p.add_argument(
+        "--workspace",
+        metavar="PATH",
+        help="a JSON workspace file to start from, or a directory holding workspace.json "
+        "(as `showctl record` writes it)",
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="answer 400 to requests the applications accept but the API documents do not "
+        "(they are logged as warnings either way)",
+    )
+    p.add_argument(
+        "--apply-delay",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="apply each change this long after its 200, as the real application does (default: 0)",
+    )
     p.add_argument(
         "--score-tick",
         type=_interval,

@@ -127,7 +127,9 @@ impl FromRequest<Sh> for Call {
             Err(e) => return Err(e.into_response()),
         };
         let mut warnings = Vec::new();
-        let odd = unencoded(parts.uri.path());
+        // Every route is nested under /api/0, which the nest cut from the URI.
+        let path = format!("/api/0{}", parts.uri.path());
+        let odd = unencoded(&path);
         if !odd.is_empty() {
             warnings.push(format!(
                 "the path carries {odd:?} unencoded; names should be percent-encoded"
@@ -142,7 +144,7 @@ impl FromRequest<Sh> for Call {
         } else {
             parse_body(&parts.headers, &bytes, &mut warnings)
         };
-        let what = format!("{} {}", parts.method, parts.uri.path());
+        let what = format!("{} {path}", parts.method);
         let warnings = warnings
             .into_iter()
             .map(|w| format!("{what}: {w}"))
@@ -183,12 +185,13 @@ impl Call {
         std::mem::take(&mut *super::lock(&self.warnings))
     }
 
-    /// In strict mode, the first warning gathered while reading the request refuses it.
+    /// In strict mode, the warnings gathered while reading the request refuse it.
     fn strict_check(&self) -> Outcome<()> {
-        match super::lock(&self.warnings).first() {
-            Some(w) if self.strict => Err(Bad(format!("strict mode: {w}"))),
-            _ => Ok(()),
+        let warnings = super::lock(&self.warnings);
+        if self.strict && !warnings.is_empty() {
+            return Err(Bad(format!("strict mode: {}", warnings.join("; "))));
         }
+        Ok(())
     }
 
     fn has_body(&self) -> bool {

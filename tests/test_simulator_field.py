@@ -1,0 +1,377 @@
+"""The simulator answers as the real applications do (the field facts of the design), tested
+with the exact requests the public clients send: raw bytes through `http.client`, not showctl's
+client. One test (or a few) per difference listed in the issue, plus the strictness report."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import showctl
+
+# The value-bearing commands the current Companion module sends as the text `[object Object]`
+# without a Content-Type (target set, layer preset, effects preset, opacity, blend mode, layer
+# blend, transition duration).
+COMPANION_VALUE_COMMANDS = [
+    "/targetSet/layer/0",
+    "/layerPreset/layer/0",
+    "/effectsPreset/layer/0",
+    "/effectsPreset/workspace",
+    "/opacity/layer/0",
+    "/blendMode/layer/0",
+    "/layerBlend/layer/0",
+    "/transitionDuration/layer/0",
+]
+
+BLEND_MODES = [
+    "Normal",
+    "Dissolve",
+    "Darken",
+    "Multiply",
+    "Color Burn",
+    "Linear Burn",
+    "Darker Color",
+    "Lighten",
+    "Screen",
+    "Color Dodge",
+    "Linear Dodge",
+    "Lighter Color",
+    "Overlay",
+    "Soft Light",
+    "Hard Light",
+    "Vivid Light",
+    "Linear Light",
+    "Pin Light",
+    "Hard Mix",
+    "Difference",
+    "Exclusion",
+    "Subtract",
+    "Divide",
+    "Hue",
+    "Saturation",
+    "Color",
+    "Luminosity",
+]
+
+
+@pytest.fixture
+def sim() -> Iterator[showctl.Simulator]:
+    with showctl.Simulator() as s:
+        yield s
+
+
+def send(
+    sim: showctl.Simulator,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+    *,
+    length: bool = True,
+) -> tuple[int, bytes]:
+    """One request as given: `body` None with `length` False sends no Content-Length at all."""
+    conn = http.client.HTTPConnection("127.0.0.1", sim.port, timeout=5)
+    try:
+        conn.putrequest(method, "/api/0" + path)
+        for k, v in (headers or {}).items():
+            conn.putheader(k, v)
+        if body is not None or length:
+            conn.putheader("Content-Length", str(len(body or b"")))
+        conn.endheaders(body)
+        resp = conn.getresponse()
+        return resp.status, resp.read()
+    finally:
+        conn.close()
+
+
+JSON = {"Content-Type": "application/json"}
+
+
+def get(sim: showctl.Simulator, path: str) -> Any:
+    status, body = send(sim, "GET", path)
+    assert status == 200, body
+    return json.loads(body)
+
+
+def post_json(sim: showctl.Simulator, path: str, value: Any) -> tuple[int, bytes]:
+    return send(sim, "POST", path, json.dumps(value).encode(), JSON)
+
+
+# --- 1. bodies the real application accepts ------------------------------------------------
+
+
+@pytest.mark.parametrize("path", COMPANION_VALUE_COMMANDS)
+def test_object_object_without_content_type_is_200(sim: showctl.Simulator, path: str) -> None:
+    before = get(sim, "/data/layer/0")["layer"]
+    assert send(sim, "POST", path, b"[object Object]") == (200, b"")
+    after = get(sim, "/data/layer/0")["layer"]
+    if path.startswith("/targetSet"):
+        # Not a value: like no body, the target set ends at "No Selection".
+        assert before["targetSetUUID"] != "null" and after["targetSetUUID"] == "null"
+        assert get(sim, "/targetSet/layer/0") == {"targetSet": None}
+    else:
+        assert after == before
+    assert any("not JSON" in w and path in w for w in sim.warnings), sim.warnings
+    assert any("Content-Type" in w for w in sim.warnings), sim.warnings
+
+
+@pytest.mark.parametrize("path", [*COMPANION_VALUE_COMMANDS, "/mute/layer/0", "/play/layer/0"])
+@pytest.mark.parametrize("form", ["content-length-0", "no-body", "empty-object"])
+def test_empty_bodies_are_200(sim: showctl.Simulator, path: str, form: str) -> None:
+    if form == "content-length-0":
+        answer = send(sim, "POST", path, b"")
+    elif form == "no-body":
+        answer = send(sim, "POST", path, length=False)
+    else:
+        answer = send(sim, "POST", path, b"{}", JSON)
+    assert answer == (200, b"")
+
+
+def test_strict_refuses_what_breaks_the_documents() -> None:
+    with showctl.Simulator(strict=True) as strict:
+        status, body = send(strict, "POST", "/opacity/layer/0", b"[object Object]")
+        assert status == 400 and b"strict mode" in body and b"not JSON" in body
+        assert post_json(strict, "/opacity/layer/0", {})[0] == 400
+        assert send(strict, "POST", "/mute/layer/0", b"{}", JSON)[0] == 400
+        # Documented requests stay 200.
+        assert post_json(strict, "/opacity/layer/0", {"value": 0.5}) == (200, b"")
+        assert send(strict, "POST", "/targetSet/layer/0", length=False) == (200, b"")
+        assert send(strict, "POST", "/mute/layer/0") == (200, b"")
+        assert len(strict.warnings) == 4  # no Content-Type, not JSON, no value, a body
+        assert get(strict, "/opacity/layer/0") == {"opacity": {"value": 0.5}}
+
+
+def test_warnings_are_logged_and_cleared(
+    sim: showctl.Simulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="showctl.simulator"):
+        assert post_json(sim, "/targetSet/layer/0", {"value": "1"}) == (200, b"")
+        # The log record arrives from the simulator's thread: wait for it, not for a time.
+        deadline = time.monotonic() + 5
+        while not any("by index" in r.getMessage() for r in caplog.records):
+            assert time.monotonic() < deadline, caplog.records
+            time.sleep(0.01)
+    assert sim.warnings == [
+        "POST /api/0/targetSet/layer/0: a target set cannot be addressed by index (the "
+        'application ends at "No Selection"); send its name'
+    ]
+    assert get(sim, "/targetSet/layer/0") == {"targetSet": None}
+    sim.clear_warnings()
+    assert sim.warnings == []
+    # A name sent unencoded (legal characters in a path, but names are to be encoded).
+    send(sim, "POST", "/mute/layer/Main!")
+    assert len(sim.warnings) == 1 and "percent-encoded" in sim.warnings[0]
+    sim.reset()
+    assert sim.warnings == []
+
+
+# --- 2. triggers play on the targeted layer --------------------------------------------------
+
+
+def playing(sim: showctl.Simulator, layer: int) -> str | None:
+    state = get(sim, f"/transportState/layer/{layer}")["transportState"]
+    media = state.get("playingMedia")
+    return None if media is None else str(media["name"])
+
+
+def test_untargeted_media_plays_on_the_layer_last_selected_with_target(
+    sim: showctl.Simulator,
+) -> None:
+    assert send(sim, "POST", "/select/layer/2?target=true")[0] == 200
+    assert send(sim, "POST", "/select/layer/0?target=false")[0] == 200  # selects only
+    assert send(sim, "POST", "/trigger/playlist/0")[0] == 200
+    assert playing(sim, 2) == "countdown_10s.mov"
+    assert playing(sim, 0) is None
+    assert send(sim, "POST", "/trigger/playlist/Highlights/cue/1")[0] == 200
+    assert playing(sim, 2) == "crowd.mov"
+    assert send(sim, "POST", "/select/playlist/1")[0] == 200
+    assert send(sim, "POST", "/trigger/cue/1")[0] == 200
+    assert playing(sim, 2) == "sponsors.mp4"
+    assert sim.selection["layer"] == 0 and sim.selection["target"] == 2
+
+
+def test_the_layer_of_a_layer_trigger_is_ignored(sim: showctl.Simulator) -> None:
+    # Companion's "Trigger Cue in Playlist on Layer": layer 3 named, the cue has no layer of
+    # its own: it plays on the targeted layer ("Main" in the default workspace).
+    assert send(sim, "POST", "/trigger/layer/3/playlist/0/cue/1")[0] == 200
+    assert playing(sim, 3) is None
+    assert playing(sim, 1) == "intro_2024.mp4"
+    # A cue configured to play on "Lower Third/Left" plays there, whatever layer is named.
+    assert send(sim, "POST", "/trigger/layer/0/playlist/1/cue/2")[0] == 200
+    assert playing(sim, 2) == "lower_third_speaker.mov"
+    assert playing(sim, 0) is None
+    # An unknown layer is still refused.
+    assert send(sim, "POST", "/trigger/layer/9/playlist/0/cue/1")[0] == 400
+
+
+# --- 3. the root playlist ------------------------------------------------------------------
+
+
+def test_the_root_playlist_is_named_root(sim: showctl.Simulator) -> None:
+    root = get(sim, "/data/playlists")["playlist"]
+    assert root["name"] == "Root"
+    with showctl.Simulator(workspace={"layers": [{"name": "A"}]}) as bare:
+        assert get(bare, "/data/playlists")["playlist"]["name"] == "Root"
+
+
+# --- 4. the 27 blend modes -----------------------------------------------------------------
+
+
+def test_the_27_blend_modes(sim: showctl.Simulator) -> None:
+    listed = get(sim, "/blendMode")["data"]
+    assert [d["blendMode"] for d in listed] == [
+        {"name": n, "id": i} for i, n in enumerate(BLEND_MODES)
+    ]
+    for name in BLEND_MODES:
+        assert post_json(sim, "/blendMode/layer/0", {"value": name}) == (200, b"")
+        assert get(sim, "/blendMode/layer/0")["blendMode"]["name"] == name
+    assert sim.warnings == []
+
+
+# --- 5. an empty string unlinks ------------------------------------------------------------
+
+
+def test_an_empty_string_unlinks_presets(sim: showctl.Simulator) -> None:
+    assert post_json(sim, "/layerPreset/layer/0", {"value": "Ghost"}) == (200, b"")
+    assert post_json(sim, "/layerPreset/layer/0", {"value": ""}) == (200, b"")
+    assert get(sim, "/layerPreset/layer/0") == {"data": []}
+    for scope in ("layer/0", "workspace"):
+        assert post_json(sim, f"/effectsPreset/{scope}", {"value": "Dreamy"}) == (200, b"")
+        assert get(sim, f"/effectsPreset/{scope}")["effectPreset"]["name"] == "Dreamy"
+        assert post_json(sim, f"/effectsPreset/{scope}", {"value": ""}) == (200, b"")
+        assert get(sim, f"/effectsPreset/{scope}") == {"effectPreset": None}
+    assert get(sim, "/data/layer/0")["layer"]["effectPresetUUID"] == "null"
+    assert sim.warnings == []
+
+
+# --- 6. a layer's preset -------------------------------------------------------------------
+
+
+def test_layer_preset_read_shows_what_the_layer_applied(sim: showctl.Simulator) -> None:
+    assert get(sim, "/layerPreset/layer/1") == {"data": []}
+    assert post_json(sim, "/layerPreset/layer/1", {"value": "Ghost"}) == (200, b"")
+    assert get(sim, "/layerPreset/layer/1") == {"data": [{"id": "3", "name": "Ghost"}]}
+    assert get(sim, "/layerPreset/layer/0") == {"data": []}
+    assert len(get(sim, "/layerPreset")["data"]) == 3
+
+
+# --- 7. transport-state layers -------------------------------------------------------------
+
+
+def test_transport_state_layers_carry_blend_and_transition(sim: showctl.Simulator) -> None:
+    for state in [
+        get(sim, "/transportState/layer/0")["transportState"],
+        *(d["transportState"] for d in get(sim, "/transportState/workspace")["data"]),
+    ]:
+        layer = state["layer"]
+        assert set(layer["layerBlend"]) == {"type", "base"}
+        assert {"uuid", "name", "duration", "favoriteUUID"} <= set(layer["transition"])
+    layer = get(sim, "/transportState/layer/0")["transportState"]["layer"]
+    # Background has no transition of its own: the workspace default (Dissolve, 1 s).
+    assert layer["transition"]["name"] == "Dissolve"
+    assert layer["transition"]["duration"] == 1.0
+    assert layer["layerBlend"] == {
+        "type": "Standard",
+        "base": {"name": "Normal", "modeIndex": 0, "opacity": 1.0},
+    }
+    third = get(sim, "/transportState/layer/2")["transportState"]["layer"]
+    assert third["transition"]["duration"] == 0.5
+    assert third["layerBlend"]["base"]["name"] == "Screen"
+
+
+# --- 8. apply latency ----------------------------------------------------------------------
+
+
+def test_apply_delay_lands_changes_after_the_answer() -> None:
+    with showctl.Simulator(apply_delay=0.3, strict=True) as slow:
+        assert slow.apply_delay == 0.3
+        assert post_json(slow, "/opacity/layer/0", {"value": 0.25}) == (200, b"")
+        assert get(slow, "/opacity/layer/0") == {"opacity": {"value": 1.0}}  # not yet
+        with showctl.MediaPlayer(slow.url) as player:
+            layer = player.layer("Main")
+            # The read-back confirmation waits for the change to land.
+            layer.set_opacity(0.5, confirm=True)
+            assert layer.opacity() == 0.5
+            layer.mute(confirm=True)
+            assert layer.state().is_muted
+        assert get(slow, "/opacity/layer/0") == {"opacity": {"value": 0.25}}
+    with pytest.raises(ValueError, match="apply_delay"):
+        showctl.Simulator(apply_delay=-1)
+
+
+# --- 9. unauthorised answers ---------------------------------------------------------------
+
+
+def test_unauthorised_is_an_empty_401() -> None:
+    with showctl.Simulator(api_key="s3cret") as locked:
+        assert send(locked, "GET", "/transportState/workspace") == (401, b"")
+        wrong = {"Authorization": "Bearer nope"}
+        assert send(locked, "POST", "/mute/layer/0", b"{}", wrong) == (401, b"")
+
+
+# --- smaller things ------------------------------------------------------------------------
+
+
+def test_restart_keeps_the_port() -> None:
+    sim = showctl.Simulator(strict=True).start()
+    port = sim.port
+    url = sim.url
+    sim.stop()
+    assert sim.port == port
+    sim.start()
+    try:
+        assert sim.url == url
+        assert get(sim, "/data/layers")["data"]
+    finally:
+        sim.stop()
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "named"),
+    [
+        ("possession", None, "possession"),
+        ("possession", float("nan"), "possession"),
+        ("possession", "abc", "possession"),
+        ("possession", 1.5, "possession"),
+        ("team1Score", None, "team1Score"),
+        ("team1Score", float("nan"), "team1Score"),
+        ("team1Bonus1", "yes", "team1Bonus1"),
+        ("team3Score", "1", "team3Score"),
+        ("teamOneRuns", "1", "teamOneRuns"),  # a Baseball field, not a Basketball one
+    ],
+)
+def test_set_score_refuses_bad_fields_and_values(
+    sim: showctl.Simulator, field: str, value: Any, named: str
+) -> None:
+    before = get(sim, "/data/scores")
+    with pytest.raises(ValueError, match=named):
+        sim.set_score(field, value)
+    assert get(sim, "/data/scores") == before
+
+
+def test_generated_uuids_are_rfc_4122_version_4() -> None:
+    v4 = re.compile(r"^[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}$")
+    ws = {
+        "layers": [{"name": f"L{i}"} for i in range(20)],
+        "playlists": {"name": "Root", "children": [{"name": "P", "items": [{"name": "c"}]}]},
+    }
+    with showctl.Simulator(workspace=ws) as s:
+        uuids = [d["layer"]["uuid"] for d in get(s, "/data/layers")["data"]]
+        root = get(s, "/data/playlists")["playlist"]
+        uuids += [
+            root["uuid"],
+            root["children"][0]["uuid"],
+            root["children"][0]["items"][0]["uuid"],
+        ]
+        for sport in ["Basketball", "Hockey", "Custom"]:
+            s.set_sport(sport)
+            uuids.append(get(s, "/data/scores")["uuid"])
+    assert len(set(uuids)) == len(uuids)
+    for u in uuids:
+        assert v4.match(u), u
