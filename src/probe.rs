@@ -365,9 +365,9 @@ fn variant(ex: &Exchange) -> Option<String> {
     (!found.is_empty()).then(|| found.join("; "))
 }
 
-/// The template-like start of a path (`/blend/layer`), for messages.
+/// The first segment of a path (`/blend`), for messages.
 fn base_path(path: &str) -> String {
-    path.split('/').take(3).collect::<Vec<_>>().join("/")
+    path.split('/').take(2).collect::<Vec<_>>().join("/")
 }
 
 fn has_null_text_uuid(v: &Value) -> bool {
@@ -383,6 +383,16 @@ fn has_null_text_uuid(v: &Value) -> bool {
 
 /// The result of one read, with showctl's decoding of it.
 fn result_of(ex: &Exchange) -> EndpointResult {
+    // An installation may have no video input playlist: not a problem.
+    if ex.request.path == "/data/playlist/-1" && matches!(ex.status, Some(400 | 404)) {
+        return EndpointResult {
+            path: ex.request.path_and_query(),
+            status: ex.status,
+            seconds: ex.seconds,
+            variant: Some("no video input playlist".into()),
+            error: None,
+        };
+    }
     let error = match (&ex.error, &ex.check) {
         (Some(e), _) => Some(e.to_string()),
         (None, Some(check)) => check(&ex.body)

@@ -11,6 +11,7 @@ import re
 import socket
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import showctl
@@ -195,3 +196,39 @@ def test_the_command_line() -> None:
         assert methods(sim) == {"GET"}
     done = showctl_cli("probe", "https://127.0.0.1:1", "--tls-fingerprint", "sha256:zz")
     assert done.returncode == 2 and "tls_fingerprint: " in done.stderr
+
+
+def test_the_documented_variants_are_named(showctl_simulator_factory: Any) -> None:
+    sim = showctl_simulator_factory(
+        {
+            "layers": [{"name": "Main"}],
+            "transitions": [{"name": "Cut"}],
+            "answers": {"opacity": "document", "transitionList": "transitions"},
+        }
+    )
+    report = showctl.MediaPlayer(sim.url).probe()
+    assert report.ok, report.problems
+    variants = {e.path.split("/")[1]: e.variant for e in report.endpoints if e.variant}
+    assert variants["opacity"] == 'opacity bare {"value"}'
+    # This workspace has no video input playlist: said, not a problem.
+    [video_input] = [e for e in report.endpoints if e.path == "/data/playlist/-1"]
+    assert (video_input.status, video_input.variant) == (400, "no video input playlist")
+    assert variants["transition"] == "transitions under transitions"
+
+
+def test_only_layer_blend_answers(httpserver: HTTPServer) -> None:
+    """The field's 3.3.1: /blend answers 404 and /layerBlend answers; the probe says so, and
+    showctl reads it (the client falls back the same way)."""
+    layer = {"uuid": "6F9619FF-8B86-D011-B42D-00C04FC90046", "name": "Main"}
+    httpserver.expect_request("/api/0/data/layers").respond_with_json({"data": [{"layer": layer}]})
+    blend = load("media/layer_blend_field")
+    httpserver.expect_request(f"/api/0/layerBlend/layer/{layer['uuid']}").respond_with_data(
+        blend.body, content_type="application/json"
+    )
+    httpserver.expect_request(re.compile(".*")).respond_with_data("", status=404)
+    report = showctl.MediaPlayer(f"http://127.0.0.1:{httpserver.port}").probe()
+    [read] = [e for e in report.endpoints if "layerBlend" in e.path]
+    assert (read.status, read.error) == (200, None)
+    assert read.variant == "only /layerBlend (/blend answers 404)"
+    assert not report.doc_port
+    assert {r.method for r in sent(httpserver)} == {"GET"}
