@@ -430,8 +430,15 @@ async fn tls_handshake(host: &str, port: u16, timeout: Duration) -> Option<Vec<u
 
 /// Check an installation with the client's own options: reachability, what the port speaks,
 /// its certificate, the key, every documented read and what showctl makes of each answer.
-/// Read-only: it sends GET requests only, each once.
-pub async fn probe(transport: &Transport, app: App) -> Report {
+/// Read-only: it sends GET requests only, each once. Fails only on a closed client.
+pub async fn probe(transport: &Transport, app: App) -> Result<Report, Error> {
+    if transport.is_closed() {
+        return Err(Error::Closed);
+    }
+    Ok(examine(transport, app).await)
+}
+
+async fn examine(transport: &Transport, app: App) -> Report {
     let base = transport.base_url().to_string();
     let mut report = Report {
         url: base.clone(),

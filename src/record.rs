@@ -25,6 +25,9 @@ pub const WORKSPACE: &str = "workspace.json";
 /// recordings were written. Fails, writing nothing, when the first read fails (no connection,
 /// a refused certificate, a refused key).
 pub async fn record(transport: &Transport, app: App, dir: &Path) -> Result<usize> {
+    if transport.is_closed() {
+        return Err(Error::Closed);
+    }
     if dir.exists() {
         let mut entries = std::fs::read_dir(dir)
             .map_err(|e| Error::invalid(format!("dir: cannot read {}: {e}", dir.display())))?;

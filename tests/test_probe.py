@@ -232,3 +232,15 @@ def test_only_layer_blend_answers(httpserver: HTTPServer) -> None:
     assert read.variant == "only /layerBlend (/blend answers 404)"
     assert not report.doc_port
     assert {r.method for r in sent(httpserver)} == {"GET"}
+
+
+def test_a_closed_client_sends_nothing(
+    showctl_simulator: showctl.Simulator, tmp_path: Path
+) -> None:
+    player = showctl.MediaPlayer(showctl_simulator.url)
+    player.close()
+    with pytest.raises(showctl.ClientClosedError):
+        player.probe()
+    with pytest.raises(showctl.ClientClosedError):
+        player.record(tmp_path / "rec")
+    assert showctl_simulator.requests == []

@@ -19,7 +19,7 @@ fn report_to_py(py: Python<'_>, report: Report) -> PyResult<Py<PyAny>> {
 
 /// Probe the application behind `transport` and wait for the report.
 pub fn probe(py: Python<'_>, transport: Arc<Transport>, app: App) -> PyResult<Py<PyAny>> {
-    let report = rt::wait(py, async move { Ok(probe::probe(&transport, app).await) })?;
+    let report = rt::wait(py, async move { probe::probe(&transport, app).await })?;
     report_to_py(py, report)
 }
 
@@ -31,7 +31,7 @@ pub fn probe_async(
 ) -> PyResult<Bound<'_, PyAny>> {
     rt::spawn(
         py,
-        async move { Ok(probe::probe(&transport, app).await) },
+        async move { probe::probe(&transport, app).await },
         report_to_py,
     )
 }
