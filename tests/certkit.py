@@ -85,10 +85,14 @@ def make_cert(
     return Cert(cert_path, key_path, cert.public_bytes(serialization.Encoding.DER))
 
 
-def https_server(cert: Cert) -> Iterator[HTTPServer]:
-    """An HTTPS server on 127.0.0.1 presenting ``cert`` (the caller adds its answers)."""
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert.cert, cert.key)
+def https_server(cert: Cert | ssl.SSLContext) -> Iterator[HTTPServer]:
+    """An HTTPS server on 127.0.0.1 presenting ``cert`` (or configured by an SSL context);
+    the caller adds its answers."""
+    if isinstance(cert, Cert):
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert.cert, cert.key)
+    else:
+        context = cert
     server = HTTPServer(host="127.0.0.1", port=0, ssl_context=context)
     server.start()
     try:

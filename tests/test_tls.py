@@ -7,6 +7,7 @@ import ssl
 from collections.abc import Iterator
 from pathlib import Path
 
+import certkit
 import pytest
 import showctl
 import trustme
@@ -26,15 +27,9 @@ def self_signed(tmp: Path, *, expired: bool) -> tuple[Path, Path]:
 
 
 def https_server(context: ssl.SSLContext) -> Iterator[HTTPServer]:
-    server = HTTPServer(host="127.0.0.1", port=0, ssl_context=context)
-    server.start()
-    serve(server, load("scoreboard/hockey"))
-    try:
+    for server in certkit.https_server(context):
+        serve(server, load("scoreboard/hockey"))
         yield server
-    finally:
-        server.clear()
-        if server.is_running():
-            server.stop()
 
 
 def url_of(server: HTTPServer) -> str:
