@@ -634,3 +634,89 @@ fn finish(mut report: Report, exchanges: Vec<Exchange>) -> Report {
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::test_server::{self, Reply};
+    use crate::transport::Config;
+    use serde_json::json;
+
+    fn exchange(path: &str, body: Value) -> Exchange {
+        Exchange {
+            request: Request::get(path),
+            status: Some(200),
+            body: Bytes::from(serde_json::to_vec(&body).unwrap()),
+            seconds: 0.0,
+            error: None,
+            instead_of: None,
+            check: None,
+        }
+    }
+
+    #[test]
+    fn variants_are_named_from_the_answer() {
+        let cases = [
+            (
+                "/opacity/layer/0",
+                json!({"opacity": {"value": 1}}),
+                "opacity wrapped",
+            ),
+            ("/opacity/layer/0", json!({"value": 1}), "opacity bare"),
+            (
+                "/transition",
+                json!({"transitions": []}),
+                "transitions under transitions",
+            ),
+            ("/transition", json!({"data": []}), "transitions under data"),
+            ("/data/layers", json!([]), "layers as a bare array"),
+            (
+                "/transportState/layer/0",
+                json!({"data": [{"transportState": {}}]}),
+                "transport state as an array under data",
+            ),
+            (
+                "/data/layer/0",
+                json!({"layer": {"targetSetUUID": "null"}}),
+                "\"null\" text in UUID fields",
+            ),
+        ];
+        for (path, body, want) in cases {
+            let got = variant(&exchange(path, body)).unwrap_or_default();
+            assert!(got.starts_with(want), "{path}: {got}");
+        }
+        assert_eq!(
+            variant(&exchange("/data/layer/0", json!({"layer": {}}))),
+            None
+        );
+    }
+
+    #[test]
+    fn layers_and_playlists_are_found_in_every_form() {
+        let wrapped = json!({"data": [{"layer": {"name": "A"}}, {"layer": {"name": "B"}}]});
+        let bare = json!([{"name": "A"}]);
+        assert_eq!(layer_objects(&wrapped).len(), 2);
+        assert_eq!(layer_objects(&bare)[0]["name"], "A");
+        let tree = json!({"playlist": {"name": "Root", "items": [{"name": "c"}], "children": [
+            {"name": "P", "items": [], "children": [{"name": "Q", "items": [{"name": "d"}]}]}
+        ]}});
+        let root = root_playlist(&tree).unwrap();
+        let below = playlists_below(root);
+        assert_eq!(below.len(), 2);
+        assert_eq!(
+            items(root).len() + below.iter().map(|p| items(p).len()).sum::<usize>(),
+            2
+        );
+        assert_eq!(ident_of(&json!({"uuid": "null"}), 3), Ident::Index(3));
+    }
+
+    #[tokio::test]
+    async fn a_port_answering_404_everywhere_is_the_documentation_port() {
+        let server = test_server::start(vec![Reply::Status(404, "")]).await;
+        let transport = Transport::new(&Config::new(server.url.clone())).unwrap();
+        let report = probe(&transport, App::Media).await.unwrap();
+        assert!(report.doc_port && !report.ok, "{report:?}");
+        assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
+        assert!(server.seen().iter().all(|s| s.method == "GET"));
+    }
+}
