@@ -200,7 +200,7 @@ def test_a_malformed_file_names_the_file_the_path_and_the_expectation(tmp_path: 
     ):
         showctl.Simulator(workspace={"layers": [{"name": "A", "targetSet": "Nowhere"}]})
     # A directory without workspace.json.
-    with pytest.raises(FileNotFoundError, match="workspace.json"):
+    with pytest.raises(FileNotFoundError, match=r"workspace\.json"):
         showctl.Simulator(workspace=tmp_path)
 
 
