@@ -7,10 +7,13 @@ pub mod feed;
 pub mod ident;
 pub mod media;
 pub mod poll;
+pub mod probe;
+pub mod record;
 pub mod runtime;
 pub mod score;
 pub mod serve;
 pub mod simulator;
+pub mod tls;
 pub mod transport;
 
 #[cfg(feature = "python")]

@@ -13,6 +13,7 @@ use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
 
 use crate::error::{chain, Error, Result, BODY_EXCERPT};
+use crate::tls::{Fingerprint, TlsOptions};
 
 /// API path prefix the client adds to every base URL.
 pub const API_PREFIX: &str = "/api/0";
@@ -118,6 +119,8 @@ pub struct Config {
     pub timeout: Duration,
     pub verify: bool,
     pub ca_cert: Option<std::path::PathBuf>,
+    /// A pinned certificate (`tls_fingerprint`): see [`crate::tls`].
+    pub tls_fingerprint: Option<Fingerprint>,
     pub retries: u32,
     pub retry_commands: bool,
     pub max_body: usize,
@@ -133,6 +136,7 @@ impl std::fmt::Debug for Config {
             .field("timeout", &self.timeout)
             .field("verify", &self.verify)
             .field("ca_cert", &self.ca_cert)
+            .field("tls_fingerprint", &self.tls_fingerprint)
             .field("retries", &self.retries)
             .field("retry_commands", &self.retry_commands)
             .finish()
@@ -140,6 +144,15 @@ impl std::fmt::Debug for Config {
 }
 
 impl Config {
+    /// How this configuration trusts the application's certificate.
+    pub fn tls_options(&self) -> TlsOptions {
+        TlsOptions {
+            verify: self.verify,
+            ca_cert: self.ca_cert.clone(),
+            pin: self.tls_fingerprint,
+        }
+    }
+
     pub fn new(url: impl Into<String>) -> Self {
         Config {
             url: url.into(),
@@ -147,6 +160,7 @@ impl Config {
             timeout: DEFAULT_TIMEOUT,
             verify: true,
             ca_cert: None,
+            tls_fingerprint: None,
             retries: 2,
             retry_commands: false,
             max_body: DEFAULT_MAX_BODY,
@@ -239,43 +253,23 @@ fn install_crypto_provider() {
     });
 }
 
-/// Build the reqwest client for a configuration (TLS options, no redirects, no proxy).
-pub fn build_client(config: &Config) -> Result<reqwest::Client> {
+/// Build the reqwest client for a configuration (no redirects, no proxy) on its TLS
+/// configuration (built once per client by [`crate::tls::client_config`]).
+pub fn build_client(config: &Config, tls: &rustls::ClientConfig) -> Result<reqwest::Client> {
     install_crypto_provider();
     let mut headers = HeaderMap::new();
     headers.insert(
         USER_AGENT,
         HeaderValue::from_static(concat!("showctl/", env!("CARGO_PKG_VERSION"))),
     );
-    let mut builder = reqwest::Client::builder()
+    reqwest::Client::builder()
         .default_headers(headers)
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
         .tcp_nodelay(true)
         .pool_idle_timeout(Duration::from_secs(60))
-        .connect_timeout(config.timeout);
-    if !config.verify {
-        builder = builder.tls_danger_accept_invalid_certs(true);
-    }
-    if let Some(path) = &config.ca_cert {
-        let pem = std::fs::read(path)
-            .map_err(|e| Error::invalid(format!("ca_cert: cannot read {}: {e}", path.display())))?;
-        let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
-            Error::invalid(format!(
-                "ca_cert: {} is not a PEM certificate: {}",
-                path.display(),
-                chain(&e)
-            ))
-        })?;
-        if certs.is_empty() {
-            return Err(Error::invalid(format!(
-                "ca_cert: {} holds no certificate",
-                path.display()
-            )));
-        }
-        builder = builder.tls_certs_only(certs);
-    }
-    builder
+        .connect_timeout(config.timeout)
+        .tls_backend_preconfigured(tls.clone())
         .build()
         .map_err(|e| Error::Internal(format!("cannot build the HTTP client: {}", chain(&e))))
 }
@@ -285,6 +279,8 @@ pub fn build_client(config: &Config) -> Result<reqwest::Client> {
 pub struct Target {
     base: String,
     auth: Option<HeaderValue>,
+    /// Its own pinned certificate (a mirror's), instead of the primary's TLS options.
+    pin: Option<Fingerprint>,
 }
 
 impl Target {
@@ -292,7 +288,13 @@ impl Target {
         Ok(Target {
             base: normalize_base(url)?,
             auth: api_key.map(auth_header).transpose()?,
+            pin: None,
         })
+    }
+    /// This target with its own pinned certificate (a mirror's `tls_fingerprint`).
+    pub fn pinned(mut self, pin: Option<Fingerprint>) -> Self {
+        self.pin = pin;
+        self
     }
     /// `scheme://host:port/api/0`, never with the key.
     pub fn base(&self) -> &str {
@@ -306,6 +308,15 @@ impl Target {
     /// server echoed it (a debug page listing the request's headers). Only the start of a body
     /// is kept in an error, so only that part is searched (and returned when changed).
     pub fn scrub<'a>(&self, body: &'a [u8]) -> Cow<'a, [u8]> {
+        self.scrub_within(body, 4 * BODY_EXCERPT)
+    }
+
+    /// A whole body with the key replaced by `***` wherever it appears (for recordings).
+    pub fn scrub_all<'a>(&self, body: &'a [u8]) -> Cow<'a, [u8]> {
+        self.scrub_within(body, usize::MAX)
+    }
+
+    fn scrub_within<'a>(&self, body: &'a [u8], limit: usize) -> Cow<'a, [u8]> {
         let key = self
             .auth
             .as_ref()
@@ -313,7 +324,7 @@ impl Target {
         let Some(key) = key.filter(|k| !k.is_empty()) else {
             return Cow::Borrowed(body);
         };
-        let head = &body[..body.len().min(4 * BODY_EXCERPT + key.len())];
+        let head = &body[..body.len().min(limit.saturating_add(key.len()))];
         if !head.windows(key.len()).any(|w| w == key) {
             return Cow::Borrowed(body);
         }
@@ -345,6 +356,9 @@ impl std::fmt::Debug for Target {
 /// its timeout) and their sockets are still the parent's.
 struct Clients {
     config: Config,
+    /// The TLS configuration, built once (loading the system's trust store takes tens of
+    /// milliseconds) and shared by every client built from it.
+    tls: Arc<rustls::ClientConfig>,
     /// The process runtime's client, and the process it was built in.
     shared: Mutex<(u32, reqwest::Client)>,
 }
@@ -362,9 +376,12 @@ thread_local! {
 
 impl Clients {
     fn new(config: &Config) -> Result<Self> {
+        install_crypto_provider();
+        let tls = crate::tls::client_config(&config.tls_options())?;
         Ok(Clients {
             config: config.clone(),
-            shared: Mutex::new((std::process::id(), build_client(config)?)),
+            shared: Mutex::new((std::process::id(), build_client(config, &tls)?)),
+            tls,
         })
     }
 
@@ -379,7 +396,7 @@ impl Clients {
             }
         }
         // Built unlocked (building logs, and a log record may wait for the GIL).
-        let fresh = build_client(&self.config)?;
+        let fresh = build_client(&self.config, &self.tls)?;
         let mut slot = slot();
         if slot.0 != pid {
             // Never dropped here: its connections belong to the parent.
@@ -410,7 +427,7 @@ impl Clients {
                 return Ok(client.clone());
             }
             lane.clients.retain(|(w, _)| w.strong_count() > 0);
-            let client = build_client(&self.config)?;
+            let client = build_client(&self.config, &self.tls)?;
             lane.clients.push((Arc::downgrade(self), client.clone()));
             Ok(client)
         })
@@ -453,10 +470,22 @@ impl Transport {
         })
     }
 
-    /// A transport to another target sharing this one's options (used for mirrors).
-    pub fn with_target(&self, target: Target) -> Self {
-        Transport {
-            clients: self.clients.clone(),
+    /// A transport to another target sharing this one's options (used for mirrors); a target
+    /// with its own pin gets its own clients, which accept that certificate only.
+    pub fn with_target(&self, target: Target) -> Result<Self> {
+        let clients = match target.pin {
+            Some(pin) if self.clients.config.tls_fingerprint != Some(pin) => {
+                let mut config = self.clients.config.clone();
+                config.url = target.base.clone();
+                config.tls_fingerprint = Some(pin);
+                config.verify = true;
+                config.ca_cert = None;
+                Arc::new(Clients::new(&config)?)
+            }
+            _ => self.clients.clone(),
+        };
+        Ok(Transport {
+            clients,
             target,
             timeout: self.timeout,
             retries: self.retries,
@@ -464,7 +493,7 @@ impl Transport {
             max_body: self.max_body,
             backoff: self.backoff,
             closed: AtomicBool::new(false),
-        }
+        })
     }
 
     pub fn target(&self) -> &Target {
@@ -535,7 +564,7 @@ impl Transport {
     }
 
     /// One attempt, bounded by the timeout from connecting to the last body byte.
-    async fn attempt(&self, req: &Request) -> Result<Bytes> {
+    pub async fn attempt(&self, req: &Request) -> Result<Bytes> {
         let url = self.url_of(req);
         let method = req.method.as_str();
         let started = Instant::now();
@@ -645,6 +674,14 @@ fn transport_error(method: &str, url: &str, e: &reqwest::Error) -> Error {
             method: method.into(),
             url: url.into(),
             message: format!("{method} {url} timed out: {detail}"),
+        };
+    }
+    if let Some(why) = crate::tls::refusal(e) {
+        // The verifier said why and what would connect (see `crate::tls`).
+        return Error::Connect {
+            method: method.into(),
+            url: url.into(),
+            message: format!("{method} {url} failed: invalid peer certificate: {why}"),
         };
     }
     let hint = if detail.contains("certificate") || detail.contains("Certificate") {

@@ -116,7 +116,8 @@ def test_a_batch_is_mirrored(sims: tuple[showctl.Simulator, showctl.Simulator]) 
 def test_refusals() -> None:
     with pytest.raises(TypeError, match=r"put it in a list"):
         showctl.MediaPlayer("h:1", mirrors="h:2")  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"mirrors\[1\]: expected a URL or a \(url, api_key\)"):
+    expected = r"mirrors\[1\]: expected a URL, a \(url, api_key\[, tls_fingerprint\]\) tuple"
+    with pytest.raises(TypeError, match=expected):
         showctl.MediaPlayer("h:1", mirrors=["h:2", ("h:3",)])  # type: ignore[list-item]
     with pytest.raises(ValueError, match=r"^mirrors\[0\]: url: scheme must be http or https"):
         showctl.MediaPlayer("h:1", mirrors=["ftp://h:2"])

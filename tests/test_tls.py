@@ -3,72 +3,33 @@ accepted with verify=False or with ca_cert; the key travels over HTTPS too."""
 
 from __future__ import annotations
 
-import datetime
-import ipaddress
 import ssl
 from collections.abc import Iterator
 from pathlib import Path
 
+import certkit
 import pytest
 import showctl
 import trustme
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
+from certkit import make_cert
 from netkit import MODES, scores
 from pytest_httpserver import HTTPServer
 from recording import load, sent, serve
 
 KEY = "tls-K3Y-secret"
-NOW = datetime.datetime.now(datetime.timezone.utc)
 
 
 def self_signed(tmp: Path, *, expired: bool) -> tuple[Path, Path]:
     """A self-signed end-entity certificate for 127.0.0.1 (as the application makes), and its
     key, as PEM files."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Scoreboard")])
-    if expired:
-        not_before, not_after = NOW - datetime.timedelta(days=800), NOW - datetime.timedelta(days=2)
-    else:
-        not_before, not_after = NOW - datetime.timedelta(days=1), NOW + datetime.timedelta(days=30)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(not_before)
-        .not_valid_after(not_after)
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = tmp / "cert.pem", tmp / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_path, key_path
+    cert = make_cert(tmp, name="Scoreboard", expired=expired)
+    return cert.cert, cert.key
 
 
 def https_server(context: ssl.SSLContext) -> Iterator[HTTPServer]:
-    server = HTTPServer(host="127.0.0.1", port=0, ssl_context=context)
-    server.start()
-    serve(server, load("scoreboard/hockey"))
-    try:
+    for server in certkit.https_server(context):
+        serve(server, load("scoreboard/hockey"))
         yield server
-    finally:
-        server.clear()
-        if server.is_running():
-            server.stop()
 
 
 def url_of(server: HTTPServer) -> str:
@@ -119,7 +80,9 @@ def test_untrusted_certificate_is_refused_by_default(trustme_server: HTTPServer,
         scores(board, mode)
     message = str(info.value)
     assert "certificate" in message
-    assert "pass ca_cert=PATH, or verify=False" in message
+    assert "not signed by a CA this system trusts" in message
+    assert "pass ca_cert=PATH" in message and "verify=False" in message
+    assert 'tls_fingerprint="sha256:' in message
     assert KEY not in message
     assert sent(trustme_server) == []
 

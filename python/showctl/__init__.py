@@ -62,6 +62,10 @@ from showctl._core import RecordedRequest, Simulator
 from showctl._core import Feed, ScoreEvent, ScoreEventWatch, ScoreView, TeamScore
 
 # isort: split
+# show-day tools: the report of probe()
+from showctl._probe import EndpointResult, MirrorSpec, ProbeReport, TlsInfo
+
+# isort: split
 from showctl.exceptions import (
     ApiError,
     BadRequestError,
@@ -97,6 +101,7 @@ __all__ = [
     "DecodeError",
     "Effect",
     "EffectPreset",
+    "EndpointResult",
     "Feed",
     "FloatBase",
     "FootballScore",
@@ -111,11 +116,13 @@ __all__ = [
     "Media",
     "MediaPlayer",
     "MethodNotAllowedError",
+    "MirrorSpec",
     "MirrorStatus",
     "NameLookupError",
     "NotConfirmedError",
     "NotFoundError",
     "Playlist",
+    "ProbeReport",
     "RecordedRequest",
     "ScoreEvent",
     "ScoreEventWatch",
@@ -132,6 +139,7 @@ __all__ = [
     "TeamScore",
     "TennisScore",
     "Timeout",
+    "TlsInfo",
     "Transition",
     "TransportEvent",
     "TransportState",

@@ -9,6 +9,7 @@ from typing import Any, ClassVar, Literal, final
 from typing_extensions import Self, disjoint_base
 
 from showctl._html import LayerList
+from showctl._probe import MirrorSpec, ProbeReport
 from showctl.exceptions import ShowctlError
 
 __version__: str
@@ -302,6 +303,7 @@ class Scoreboard:
         timeout: float = 5.0,
         verify: bool = True,
         ca_cert: str | os.PathLike[str] | None = None,
+        tls_fingerprint: str | None = None,
         retries: int = 2,
         retry_commands: bool = False,
         max_body: int | None = None,
@@ -312,6 +314,18 @@ class Scoreboard:
     def timeout(self) -> float: ...
     @property
     def closed(self) -> bool: ...
+    def probe(self) -> ProbeReport:
+        """A read-only pre-show check (GET requests only, each sent once): reachability, HTTP
+        or HTTPS, the certificate and the exact ``tls_fingerprint=`` to pin it, the key, every
+        documented read with its status, time and variant, counts, and a verdict."""
+    async def probe_async(self) -> ProbeReport:
+        """Async twin of ``probe``."""
+    def record(self, dir: str | os.PathLike[str]) -> int:
+        """Record every documented read (GET only) into the new or empty directory ``dir``,
+        in the recording format, with ``workspace.json`` for ``Simulator(workspace=dir)``.
+        Returns the number of recordings written."""
+    async def record_async(self, dir: str | os.PathLike[str]) -> int:
+        """Async twin of ``record``."""
     def scores(self) -> ScoreRecord: ...
     async def scores_async(self) -> ScoreRecord: ...
     def watch(self, interval: float = 0.5) -> ScoreWatch: ...
@@ -736,10 +750,16 @@ class MediaPlayer:
         timeout: float = 5.0,
         verify: bool = True,
         ca_cert: str | os.PathLike[str] | None = None,
+        tls_fingerprint: str | None = None,
         retries: int = 2,
         retry_commands: bool = False,
         max_body: int | None = None,
-        mirrors: Iterable[str | tuple[str, str | None]] = (),
+        mirrors: Iterable[
+            str
+            | tuple[str, str | None]
+            | tuple[str, str | None, str | None]
+            | MirrorSpec
+        ] = (),
     ) -> Self: ...
     @property
     def url(self) -> str: ...
@@ -749,6 +769,18 @@ class MediaPlayer:
     def closed(self) -> bool: ...
     def layer(self, id: int | str) -> Layer: ...
     def mirror_status(self) -> list[MirrorStatus]: ...
+    def probe(self) -> ProbeReport:
+        """A read-only pre-show check (GET requests only, each sent once): reachability, HTTP
+        or HTTPS, the certificate and the exact ``tls_fingerprint=`` to pin it, the key, every
+        documented read with its status, time and variant, counts, and a verdict."""
+    async def probe_async(self) -> ProbeReport:
+        """Async twin of ``probe``."""
+    def record(self, dir: str | os.PathLike[str]) -> int:
+        """Record every documented read (GET only) into the new or empty directory ``dir``,
+        in the recording format, with ``workspace.json`` for ``Simulator(workspace=dir)``.
+        Returns the number of recordings written."""
+    async def record_async(self, dir: str | os.PathLike[str]) -> int:
+        """Async twin of ``record``."""
     def refresh(self) -> None: ...
     # thresholds defaults to (10.0,)
     def watch_transport(
@@ -1230,6 +1262,7 @@ class Feed:
         timeout: float = 5.0,
         verify: bool = True,
         ca_cert: str | os.PathLike[str] | None = None,
+        tls_fingerprint: str | None = None,
     ) -> Self:
         """Check the options; nothing is polled or served until ``start()``."""
     def start(self) -> Self:

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NoReturn
 
 import showctl
+from showctl import _showday
 from showctl.exceptions import ShowctlError
 
 EXIT_OK = 0
@@ -700,6 +701,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--param", action="append", metavar="KEY=VALUE", help="a query parameter (repeatable)"
     )
     p.set_defaults(func=cmd_request)
+
+    _showday.register(command)
     return parser
 
 

@@ -20,7 +20,7 @@ fn run<F: Future>(f: F) -> F::Output {
 
 fn simulator() -> Simulator {
     let sim = Simulator::new(simulator::Options::default()).unwrap();
-    sim.start().unwrap();
+    sim.start(runtime::get().handle()).unwrap();
     sim
 }
 

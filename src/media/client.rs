@@ -72,7 +72,7 @@ impl MediaClient {
                 )));
             }
             seen.push(base);
-            let mirror = MediaClient::new(Arc::new(transport.with_target(target)));
+            let mirror = MediaClient::new(Arc::new(transport.with_target(target)?));
             built.push(Mirror::new(mirror));
         }
         Ok(Self::build(transport, built))

@@ -9,6 +9,7 @@ use pyo3::types::{PyBool, PyInt, PyString};
 
 use crate::error::{Error, Result};
 use crate::ident::Ident;
+use crate::tls::{Fingerprint, ENV_TLS_FINGERPRINT};
 use crate::transport::{resolve_key, resolve_url, Config, DEFAULT_MAX_BODY};
 
 /// Options every client takes, as given from Python. Also makes the next log records follow
@@ -21,6 +22,7 @@ pub fn client_config(
     timeout: f64,
     verify: bool,
     ca_cert: Option<PathBuf>,
+    tls_fingerprint: Option<String>,
     retries: i64,
     retry_commands: bool,
     max_body: Option<i64>,
@@ -51,6 +53,7 @@ pub fn client_config(
     config.timeout = Duration::from_secs_f64(timeout);
     config.verify = verify;
     config.ca_cert = ca_cert;
+    config.tls_fingerprint = resolve_pin(tls_fingerprint, &config.url)?;
     config.retries = retries as u32;
     config.retry_commands = retry_commands;
     config.max_body = max_body;
@@ -99,4 +102,30 @@ pub fn number(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<f64> {
             PyTypeError::new_err(format!("{arg}: expected an int or a float, got {kind}"))
         }
     })
+}
+
+/// The pin from `tls_fingerprint`, else from `SHOWCTL_TLS_FINGERPRINT` (which plain-HTTP URLs
+/// ignore: a pin given for an `http://` URL is refused, since nothing would be checked).
+pub fn resolve_pin(given: Option<String>, url: &str) -> Result<Option<Fingerprint>> {
+    let https = url
+        .trim_start()
+        .get(..8)
+        .is_some_and(|s| s.eq_ignore_ascii_case("https://"));
+    match given {
+        Some(text) => {
+            let pin = Fingerprint::parse(&text)?;
+            if !https {
+                return Err(Error::invalid(format!(
+                    "tls_fingerprint: {url:?} is not an https:// URL, so no certificate would be                      checked; use the application's https:// URL"
+                )));
+            }
+            Ok(Some(pin))
+        }
+        None => match std::env::var(ENV_TLS_FINGERPRINT) {
+            Ok(text) if !text.trim().is_empty() && https => Fingerprint::parse(&text)
+                .map(Some)
+                .map_err(|e| Error::invalid(format!("{e} (from {ENV_TLS_FINGERPRINT})"))),
+            _ => Ok(None),
+        },
+    }
 }

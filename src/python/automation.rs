@@ -129,47 +129,111 @@ watch_class!(
 // Mirrors
 // ---------------------------------------------------------------------------------------------
 
-/// `mirrors=` as given: URLs (`None`: the primary's key) or `(url, api_key)` tuples.
+/// One mirror as given: its URL, its key (`None`: the primary's) and its own pin.
+pub struct MirrorArg {
+    url: String,
+    api_key: Option<Option<String>>,
+    tls_fingerprint: Option<String>,
+}
+
+/// `mirrors=` as given: URLs, `(url, api_key)` or `(url, api_key, tls_fingerprint)` tuples, or
+/// dicts with the keys `url`, `api_key` and `tls_fingerprint` (all but `url` optional).
 #[derive(Default)]
-pub struct MirrorArgs(Vec<(String, Option<Option<String>>)>);
+pub struct MirrorArgs(Vec<MirrorArg>);
+
+const MIRROR_FORMS: &str =
+    "a URL, a (url, api_key[, tls_fingerprint]) tuple or a dict with url, api_key, tls_fingerprint";
+
+fn mirror_arg(i: usize, item: &Bound<'_, PyAny>) -> PyResult<MirrorArg> {
+    let wrong = || {
+        PyTypeError::new_err(format!(
+            "mirrors[{i}]: expected {MIRROR_FORMS}, got {}",
+            type_name(item)
+        ))
+    };
+    if item.is_instance_of::<PyString>() {
+        return Ok(MirrorArg {
+            url: item.extract()?,
+            api_key: None,
+            tls_fingerprint: None,
+        });
+    }
+    if let Ok(dict) = item.cast::<PyDict>() {
+        for key in dict.keys() {
+            let key: String = key.extract().map_err(|_| wrong())?;
+            if !["url", "api_key", "tls_fingerprint"].contains(&key.as_str()) {
+                return Err(PyValueError::new_err(format!(
+                    "mirrors[{i}]: unknown key {key:?} (expected url, api_key, tls_fingerprint)"
+                )));
+            }
+        }
+        let url = dict.get_item("url")?.ok_or_else(|| {
+            PyValueError::new_err(format!("mirrors[{i}]: the dict has no \"url\""))
+        })?;
+        let api_key = match dict.get_item("api_key")? {
+            Some(k) => Some(k.extract::<Option<String>>().map_err(|_| wrong())?),
+            None => None,
+        };
+        let pin = match dict.get_item("tls_fingerprint")? {
+            Some(p) => p.extract::<Option<String>>().map_err(|_| wrong())?,
+            None => None,
+        };
+        return Ok(MirrorArg {
+            url: url.extract().map_err(|_| wrong())?,
+            api_key,
+            tls_fingerprint: pin,
+        });
+    }
+    if let Ok((url, key, pin)) = item.extract::<(String, Option<String>, Option<String>)>() {
+        return Ok(MirrorArg {
+            url,
+            api_key: Some(key),
+            tls_fingerprint: pin,
+        });
+    }
+    let (url, key) = item
+        .extract::<(String, Option<String>)>()
+        .map_err(|_| wrong())?;
+    Ok(MirrorArg {
+        url,
+        api_key: Some(key),
+        tls_fingerprint: None,
+    })
+}
 
 impl<'a, 'py> FromPyObject<'a, 'py> for MirrorArgs {
     type Error = PyErr;
 
     fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        if obj.is_instance_of::<PyString>() {
-            return Err(PyTypeError::new_err(
-                "expected a list of URLs or (url, api_key) tuples, got one str (put it in a list)",
-            ));
+        if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyDict>() {
+            return Err(PyTypeError::new_err(format!(
+                "expected a list of mirrors ({MIRROR_FORMS}), got one {} (put it in a list)",
+                type_name(&obj)
+            )));
         }
         let mut out = Vec::new();
         for (i, item) in obj.try_iter()?.enumerate() {
-            let item = item?;
-            if item.is_instance_of::<PyString>() {
-                out.push((item.extract::<String>()?, None));
-                continue;
-            }
-            let (url, key) = item.extract::<(String, Option<String>)>().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "mirrors[{i}]: expected a URL or a (url, api_key) tuple, got {}",
-                    type_name(&item)
-                ))
-            })?;
-            out.push((url, Some(key)));
+            out.push(mirror_arg(i, &item?)?);
         }
         Ok(MirrorArgs(out))
     }
 }
 
 impl MirrorArgs {
-    /// The targets; a plain URL takes `primary_key`.
+    /// The targets; a plain URL takes `primary_key` (and the primary's TLS options).
     pub fn targets(self, primary_key: Option<&str>) -> PyResult<Vec<Target>> {
         self.0
             .into_iter()
             .enumerate()
-            .map(|(i, (url, key))| {
-                let key = key.unwrap_or_else(|| primary_key.map(str::to_string));
-                Target::new(&url, key.as_deref())
+            .map(|(i, m)| {
+                let key = m.api_key.unwrap_or_else(|| primary_key.map(str::to_string));
+                let pin = match m.tls_fingerprint {
+                    Some(text) => crate::python::args::resolve_pin(Some(text), &m.url)
+                        .map_err(|e| PyValueError::new_err(format!("mirrors[{i}]: {e}")))?,
+                    None => None,
+                };
+                Target::new(&m.url, key.as_deref())
+                    .map(|t| t.pinned(pin))
                     .map_err(|e| PyValueError::new_err(format!("mirrors[{i}]: {e}")))
             })
             .collect()

@@ -25,7 +25,7 @@ pub struct PyFeed {
 #[pymethods]
 impl PyFeed {
     #[new]
-    #[pyo3(signature = (media=None, scoreboard=None, *, interval=0.5, port=0, host="127.0.0.1", write=None, api_key=None, timeout=5.0, verify=true, ca_cert=None))]
+    #[pyo3(signature = (media=None, scoreboard=None, *, interval=0.5, port=0, host="127.0.0.1", write=None, api_key=None, timeout=5.0, verify=true, ca_cert=None, tls_fingerprint=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -39,6 +39,7 @@ impl PyFeed {
         timeout: f64,
         verify: bool,
         ca_cert: Option<PathBuf>,
+        tls_fingerprint: Option<String>,
     ) -> PyResult<Self> {
         let port = u16::try_from(port).map_err(|_| {
             PyValueError::new_err(format!(
@@ -55,6 +56,7 @@ impl PyFeed {
                     timeout,
                     verify,
                     ca_cert.clone(),
+                    tls_fingerprint.clone(),
                     0,
                     false,
                     None,

@@ -844,10 +844,10 @@ twins! {
 
     #[new]
     #[pyo3(signature = (
-        url=None, api_key=None, *, timeout=5.0, verify=true, ca_cert=None, retries=2,
-        retry_commands=false, max_body=None, mirrors=MirrorArgs::default()
+        url=None, api_key=None, *, timeout=5.0, verify=true, ca_cert=None, tls_fingerprint=None,
+        retries=2, retry_commands=false, max_body=None, mirrors=MirrorArgs::default()
     ), text_signature = "(url=None, api_key=None, *, timeout=5.0, verify=True, ca_cert=None, \
-        retries=2, retry_commands=False, max_body=None, mirrors=())")]
+        tls_fingerprint=None, retries=2, retry_commands=False, max_body=None, mirrors=())")]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -856,6 +856,7 @@ twins! {
         timeout: f64,
         verify: bool,
         ca_cert: Option<PathBuf>,
+        tls_fingerprint: Option<String>,
         retries: i64,
         retry_commands: bool,
         max_body: Option<i64>,
@@ -868,6 +869,7 @@ twins! {
             timeout,
             verify,
             ca_cert,
+            tls_fingerprint,
             retries,
             retry_commands,
             max_body,
@@ -878,6 +880,30 @@ twins! {
         Ok(PyMediaPlayer {
             client: MediaClient::with_mirrors(Arc::new(transport), mirrors).py_err(py)?,
         })
+    }
+
+    /// A read-only pre-show check (GET requests only, each sent once; no command): reachability,
+    /// HTTP or HTTPS, the certificate and the exact `tls_fingerprint=` to pin it, the key,
+    /// every documented read with its status, time and variant, counts, and a verdict.
+    fn probe(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        super::probe::probe(py, self.client.transport().clone(), crate::probe::App::Media)
+    }
+
+    /// Async twin of `probe`.
+    fn probe_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        super::probe::probe_async(py, self.client.transport().clone(), crate::probe::App::Media)
+    }
+
+    /// Record every documented read (GET only) into the new or empty directory `dir`, in the
+    /// recording format, with `workspace.json` for `Simulator(workspace=dir)`. Returns the
+    /// number of recordings written.
+    fn record(&self, py: Python<'_>, dir: PathBuf) -> PyResult<usize> {
+        super::probe::record(py, self.client.transport().clone(), crate::probe::App::Media, dir)
+    }
+
+    /// Async twin of `record`.
+    fn record_async<'py>(&self, py: Python<'py>, dir: PathBuf) -> PyResult<Bound<'py, PyAny>> {
+        super::probe::record_async(py, self.client.transport().clone(), crate::probe::App::Media, dir)
     }
 
     /// What each mirror did so far (no request is sent), in the order given.

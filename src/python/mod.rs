@@ -10,6 +10,7 @@ pub mod bridge;
 pub mod errors;
 pub mod feed;
 pub mod media;
+pub mod probe;
 pub mod rt;
 pub mod score_events;
 pub mod scoreboard;

@@ -510,7 +510,7 @@ pub struct PyScoreboard {
 #[pymethods]
 impl PyScoreboard {
     #[new]
-    #[pyo3(signature = (url=None, api_key=None, *, timeout=5.0, verify=true, ca_cert=None, retries=2, retry_commands=false, max_body=None))]
+    #[pyo3(signature = (url=None, api_key=None, *, timeout=5.0, verify=true, ca_cert=None, tls_fingerprint=None, retries=2, retry_commands=false, max_body=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -519,6 +519,7 @@ impl PyScoreboard {
         timeout: f64,
         verify: bool,
         ca_cert: Option<PathBuf>,
+        tls_fingerprint: Option<String>,
         retries: i64,
         retry_commands: bool,
         max_body: Option<i64>,
@@ -530,6 +531,7 @@ impl PyScoreboard {
             timeout,
             verify,
             ca_cert,
+            tls_fingerprint,
             retries,
             retry_commands,
             max_body,
@@ -609,6 +611,48 @@ impl PyScoreboard {
         interval: f64,
     ) -> PyResult<crate::python::score_events::PyScoreEventWatch> {
         self.watch_events(py, interval)
+    }
+
+    /// A read-only pre-show check (GET requests only, each sent once; no command): reachability,
+    /// HTTP or HTTPS, the certificate and the exact `tls_fingerprint=` to pin it, the key,
+    /// every documented read with its status, time and variant, counts, and a verdict.
+    fn probe(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        super::probe::probe(
+            py,
+            self.board.transport().clone(),
+            crate::probe::App::Scoreboard,
+        )
+    }
+
+    /// Async twin of `probe`.
+    fn probe_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        super::probe::probe_async(
+            py,
+            self.board.transport().clone(),
+            crate::probe::App::Scoreboard,
+        )
+    }
+
+    /// Record every documented read (GET only) into the new or empty directory `dir`, in the
+    /// recording format, with `workspace.json` for `Simulator(workspace=dir)`. Returns the
+    /// number of recordings written.
+    fn record(&self, py: Python<'_>, dir: PathBuf) -> PyResult<usize> {
+        super::probe::record(
+            py,
+            self.board.transport().clone(),
+            crate::probe::App::Scoreboard,
+            dir,
+        )
+    }
+
+    /// Async twin of `record`.
+    fn record_async<'py>(&self, py: Python<'py>, dir: PathBuf) -> PyResult<Bound<'py, PyAny>> {
+        super::probe::record_async(
+            py,
+            self.board.transport().clone(),
+            crate::probe::App::Scoreboard,
+            dir,
+        )
     }
 
     /// Close the client: later calls raise `ClientClosedError`.

@@ -1,0 +1,110 @@
+"""Show-day types: the report of ``MediaPlayer.probe()`` / ``Scoreboard.probe()`` and
+``showctl probe`` (a read-only pre-show check; the checks run in the Rust core), and the dict
+form of a mirror with its own certificate pin."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from typing import Any, TypedDict
+
+
+class _MirrorUrl(TypedDict):
+    url: str
+
+
+class MirrorSpec(_MirrorUrl, total=False):
+    """A mirror given as a dict: ``url`` (required), ``api_key`` (default: the primary's key)
+    and ``tls_fingerprint`` (default: the primary's TLS options)."""
+
+    api_key: str | None
+    tls_fingerprint: str | None
+
+
+@dataclass(frozen=True)
+class TlsInfo:
+    """The certificate the application's port presented."""
+
+    subject: str
+    issuer: str
+    self_signed: bool
+    #: Marked ``CA:TRUE``, as self-signed certificates usually are.
+    ca: bool
+    #: The DNS names and IP addresses it is issued for.
+    names: tuple[str, ...]
+    #: RFC 3339, UTC.
+    not_before: str
+    not_after: str
+    expired: bool
+    #: ``sha256:<hex>``.
+    fingerprint: str
+    #: The exact option that pins it: ``tls_fingerprint="sha256:..."``.
+    pin: str
+
+
+@dataclass(frozen=True)
+class EndpointResult:
+    """One read as the application answered it."""
+
+    #: The path as sent, relative to ``/api/0``.
+    path: str
+    #: The HTTP status; ``None`` when no answer came.
+    status: int | None
+    seconds: float
+    #: Which documented or field variant the answer is (opacity wrapped or bare, transitions
+    #: under ``data`` or ``transitions``, ``/blend`` or only ``/layerBlend``, ``"null"`` text
+    #: in UUID fields), when the documents allow several.
+    variant: str | None
+    #: Why the read failed, or why showctl cannot read its answer.
+    error: str | None
+
+
+@dataclass(frozen=True)
+class ProbeReport:
+    """What a probe found. ``ok`` is True when the installation can be used with the
+    client's options; ``problems`` has one line per problem, each saying what to do."""
+
+    #: The base URL probed (``scheme://host:port/api/0``).
+    url: str
+    #: ``"media"`` or ``"scoreboard"``.
+    app: str
+    reachable: bool
+    #: TCP round-trip time in seconds.
+    rtt: float | None
+    #: What the port speaks: ``"http"``, ``"https"`` or ``"neither"``.
+    scheme: str
+    #: Every ``/api/0`` path answered 404 (the documentation port, or the API is disabled).
+    doc_port: bool
+    tls: TlsInfo | None
+    #: ``"not_needed"``, ``"required_missing"``, ``"wrong"``, ``"accepted"`` or ``"unknown"``.
+    auth: str
+    endpoints: tuple[EndpointResult, ...]
+    layers: int | None
+    playlists: int | None
+    cues: int | None
+    slowest: EndpointResult | None
+    ok: bool
+    problems: tuple[str, ...]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ProbeReport:
+        """Build a report from its ``to_dict()`` form."""
+        tls = data.get("tls")
+        slowest = data.get("slowest")
+        return cls(
+            **{
+                **data,
+                "tls": TlsInfo(**{**tls, "names": tuple(tls["names"])}) if tls else None,
+                "endpoints": tuple(EndpointResult(**e) for e in data["endpoints"]),
+                "slowest": EndpointResult(**slowest) if slowest else None,
+                "problems": tuple(data["problems"]),
+            }
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as plain JSON-ready data (lists for tuples)."""
+        return json.loads(json.dumps(asdict(self)))  # type: ignore[no-any-return]
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The report as one JSON object (what ``showctl probe --json`` prints)."""
+        return json.dumps(self.to_dict(), indent=indent)

@@ -1,0 +1,117 @@
+"""A pytest plugin for testing show automation against the built-in simulator.
+
+Installing showctl registers it (entry point ``pytest11``), so any project's tests get these
+fixtures with no configuration:
+
+- ``showctl_simulator``: a fresh, strict simulator for each test (a request that breaks the
+  API documents is refused with 400, so your code is held to the documents), started from
+  the built-in workspace, or from the one named by the ``showctl_workspace`` marker;
+- ``showctl_player`` / ``showctl_scoreboard``: clients bound to it (its key included);
+- ``showctl_simulator_factory``: a function that starts more simulators (another workspace,
+  a key, ``strict=False``, an ``apply_delay``); each is stopped after the test.
+
+The marker takes a workspace file or a directory written by ``showctl record``; a relative
+path is relative to the test file's folder::
+
+    @pytest.mark.showctl_workspace("venue")  # ./venue/workspace.json, from `showctl record`
+    def test_opening(showctl_player):
+        showctl_player.trigger_playlist_cue("Opening", "Countdown")
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, Union
+
+import pytest
+
+import showctl
+
+__all__ = [
+    "SimulatorFactory",
+    "showctl_player",
+    "showctl_scoreboard",
+    "showctl_simulator",
+    "showctl_simulator_factory",
+]
+
+Workspace = Union[str, "os.PathLike[str]", dict[str, Any], None]
+#: ``showctl_simulator_factory(workspace=None, *, api_key=None, strict=True, apply_delay=0.0)``
+SimulatorFactory = Callable[..., showctl.Simulator]
+
+MARKER = "showctl_workspace"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{MARKER}(path): start showctl_simulator from this workspace file, or from a "
+        "directory written by `showctl record` (relative to the test file)",
+    )
+
+
+def _resolve(request: pytest.FixtureRequest, workspace: Workspace) -> Workspace:
+    if isinstance(workspace, (str, os.PathLike)):
+        path = Path(workspace)
+        if not path.is_absolute():
+            path = Path(request.path).parent / path
+        return path
+    return workspace
+
+
+@pytest.fixture
+def showctl_simulator_factory(request: pytest.FixtureRequest) -> Iterator[SimulatorFactory]:
+    """A function that starts a simulator (``workspace``: a file, a directory written by
+    ``showctl record``, a dict or None; ``api_key``; ``strict`` (default True);
+    ``apply_delay`` in seconds). Every simulator it started is stopped after the test."""
+    started: list[showctl.Simulator] = []
+
+    def start(
+        workspace: Workspace = None,
+        *,
+        api_key: str | None = None,
+        strict: bool = True,
+        apply_delay: float = 0.0,
+    ) -> showctl.Simulator:
+        sim = showctl.Simulator(
+            api_key=api_key,
+            workspace=_resolve(request, workspace),
+            strict=strict,
+            apply_delay=apply_delay,
+        )
+        started.append(sim)
+        return sim.start()
+
+    yield start
+    for sim in reversed(started):
+        sim.stop()
+
+
+@pytest.fixture
+def showctl_simulator(
+    request: pytest.FixtureRequest, showctl_simulator_factory: SimulatorFactory
+) -> showctl.Simulator:
+    """A fresh, strict simulator for this test (the ``showctl_workspace`` marker picks its
+    workspace)."""
+    marker = request.node.get_closest_marker(MARKER)
+    if marker is None:
+        return showctl_simulator_factory()
+    if len(marker.args) != 1:
+        raise pytest.UsageError(f"@pytest.mark.{MARKER} takes one path, got {marker.args!r}")
+    return showctl_simulator_factory(marker.args[0], **marker.kwargs)
+
+
+@pytest.fixture
+def showctl_player(showctl_simulator: showctl.Simulator) -> Iterator[showctl.MediaPlayer]:
+    """A ``MediaPlayer`` bound to ``showctl_simulator`` (with its key), closed afterwards."""
+    with showctl.MediaPlayer(showctl_simulator.url, showctl_simulator.api_key) as player:
+        yield player
+
+
+@pytest.fixture
+def showctl_scoreboard(showctl_simulator: showctl.Simulator) -> Iterator[showctl.Scoreboard]:
+    """A ``Scoreboard`` bound to ``showctl_simulator`` (with its key), closed afterwards."""
+    with showctl.Scoreboard(showctl_simulator.url, showctl_simulator.api_key) as board:
+        yield board

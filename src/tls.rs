@@ -1,0 +1,576 @@
+//! TLS: the rustls configuration of a client, built once per client (and shared by every
+//! connection pool it keeps), with one certificate verifier that implements the three ways to
+//! trust an application:
+//!
+//! - the system's trust store (the default);
+//! - `ca_cert`: the certificates of a PEM file, where a certificate of the file presented as the
+//!   server's own is accepted as OpenSSL-based clients accept it (the application's self-signed
+//!   certificate, usually marked `CA:TRUE`, which webpki refuses as `CaUsedAsEndEntity`);
+//! - `tls_fingerprint`: a pin, the SHA-256 of the server's certificate, whatever its expiry,
+//!   issuer, name or CA flag.
+//!
+//! Under every option but `verify=False` the handshake signatures are verified with the
+//! certificate's key, so a pin proves the server holds the private key of the pinned
+//! certificate. A refusal says in words why (expired, wrong host, not signed by the given CA)
+//! and which option would connect.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::WebPkiServerVerifier;
+use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{CertificateError, DigitallySignedStruct, SignatureScheme};
+
+use crate::error::{Error, Result};
+
+/// Environment variable with the pin used when `tls_fingerprint` is not given.
+pub const ENV_TLS_FINGERPRINT: &str = "SHOWCTL_TLS_FINGERPRINT";
+
+/// The SHA-256 fingerprint of a certificate (of its DER bytes), as pinned with
+/// `tls_fingerprint="sha256:<hex>"`. Not a secret: any client sees it.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Fingerprint([u8; 32]);
+
+impl Fingerprint {
+    /// The fingerprint of a DER-encoded certificate.
+    pub fn of(der: &[u8]) -> Self {
+        let digest = ring::digest::digest(&ring::digest::SHA256, der);
+        let mut out = [0u8; 32];
+        out.copy_from_slice(digest.as_ref());
+        Fingerprint(out)
+    }
+
+    /// Parse `sha256:<64 hex digits>`: colons between the bytes, either case, and the prefix
+    /// `sha256:` itself (or `SHA-256:`) are optional, as certificate viewers print them.
+    pub fn parse(text: &str) -> Result<Self> {
+        let bad = |why: &str| {
+            Error::invalid(format!(
+                "tls_fingerprint: {why}; expected \"sha256:\" and the 64 hex digits of the \
+                 certificate's SHA-256 (colons allowed), as `showctl probe URL` prints it"
+            ))
+        };
+        let t = text.trim();
+        let lower = t.to_ascii_lowercase();
+        let hex = ["sha256:", "sha-256:", "sha256 ", "sha-256 "]
+            .iter()
+            .find_map(|p| lower.strip_prefix(p))
+            .unwrap_or(&lower);
+        if let Some((algo, _)) = hex.split_once(':').filter(|(a, _)| a.len() > 2) {
+            return Err(bad(&format!("{algo:?} is not supported (only sha256)")));
+        }
+        let digits: String = hex.chars().filter(|c| *c != ':').collect();
+        if digits.is_empty() {
+            return Err(bad("empty"));
+        }
+        if let Some(c) = digits.chars().find(|c| !c.is_ascii_hexdigit()) {
+            return Err(bad(&format!("{c:?} is not a hex digit")));
+        }
+        if digits.len() != 64 {
+            return Err(bad(&format!("{} hex digits, not 64", digits.len())));
+        }
+        let mut out = [0u8; 32];
+        for (i, byte) in out.iter_mut().enumerate() {
+            *byte =
+                u8::from_str_radix(&digits[2 * i..2 * i + 2], 16).map_err(|_| bad("not hex"))?;
+        }
+        Ok(Fingerprint(out))
+    }
+}
+
+impl std::fmt::Display for Fingerprint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("sha256:")?;
+        for b in self.0 {
+            write!(f, "{b:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::fmt::Debug for Fingerprint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self}")
+    }
+}
+
+/// How a client trusts the application's certificate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TlsOptions {
+    pub verify: bool,
+    pub ca_cert: Option<PathBuf>,
+    pub pin: Option<Fingerprint>,
+}
+
+impl Default for TlsOptions {
+    fn default() -> Self {
+        TlsOptions {
+            verify: true,
+            ca_cert: None,
+            pin: None,
+        }
+    }
+}
+
+impl TlsOptions {
+    /// Refuse options that contradict each other (before anything is sent).
+    pub fn check(&self) -> Result<()> {
+        if self.pin.is_some() && !self.verify {
+            return Err(Error::invalid(
+                "tls_fingerprint: cannot be combined with verify=False (the pin accepts the \
+                 application's own certificate, and only it); drop verify=False",
+            ));
+        }
+        if self.pin.is_some() && self.ca_cert.is_some() {
+            return Err(Error::invalid(
+                "tls_fingerprint: cannot be combined with ca_cert (the pin alone decides which \
+                 certificate is accepted); pass one of them",
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn provider() -> Arc<CryptoProvider> {
+    CryptoProvider::get_default()
+        .cloned()
+        .unwrap_or_else(|| Arc::new(rustls::crypto::ring::default_provider()))
+}
+
+/// The certificates of a PEM file given as `ca_cert`.
+fn read_pem(path: &Path) -> Result<Vec<CertificateDer<'static>>> {
+    use rustls::pki_types::pem::PemObject;
+    let text = std::fs::read(path)
+        .map_err(|e| Error::invalid(format!("ca_cert: cannot read {}: {e}", path.display())))?;
+    let certs = CertificateDer::pem_slice_iter(&text)
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|e| {
+            Error::invalid(format!(
+                "ca_cert: {} is not a PEM certificate: {e:?}",
+                path.display()
+            ))
+        })?;
+    if certs.is_empty() {
+        return Err(Error::invalid(format!(
+            "ca_cert: {} holds no certificate",
+            path.display()
+        )));
+    }
+    Ok(certs)
+}
+
+/// The rustls client configuration for `options` (ALPN h2 and HTTP/1.1, as reqwest's own).
+pub fn client_config(options: &TlsOptions) -> Result<Arc<rustls::ClientConfig>> {
+    options.check()?;
+    let provider = provider();
+    let algs = provider.signature_verification_algorithms;
+    let check = if let Some(pin) = options.pin {
+        Check::Pin(pin)
+    } else if !options.verify {
+        Check::Anything
+    } else if let Some(path) = &options.ca_cert {
+        let own = read_pem(path)?;
+        let mut roots = rustls::RootCertStore::empty();
+        let (_, ignored) = roots.add_parsable_certificates(own.iter().cloned());
+        if roots.is_empty() {
+            return Err(Error::invalid(format!(
+                "ca_cert: none of the {ignored} certificate(s) in {} can be used",
+                path.display()
+            )));
+        }
+        let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
+            .build()
+            .map_err(|e| Error::invalid(format!("ca_cert: {}: {e}", path.display())))?;
+        Check::Trust {
+            inner,
+            own,
+            ca_cert: Some(path.clone()),
+        }
+    } else {
+        let inner = rustls_platform_verifier::Verifier::new(provider.clone()).map_err(|e| {
+            Error::Internal(format!(
+                "cannot load the system's trusted certificates: {e}"
+            ))
+        })?;
+        Check::Trust {
+            inner: Arc::new(inner),
+            own: Vec::new(),
+            ca_cert: None,
+        }
+    };
+    config_with(provider, Verifier { check, algs })
+}
+
+/// The certificate a server presented, as kept by [`capture_config`].
+pub type Captured = Arc<std::sync::Mutex<Option<CertificateDer<'static>>>>;
+
+/// A configuration that accepts any certificate and keeps it (for `probe`, which reports the
+/// certificate and judges it with the client's own options separately). The handshake
+/// signatures are still verified.
+pub fn capture_config() -> Result<(Arc<rustls::ClientConfig>, Captured)> {
+    let provider = provider();
+    let captured = Captured::default();
+    let verifier = Verifier {
+        check: Check::Capture(captured.clone()),
+        algs: provider.signature_verification_algorithms,
+    };
+    Ok((config_with(provider, verifier)?, captured))
+}
+
+fn config_with(
+    provider: Arc<CryptoProvider>,
+    verifier: Verifier,
+) -> Result<Arc<rustls::ClientConfig>> {
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| Error::Internal(format!("TLS versions: {e}")))?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier))
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Ok(Arc::new(config))
+}
+
+#[derive(Debug)]
+enum Check {
+    /// `tls_fingerprint`: the certificate's SHA-256 must match.
+    Pin(Fingerprint),
+    /// `verify=False`.
+    Anything,
+    /// Accept and keep the certificate (probe).
+    Capture(Captured),
+    /// The system's store or `ca_cert` (`own`: the file's certificates, accepted as the
+    /// server's own when presented byte for byte).
+    Trust {
+        inner: Arc<dyn ServerCertVerifier>,
+        own: Vec<CertificateDer<'static>>,
+        ca_cert: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug)]
+struct Verifier {
+    check: Check,
+    algs: WebPkiSupportedAlgorithms,
+}
+
+/// A refusal in words, shown as `invalid peer certificate: <message>`.
+#[derive(Debug)]
+struct Refusal(String);
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// The verifier's refusal in an error's cause chain, in words (`None` for any other error).
+pub fn refusal(err: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let mut cur = Some(err);
+    while let Some(e) = cur {
+        if let Some(rustls::Error::InvalidCertificate(CertificateError::Other(other))) =
+            e.downcast_ref::<rustls::Error>()
+        {
+            if let Some(r) = other.0.downcast_ref::<Refusal>() {
+                return Some(r.0.clone());
+            }
+        }
+        // An I/O error's `source()` skips the error it wraps.
+        cur = match e
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+        {
+            Some(inner) => Some(inner as &(dyn std::error::Error + 'static)),
+            None => e.source(),
+        };
+    }
+    None
+}
+
+fn refuse(message: String) -> rustls::Error {
+    rustls::Error::InvalidCertificate(CertificateError::Other(rustls::OtherError(Arc::new(
+        Refusal(message),
+    ))))
+}
+
+/// A time as RFC 3339 (UTC), for messages and reports.
+pub fn rfc3339(unix_seconds: i64) -> String {
+    time::OffsetDateTime::from_unix_timestamp(unix_seconds)
+        .ok()
+        .and_then(|t| {
+            t.format(&time::format_description::well_known::Rfc3339)
+                .ok()
+        })
+        .unwrap_or_else(|| format!("{unix_seconds} (unix time)"))
+}
+
+/// The DNS names and IP addresses a certificate is issued for.
+pub fn names(der: &[u8]) -> Vec<String> {
+    use x509_parser::extensions::GeneralName;
+    let Ok((_, cert)) = x509_parser::parse_x509_certificate(der) else {
+        return Vec::new();
+    };
+    let Ok(Some(san)) = cert.subject_alternative_name() else {
+        return Vec::new();
+    };
+    san.value
+        .general_names
+        .iter()
+        .filter_map(|n| match n {
+            GeneralName::DNSName(d) => Some(d.to_string()),
+            GeneralName::IPAddress(ip) => match <[u8; 4]>::try_from(*ip) {
+                Ok(v4) => Some(std::net::Ipv4Addr::from(v4).to_string()),
+                Err(_) => <[u8; 16]>::try_from(*ip)
+                    .ok()
+                    .map(|v6| std::net::Ipv6Addr::from(v6).to_string()),
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// `(not_before, not_after)` of a certificate, in unix seconds.
+fn validity(der: &[u8]) -> Option<(i64, i64)> {
+    let (_, cert) = x509_parser::parse_x509_certificate(der).ok()?;
+    let v = cert.validity();
+    Some((v.not_before.timestamp(), v.not_after.timestamp()))
+}
+
+impl Verifier {
+    /// Accept a certificate of the `ca_cert` file presented as the server's own: its validity
+    /// period and its names are still checked, as OpenSSL does.
+    fn own(
+        &self,
+        der: &CertificateDer<'_>,
+        name: &ServerName<'_>,
+        now: UnixTime,
+    ) -> std::result::Result<(), rustls::Error> {
+        let now = now.as_secs() as i64;
+        match validity(der) {
+            Some((_, after)) if now > after => {
+                return Err(rustls::Error::InvalidCertificate(CertificateError::Expired))
+            }
+            Some((before, _)) if now < before => {
+                return Err(rustls::Error::InvalidCertificate(
+                    CertificateError::NotValidYet,
+                ))
+            }
+            Some(_) => {}
+            None => {
+                return Err(rustls::Error::InvalidCertificate(
+                    CertificateError::BadEncoding,
+                ))
+            }
+        }
+        let parsed = rustls::server::ParsedCertificate::try_from(der)?;
+        rustls::client::verify_server_name(&parsed, name)
+    }
+
+    /// Say why a certificate is refused, and which option would connect.
+    fn explain(
+        &self,
+        err: rustls::Error,
+        der: &CertificateDer<'_>,
+        name: &ServerName<'_>,
+    ) -> rustls::Error {
+        let ca_cert = match &self.check {
+            Check::Trust { ca_cert, .. } => ca_cert.as_deref(),
+            _ => None,
+        };
+        let fp = Fingerprint::of(der);
+        let pin = format!("tls_fingerprint=\"{fp}\"");
+        let host = name.to_str();
+        let (before, after) = validity(der).unwrap_or((0, 0));
+        let rustls::Error::InvalidCertificate(cause) = &err else {
+            return err;
+        };
+        let message = match cause {
+            CertificateError::Expired | CertificateError::ExpiredContext { .. } => format!(
+                "the certificate expired on {}; if it is the application's own certificate, \
+                 pin it with {pin} (check the fingerprint on the machine or with `showctl \
+                 probe`), or pass verify=False",
+                rfc3339(after)
+            ),
+            CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => {
+                format!(
+                    "the certificate is not valid before {} (check the clocks of this machine \
+                     and the application's); to connect anyway, pin it with {pin} or pass \
+                     verify=False",
+                    rfc3339(before)
+                )
+            }
+            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
+                let names = match names(der.as_ref()) {
+                    n if n.is_empty() => String::new(),
+                    n => format!(" (it names {})", n.join(", ")),
+                };
+                format!(
+                    "the certificate is not issued for host {host}{names}; connect with a name it \
+                     holds, or pin it with {pin}, or pass verify=False"
+                )
+            }
+            // A self-signed CA:TRUE certificate that is not in the store: webpki refuses it as
+            // a CA used as an end entity before it looks for its issuer.
+            CertificateError::Other(o) if !format!("{o:?}").contains("CaUsedAsEndEntity") => {
+                return err
+            }
+            CertificateError::UnknownIssuer | CertificateError::Other(_) => match ca_cert {
+                Some(path) => format!(
+                    "the certificate is not signed by the CA given as ca_cert={}; pass \
+                     ca_cert= the file of the CA that signed it (or of the application's own \
+                     certificate), or pin it with {pin}, or pass verify=False",
+                    path.display()
+                ),
+                None => format!(
+                    "the certificate is not signed by a CA this system trusts (the \
+                     application's certificate is usually self-signed); pass ca_cert=PATH \
+                     (the CA's certificate, or the application's own), or pin it with {pin}, \
+                     or pass verify=False"
+                ),
+            },
+            _ => return err,
+        };
+        refuse(message)
+    }
+}
+
+impl ServerCertVerifier for Verifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> std::result::Result<ServerCertVerified, rustls::Error> {
+        match &self.check {
+            Check::Pin(pin) => {
+                let presented = Fingerprint::of(end_entity);
+                if presented == *pin {
+                    Ok(ServerCertVerified::assertion())
+                } else {
+                    Err(refuse(format!(
+                        "the server presented the certificate {presented}, not the pinned one \
+                         (tls_fingerprint=\"{pin}\"); if the application's certificate was \
+                         renewed on purpose (check it on the machine, or with `showctl \
+                         probe`), pin the new one: tls_fingerprint=\"{presented}\""
+                    )))
+                }
+            }
+            Check::Anything => Ok(ServerCertVerified::assertion()),
+            Check::Capture(slot) => {
+                *slot.lock().unwrap_or_else(|p| p.into_inner()) =
+                    Some(end_entity.clone().into_owned());
+                Ok(ServerCertVerified::assertion())
+            }
+            Check::Trust { inner, own, .. } => {
+                let result = if own.iter().any(|c| c.as_ref() == end_entity.as_ref()) {
+                    self.own(end_entity, server_name, now)
+                        .map(|()| ServerCertVerified::assertion())
+                } else {
+                    inner.verify_server_cert(
+                        end_entity,
+                        intermediates,
+                        server_name,
+                        ocsp_response,
+                        now,
+                    )
+                };
+                result.map_err(|e| self.explain(e, end_entity, server_name))
+            }
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> std::result::Result<HandshakeSignatureValid, rustls::Error> {
+        if matches!(self.check, Check::Anything) {
+            return Ok(HandshakeSignatureValid::assertion());
+        }
+        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.algs)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> std::result::Result<HandshakeSignatureValid, rustls::Error> {
+        if matches!(self.check, Check::Anything) {
+            return Ok(HandshakeSignatureValid::assertion());
+        }
+        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.algs)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.algs.supported_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEX: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn fingerprints_parse_in_the_forms_viewers_print() {
+        let fp = Fingerprint::parse(&format!("sha256:{HEX}")).unwrap();
+        assert_eq!(fp.to_string(), format!("sha256:{HEX}"));
+        let colons: Vec<String> = HEX
+            .as_bytes()
+            .chunks(2)
+            .map(|c| String::from_utf8(c.to_vec()).unwrap().to_uppercase())
+            .collect();
+        for text in [
+            format!("SHA256:{}", colons.join(":")),
+            format!("SHA-256:{HEX}"),
+            HEX.to_uppercase(),
+            format!("  sha256:{HEX}\n"),
+        ] {
+            assert_eq!(Fingerprint::parse(&text).unwrap(), fp, "{text}");
+        }
+    }
+
+    #[test]
+    fn malformed_fingerprints_name_the_option() {
+        for (text, why) in [
+            ("", "empty"),
+            ("sha256:", "empty"),
+            ("sha256:abcd", "4 hex digits, not 64"),
+            (&format!("sha1:{}", &HEX[..40]), "\"sha1\" is not supported"),
+            (&format!("sha256:{}g", &HEX[..63]), "'g' is not a hex digit"),
+            (&format!("sha256:{HEX}00"), "66 hex digits"),
+        ] {
+            let e = Fingerprint::parse(text).unwrap_err().to_string();
+            assert!(e.contains("tls_fingerprint: "), "{e}");
+            assert!(e.contains(why), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn contradicting_options_are_refused() {
+        let pin = Some(Fingerprint::of(b"x"));
+        let mut o = TlsOptions {
+            pin,
+            verify: false,
+            ..TlsOptions::default()
+        };
+        assert!(client_config(&o)
+            .unwrap_err()
+            .to_string()
+            .contains("verify=False"));
+        o.verify = true;
+        o.ca_cert = Some("x.pem".into());
+        assert!(client_config(&o)
+            .unwrap_err()
+            .to_string()
+            .contains("ca_cert"));
+    }
+}
