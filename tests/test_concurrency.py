@@ -18,7 +18,7 @@ import pytest
 import showctl
 from faultserver import FaultServer, Reply, Seen, respond, serve, stall
 from mediakit import MODES, invoke
-from netkit import free_port
+from netkit import free_port, needs_fork, posix_signals
 
 THREADS = 16
 PER_THREAD = 40  # calls per thread, half reads, half commands
@@ -212,6 +212,7 @@ FORK = """
 """
 
 
+@needs_fork
 def test_a_client_used_before_fork_works_in_the_child() -> None:
     """The child's calls on the parent's client get answers at once (not after the timeout:
     the parent's pooled connections are not used there), and the parent's client still works."""
@@ -243,6 +244,7 @@ CTRL_C = """
 
 
 @pytest.mark.parametrize("op", ["read", "command"])
+@posix_signals
 def test_ctrl_c_interrupts_a_blocking_call_and_the_client_goes_on(op: str) -> None:
     with FaultServer(stall(), serve(by_layer)) as server:
         proc = subprocess.Popen(
