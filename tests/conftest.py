@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,6 +11,33 @@ import pytest
 from pytest_httpserver import HTTPServer
 
 sys.path.insert(0, str(Path(__file__).parent))
+
+
+def pytest_report_header() -> str:
+    import showctl
+
+    return f"showctl {showctl.__version__} from {Path(showctl.__file__).parent}"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """A run started in the background by a non-interactive shell (`cmd &`) inherits SIGINT
+    ignored, and Python then installs no KeyboardInterrupt handler, in this process or in the
+    CLI processes it starts: the Ctrl-C tests need Python's own handler, as in a terminal.
+
+    With SHOWCTL_TEST_INSTALLED=1 (scripts/test-wheel.sh), the suite refuses to run unless
+    showctl is the package installed in this interpreter's site-packages (an installed wheel),
+    not a source tree or an editable build."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if os.environ.get("SHOWCTL_TEST_INSTALLED") != "1":
+        return
+    import showctl
+    import showctl._core
+
+    site = Path(sysconfig.get_paths()["platlib"]).resolve() / "showctl"
+    for module in (showctl.__file__, showctl._core.__file__):
+        if module is None or Path(module).resolve().parent != site:
+            raise pytest.UsageError(f"showctl is imported from {module}, not from {site}")
 
 
 @pytest.fixture(autouse=True)

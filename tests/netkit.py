@@ -1,19 +1,29 @@
 """Test helpers for the scoreboard and transport tests: the sync/async twin of a call, a free
-port nobody listens on, and a loopback server that answers slowly."""
+port nobody listens on, a loopback server that answers slowly, and the marks of tests that
+need POSIX signals or fork()."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import socketserver
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 
+import pytest
 import showctl
 
 MODES = ["sync", "async"]
+
+posix_signals = pytest.mark.skipif(
+    sys.platform == "win32",
+    reason="sends SIGINT to a process: Windows has no POSIX signals (Ctrl-C is a console event)",
+)
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork() on this platform")
 
 
 def scores(board: showctl.Scoreboard, mode: str) -> showctl.ScoreRecord:

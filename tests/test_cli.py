@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import sysconfig
 import time
 import urllib.error
 import urllib.request
@@ -17,6 +18,7 @@ from typing import Any
 
 import pytest
 import showctl
+from netkit import posix_signals
 
 COMMANDS = [
     "simulate",
@@ -97,7 +99,7 @@ def test_help_explains_every_command() -> None:
 
 
 def test_console_script_is_installed() -> None:
-    script = Path(sys.executable).parent / "showctl"
+    script = Path(sysconfig.get_path("scripts")) / "showctl"  # bin/ or Scripts\ (showctl.exe)
     result = subprocess.run([str(script), "--version"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0
     assert result.stdout.strip() == f"showctl {showctl.__version__}"
@@ -300,6 +302,7 @@ def test_exit_codes_and_one_line_errors(sim: showctl.Simulator) -> None:
     assert "503 Service Unavailable" in one_error_line(busy)
 
 
+@posix_signals
 def test_simulate_serves_until_interrupted(tmp_path: Path) -> None:
     workspace = tmp_path / "ws.json"
     workspace.write_text(json.dumps({"layers": [{"name": "Solo"}]}))
@@ -317,6 +320,7 @@ def test_simulate_serves_until_interrupted(tmp_path: Path) -> None:
     assert "Traceback" not in err
 
 
+@posix_signals
 def test_simulate_a_workspace_directory_strictly(tmp_path: Path) -> None:
     (tmp_path / "workspace.json").write_text(json.dumps({"layers": [{"name": "Recorded"}]}))
     proc = start("simulate", "--json", "--workspace", str(tmp_path), "--strict")
@@ -344,6 +348,7 @@ def test_simulate_a_malformed_workspace(tmp_path: Path) -> None:
     assert "show.json" in result.stderr and "layers[0].opacity" in result.stderr
 
 
+@posix_signals
 def test_simulate_score_tick_moves_the_score() -> None:
     proc = start("simulate", "--json", "--score-tick", "0.05")
     try:
@@ -362,6 +367,7 @@ def test_simulate_score_tick_moves_the_score() -> None:
     assert proc.returncode == 0
 
 
+@posix_signals
 def test_ctrl_c_ends_a_watch_quietly(sim: showctl.Simulator) -> None:
     proc = start("scores", "--watch", "--interval", "0.05", "--url", sim.url)
     assert proc.stdout is not None

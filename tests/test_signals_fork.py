@@ -11,7 +11,7 @@ import threading
 import time
 
 import pytest
-from netkit import slow_server
+from netkit import needs_fork, posix_signals, slow_server
 from pytest_httpserver import HTTPServer
 from recording import load, serve
 
@@ -37,6 +37,7 @@ BLOCKED = textwrap.dedent(
 
 
 @pytest.mark.parametrize("call", ["scores", "watch"])
+@posix_signals
 def test_ctrl_c_interrupts_a_blocking_call(call: str) -> None:
     arrived = threading.Event()
     with slow_server(30.0, arrived=arrived) as url:
@@ -94,6 +95,7 @@ FORKED = textwrap.dedent(
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
+@needs_fork
 def test_a_forked_child_creates_a_working_client(
     httpserver: HTTPServer, base_url: str, mode: str
 ) -> None:

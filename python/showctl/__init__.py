@@ -1,9 +1,10 @@
 """showctl: remote control for a media playback application and a scoreboard application.
 
->>> import showctl
->>> board = showctl.Scoreboard("http://127.0.0.1:8080")
->>> board.scores().sport_mode  # doctest: +SKIP
-'Basketball'
+Examples:
+    >>> import showctl
+    >>> board = showctl.Scoreboard("http://127.0.0.1:8080")
+    >>> board.scores().sport_mode  # doctest: +SKIP
+    'Basketball'
 """
 
 from __future__ import annotations

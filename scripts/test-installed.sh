@@ -1,0 +1,30 @@
+#!/bin/sh
+# Run the Python test suite against the showctl installed in an interpreter (an installed wheel),
+# never against the source tree:
+#
+#   scripts/test-installed.sh STAGE_DIR [PYTEST ARGS...]     # PYTHON=... picks the interpreter
+#
+# tests/, examples/, pyproject.toml (pytest's settings) and Cargo.toml (the version source) are
+# copied to STAGE_DIR/showctl and pytest runs there with --import-mode=importlib, so python/ is
+# nowhere on sys.path; SHOWCTL_TEST_INSTALLED=1 makes the suite's conftest refuse to run unless
+# showctl and its extension come from the interpreter's site-packages. The API contract that
+# test_media_api_table reads from shared/ beside the repository gets the same neighbour in
+# STAGE_DIR when there is one (SHOWCTL_SHARED_DIR overrides where it is taken from).
+# POSIX sh: scripts/test-wheel.sh and the release workflow (Linux, macOS, Windows, Alpine) use it.
+set -eu
+repo=$(cd "$(dirname "$0")/.." && pwd)
+stage=${1:?usage: scripts/test-installed.sh STAGE_DIR [PYTEST ARGS...]}
+shift
+python=${PYTHON:-python}
+
+rm -rf "$stage"
+mkdir -p "$stage/showctl"
+cp -r "$repo/tests" "$repo/examples" "$repo/pyproject.toml" "$repo/Cargo.toml" "$stage/showctl/"
+find "$stage" -name __pycache__ -prune -exec rm -rf {} +
+shared=${SHOWCTL_SHARED_DIR:-$repo/../shared}
+if [ -d "$shared" ]; then
+    ln -s "$(cd "$shared" && pwd)" "$stage/shared"
+fi
+
+cd "$stage/showctl"
+SHOWCTL_TEST_INSTALLED=1 exec "$python" -m pytest -q -p no:cacheprovider --import-mode=importlib "$@"
