@@ -4,6 +4,7 @@
 
 pub mod error;
 pub mod ident;
+pub mod json;
 pub mod media;
 pub mod runtime;
 pub mod score;

@@ -52,6 +52,7 @@ impl Workspace {
 
     /// Build a workspace from a JSON value (a dict given from Python, for example).
     pub fn from_value(value: Value) -> Result<Self, String> {
+        crate::json::check_depth(&value)?;
         let ws: Workspace = serde_json::from_value(value).map_err(|e| e.to_string())?;
         if ws.blend_modes.is_empty() {
             return Err("blendModes: at least one blend mode is needed".into());
