@@ -9,7 +9,7 @@
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The most arrays and objects nested in one another that a JSON value may have (a number or a
 /// text is depth 0, `[]` is 1, `[[1]]` is 2). It is what serde_json's parser reads (its limit
@@ -61,6 +61,14 @@ pub fn hash(value: &Value) -> u64 {
     h.finish()
 }
 
+/// [`hash`] of `Value::Object(object)`, without building it.
+pub fn hash_object(object: &Map<String, Value>) -> u64 {
+    let mut h = DefaultHasher::new();
+    std::mem::discriminant(&Value::Object(Map::new())).hash(&mut h);
+    hash_entries(object, &mut h);
+    h.finish()
+}
+
 fn hash_into(value: &Value, h: &mut DefaultHasher) {
     std::mem::discriminant(value).hash(h);
     match value {
@@ -74,18 +82,20 @@ fn hash_into(value: &Value, h: &mut DefaultHasher) {
                 hash_into(v, h);
             }
         }
-        Value::Object(o) => {
-            // Each entry hashed alone, the hashes added: the same for any order of the keys.
-            let sum = o.iter().fold(0u64, |acc, (k, v)| {
-                let mut e = DefaultHasher::new();
-                k.hash(&mut e);
-                hash_into(v, &mut e);
-                acc.wrapping_add(e.finish())
-            });
-            o.len().hash(h);
-            sum.hash(h);
-        }
+        Value::Object(o) => hash_entries(o, h),
     }
+}
+
+/// Each entry hashed alone and the hashes added: the same for any order of the keys.
+fn hash_entries(o: &Map<String, Value>, h: &mut DefaultHasher) {
+    let sum = o.iter().fold(0u64, |acc, (k, v)| {
+        let mut e = DefaultHasher::new();
+        k.hash(&mut e);
+        hash_into(v, &mut e);
+        acc.wrapping_add(e.finish())
+    });
+    o.len().hash(h);
+    sum.hash(h);
 }
 
 #[cfg(test)]
@@ -151,5 +161,6 @@ mod tests {
             assert_ne!(hash(&a), hash(&other), "{other}");
         }
         assert_ne!(hash(&json!([[1], []])), hash(&json!([[], [1]])));
+        assert_eq!(hash_object(b.as_object().unwrap()), hash(&a));
     }
 }

@@ -72,6 +72,7 @@ from showctl.exceptions import (
     ServerError,
     ServiceUnavailableError,
     ShowctlError,
+    SportMismatchError,
     Timeout,
     UnauthorizedError,
 )
@@ -118,6 +119,7 @@ __all__ = [
     "ServerError",
     "ServiceUnavailableError",
     "ShowctlError",
+    "SportMismatchError",
     "Simulator",
     "SoccerScore",
     "TargetSet",

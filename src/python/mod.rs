@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 
 pub mod args;
 pub mod automation;
+pub mod convert;
 #[cfg(unix)]
 pub mod bridge;
 pub mod errors;
