@@ -179,8 +179,9 @@ REPLIES = textwrap.dedent(
         command = showctl.cmd.request("/x", json=nested_list(127))
         assert depth(command.body) == 127
         assert depth(showctl.Effect.from_dict({"x": nested_list(126)}).to_dict()) == 127
+        records = {"Hockey": {"x": nested_list(123)}}
         sim = showctl.Simulator(workspace={"blendModes": [{"name": "Normal", "id": 0}],
-                                           "scoreboard": {"records": {"Hockey": {"x": nested_list(123)}}}})
+                                           "scoreboard": {"records": records}})
         sim.set_score("team1Score", nested_dict(127))
     """
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
-from typing import Any, ClassVar, Literal, TypeVar, final
+from typing import Any, Literal, TypeVar, final
 
 from typing_extensions import Self, disjoint_base
 

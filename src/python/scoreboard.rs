@@ -319,7 +319,7 @@ fn other_sport(record: &Bound<'_, PyAny>, cls: &Bound<'_, PyType>) -> PyResult<O
     }
     let mode = record.cast::<PyScoreRecord>()?.get().rec.sport_mode();
     Ok(Some(match mode {
-        Some(m) => format!("the record's sportMode is {m:?}"),
+        Some(m) => format!("the record's sportMode is {}", m.into_pyobject(py)?.repr()?),
         None => "the record has no sportMode".to_string(),
     }))
 }
