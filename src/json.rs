@@ -146,8 +146,8 @@ mod tests {
     #[test]
     fn hash_is_consistent_with_eq() {
         let a = json!({"x": 1, "y": [1, 2, {"z": null}], "w": "t"});
-        let b: Value = serde_json::from_str(r#"{"w": "t", "y": [1, 2, {"z": null}], "x": 1}"#)
-            .unwrap();
+        let b: Value =
+            serde_json::from_str(r#"{"w": "t", "y": [1, 2, {"z": null}], "x": 1}"#).unwrap();
         assert_eq!(a, b);
         assert_eq!(hash(&a), hash(&b));
         assert_eq!(hash(&json!(0.0)), hash(&json!(-0.0)));

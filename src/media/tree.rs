@@ -19,8 +19,8 @@ use std::sync::Arc;
 use serde::de::IgnoredAny;
 
 use super::endpoints::PLAYLISTS;
-use crate::json::MAX_DEPTH;
 use super::models::{Model, Playlist};
+use crate::json::MAX_DEPTH;
 
 /// A text field of a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -207,8 +207,7 @@ impl<'a> Scan<'a> {
         values.next()?.ok()?;
         self.i += values.byte_offset();
         let skipped = &self.b[start..self.i];
-        if matches!(skipped.first(), Some(b'[' | b'{'))
-            && self.depth + nesting(skipped) > MAX_DEPTH
+        if matches!(skipped.first(), Some(b'[' | b'{')) && self.depth + nesting(skipped) > MAX_DEPTH
         {
             return None;
         }

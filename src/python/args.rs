@@ -4,10 +4,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
-use pyo3::intern;
 
 use crate::error::{Error, Result};
 use crate::ident::Ident;
@@ -98,7 +98,11 @@ pub fn ident(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Ident> {
     if obj.is_instance_of::<PyString>() {
         return Ok(Ident::Name(obj.extract::<String>()?));
     }
-    match int_arg(obj, arg, "an identifier; pass an int index, a name or a UUID")? {
+    match int_arg(
+        obj,
+        arg,
+        "an identifier; pass an int index, a name or a UUID",
+    )? {
         Some(i) => Ok(Ident::Index(i64_of(&i, arg)?)),
         None => Err(PyTypeError::new_err(format!(
             "{arg}: expected an int index, a name or a UUID string, got {}",
@@ -149,7 +153,9 @@ fn int_arg<'py>(
 ) -> PyResult<Option<Bound<'py, PyInt>>> {
     let numpy_bool = || !obj.is_instance_of::<PyInt>() && obj.extract::<bool>().is_ok();
     if obj.is_instance_of::<PyBool>() || numpy_bool() {
-        return Err(PyValueError::new_err(format!("{arg}: a bool is not {not_a}")));
+        return Err(PyValueError::new_err(format!(
+            "{arg}: a bool is not {not_a}"
+        )));
     }
     match obj.cast::<PyInt>() {
         Ok(i) => Ok(Some(i.clone())),

@@ -124,12 +124,10 @@ impl Refusal {
                 "{at}: a {kind} cannot be sent as JSON (send None, bool, int, float, str, \
                  list, tuple or dict)"
             )),
-            Why::Key(kind) => PyTypeError::new_err(format!(
-                "{at}: JSON object keys are str, got a {kind} key"
-            )),
-            Why::NotFinite(f) => {
-                PyValueError::new_err(format!("{at}: {f} cannot be sent as JSON"))
+            Why::Key(kind) => {
+                PyTypeError::new_err(format!("{at}: JSON object keys are str, got a {kind} key"))
             }
+            Why::NotFinite(f) => PyValueError::new_err(format!("{at}: {f} cannot be sent as JSON")),
             Why::IntRange => PyValueError::new_err(format!(
                 "{at}: the int cannot be sent as JSON (-2**63 to 2**64-1)"
             )),

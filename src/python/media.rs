@@ -25,10 +25,10 @@ use crate::media::tree::PlaylistTree;
 use crate::media::watch;
 use crate::media::*;
 use crate::python::args::{self, client_config, ident, number};
-use crate::python::convert;
 use crate::python::automation::{
     batch_commands, BatchOut, MirrorArgs, PyMirrorStatus, PyTransportWatch,
 };
+use crate::python::convert;
 use crate::python::errors::IntoPy;
 use crate::python::rt;
 use crate::python::tree::{PyCue, PyPlaylist};

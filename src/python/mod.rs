@@ -5,9 +5,9 @@ use pyo3::prelude::*;
 
 pub mod args;
 pub mod automation;
-pub mod convert;
 #[cfg(unix)]
 pub mod bridge;
+pub mod convert;
 pub mod errors;
 pub mod media;
 pub mod rt;

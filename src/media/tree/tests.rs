@@ -188,7 +188,10 @@ fn both_readers_agree_at_the_depth_limit() {
         let deepest = nested_tree(levels, pad, in_cue);
         let v: serde_json::Value = serde_json::from_str(&deepest).unwrap();
         assert_eq!(depth(&v, usize::MAX), MAX_DEPTH);
-        assert!(agree(&deepest), "{levels} levels, {pad} padding: read in one pass");
+        assert!(
+            agree(&deepest),
+            "{levels} levels, {pad} padding: read in one pass"
+        );
         let too_deep = nested_tree(levels, pad + 1, in_cue);
         assert!(!agree(&too_deep));
         assert!(decode(too_deep.as_bytes()).is_err());
