@@ -269,3 +269,36 @@ def test_json_refusals_name_the_place() -> None:
         cmd.request("/x", json=[np.True_])
     with pytest.raises(TypeError, match=r"""^params\["a"\]: expected str, int, float or bool"""):
         cmd.request("/x", params={"a": [1]})
+
+
+def test_text_and_path_arguments_name_the_argument() -> None:
+    url = "http://127.0.0.1:9"
+    for cls in (showctl.MediaPlayer, showctl.Scoreboard):
+        with pytest.raises(TypeError, match=r"^url: expected a str, got int"):
+            cls(5)
+        with pytest.raises(TypeError, match=r"^api_key: expected a str, got bytes"):
+            cls(url, b"key")
+        with pytest.raises(TypeError, match=r"^ca_cert: expected a path"):
+            cls(url, ca_cert=5)
+    player = showctl.MediaPlayer(url)
+    with pytest.raises(TypeError, match=r"^name: expected a str, got int"):
+        player.resolve_layer(3)
+    with pytest.raises(TypeError, match=r"^name: expected a str, got int"):
+        player.resolve_playlist_async(3)
+    with pytest.raises(TypeError, match=r"^kind: expected a str, got int"):
+        player.by_name("x", kind=1)
+    with pytest.raises(TypeError, match=r"^method: expected a str, got NoneType"):
+        player.request(None, "/x")
+    with pytest.raises(TypeError, match=r"^path: expected a str, got int"):
+        player.request("GET", 1)
+    with pytest.raises(TypeError, match=r"^params: expected a dict, got list"):
+        player.request("GET", "/x", params=[("a", 1)])
+    with pytest.raises(TypeError, match=r"^path: expected a str, got int"):
+        cmd.request(1)
+    with showctl.Simulator() as sim:
+        with pytest.raises(TypeError, match=r"^field: expected a str, got int"):
+            sim.set_score(1, "2")
+        with pytest.raises(TypeError, match=r"^mode: expected a str, got NoneType"):
+            sim.set_sport(None)
+    with pytest.raises(TypeError, match=r"^api_key: expected a str, got int"):
+        showctl.Simulator(api_key=1)

@@ -7,7 +7,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyBool, PyFloat, PyInt, PyString};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
 
 use crate::error::{Error, Result};
 use crate::ident::Ident;
@@ -181,6 +181,41 @@ pub fn flag(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<bool> {
     })
 }
 
+/// A text argument: a `str`.
+pub fn text(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<String> {
+    match obj.cast::<PyString>() {
+        Ok(s) => Ok(s.to_cow()?.into_owned()),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{arg}: expected a str, got {}",
+            type_name(obj)
+        ))),
+    }
+}
+
+/// A file path argument: a `str` or an `os.PathLike`.
+pub fn path(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<PathBuf> {
+    obj.extract::<PathBuf>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{arg}: expected a path (str or os.PathLike), got {}",
+            type_name(obj)
+        ))
+    })
+}
+
+/// The `params` argument of `request()`: `None` or a dict.
+pub fn params<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyDict>>> {
+    if obj.is_none() {
+        return Ok(None);
+    }
+    match obj.cast::<PyDict>() {
+        Ok(d) => Ok(Some(d.clone())),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "params: expected a dict, got {}",
+            type_name(obj)
+        ))),
+    }
+}
+
 /// `None`, or what `convert` makes of the argument.
 pub fn optional<T>(
     obj: &Bound<'_, PyAny>,
@@ -239,4 +274,13 @@ named! {
     thresholds: Vec<f64> = numbers, "thresholds";
     max_body: Option<i64> = |o, a| optional(o, a, integer), "max_body";
     steps: Option<i64> = |o, a| optional(o, a, integer), "steps";
+    url: Option<String> = |o, a| optional(o, a, text), "url";
+    api_key: Option<String> = |o, a| optional(o, a, text), "api_key";
+    ca_cert: Option<PathBuf> = |o, a| optional(o, a, path), "ca_cert";
+    name: String = text, "name";
+    kind: Option<String> = |o, a| optional(o, a, text), "kind";
+    method: String = text, "method";
+    request_path: String = text, "path";
+    field: String = text, "field";
+    mode: String = text, "mode";
 }

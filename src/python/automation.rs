@@ -626,12 +626,12 @@ impl PyCommand {
     #[pyo3(signature = (path, json=None, params=None))]
     fn request(
         py: Python<'_>,
-        path: String,
+        #[pyo3(from_py_with = args::request_path)] path: String,
         json: Option<&Bound<'_, PyAny>>,
-        params: Option<&Bound<'_, PyDict>>,
+        #[pyo3(from_py_with = args::params)] params: Option<Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let body = json.map(|j| py_to_json(j, "json")).transpose()?;
-        let raw = ep::raw("POST", &path, body, params_arg(params)?).py_err(py)?;
+        let raw = ep::raw("POST", &path, body, params_arg(params.as_ref())?).py_err(py)?;
         Ok(PyCommand {
             call: Call {
                 request: raw.request,

@@ -764,7 +764,9 @@ twins! {
         /// is reached this way. The layer list is read once and kept (see `refresh()`); a name
         /// missing from the kept list is looked up once more in a fresh one. No layer, or more
         /// than one, with that name: `NameLookupError`.
-        fn resolve_layer / resolve_layer_async (this, py, name: String) {
+        fn resolve_layer / resolve_layer_async (
+            this, py, #[pyo3(from_py_with = args::name)] name: String
+        ) {
             let name = ep::non_empty(name, "name").py_err(py)?;
             let client = this.client.clone();
             Work(async move {
@@ -775,7 +777,9 @@ twins! {
 
         /// The playlist named `name` (or with that UUID), anywhere in the tree, with its UUID,
         /// cues and nested playlists; kept like `resolve_layer`.
-        fn resolve_playlist / resolve_playlist_async (this, py, name: String) {
+        fn resolve_playlist / resolve_playlist_async (
+            this, py, #[pyo3(from_py_with = args::name)] name: String
+        ) {
             let name = ep::non_empty(name, "name").py_err(py)?;
             let client = this.client.clone();
             Work(async move { client.resolve_playlist(&name).await })
@@ -785,7 +789,10 @@ twins! {
         /// "layer", "playlist" or "cue"), to pass wherever an id is taken. Kept like
         /// `resolve_layer`; none or several: `NameLookupError` (the message lists them).
         #[pyo3(signature = (name, kind=None))]
-        fn by_name / by_name_async (this, py, name: String, kind: Option<String>) {
+        fn by_name / by_name_async (
+            this, py, #[pyo3(from_py_with = args::name)] name: String,
+            #[pyo3(from_py_with = args::kind)] kind: Option<String>
+        ) {
             let name = ep::non_empty(name, "name").py_err(py)?;
             let kind = kind.map(|k| NameKind::parse(&k)).transpose().py_err(py)?;
             let client = this.client.clone();
@@ -814,11 +821,12 @@ twins! {
         /// body. A POST is sent as a command.
         #[pyo3(signature = (method, path, json=None, params=None))]
         fn request / request_async (
-            this, py, method: String, path: String, json: Option<&Bound<'_, PyAny>>,
-            params: Option<&Bound<'_, PyDict>>
+            this, py, #[pyo3(from_py_with = args::method)] method: String,
+            #[pyo3(from_py_with = args::request_path)] path: String, json: Option<&Bound<'_, PyAny>>,
+            #[pyo3(from_py_with = args::params)] params: Option<Bound<'_, PyDict>>
         ) {
             let body = json.map(|j| py_to_json(j, "json")).transpose()?;
-            ep::raw(&method, &path, body, params_arg(params)?).py_err(py)?
+            ep::raw(&method, &path, body, params_arg(params.as_ref())?).py_err(py)?
         }
     }
 
@@ -831,11 +839,11 @@ twins! {
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        url: Option<String>,
-        api_key: Option<String>,
+        #[pyo3(from_py_with = args::url)] url: Option<String>,
+        #[pyo3(from_py_with = args::api_key)] api_key: Option<String>,
         #[pyo3(from_py_with = args::timeout)] timeout: f64,
         #[pyo3(from_py_with = args::verify)] verify: bool,
-        ca_cert: Option<PathBuf>,
+        #[pyo3(from_py_with = args::ca_cert)] ca_cert: Option<PathBuf>,
         #[pyo3(from_py_with = args::retries)] retries: i64,
         #[pyo3(from_py_with = args::retry_commands)] retry_commands: bool,
         #[pyo3(from_py_with = args::max_body)] max_body: Option<i64>,

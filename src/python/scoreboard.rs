@@ -584,11 +584,11 @@ impl PyScoreboard {
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        url: Option<String>,
-        api_key: Option<String>,
+        #[pyo3(from_py_with = args::url)] url: Option<String>,
+        #[pyo3(from_py_with = args::api_key)] api_key: Option<String>,
         #[pyo3(from_py_with = args::timeout)] timeout: f64,
         #[pyo3(from_py_with = args::verify)] verify: bool,
-        ca_cert: Option<PathBuf>,
+        #[pyo3(from_py_with = args::ca_cert)] ca_cert: Option<PathBuf>,
         #[pyo3(from_py_with = args::retries)] retries: i64,
         #[pyo3(from_py_with = args::retry_commands)] retry_commands: bool,
         #[pyo3(from_py_with = args::max_body)] max_body: Option<i64>,

@@ -140,7 +140,7 @@ impl PySimulator {
     fn new(
         py: Python<'_>,
         #[pyo3(from_py_with = args::port)] port: i64,
-        api_key: Option<String>,
+        #[pyo3(from_py_with = args::api_key)] api_key: Option<String>,
         workspace: Option<&Bound<'_, PyAny>>,
         host: &str,
     ) -> PyResult<Self> {
@@ -249,14 +249,23 @@ impl PySimulator {
     }
 
     /// Set a field of the active score record (`"game1.team1Goals"` for a Custom game).
-    fn set_score(&self, py: Python<'_>, field: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn set_score(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = args::field)] field: String,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         let value = py_to_json(value, "value")?;
-        self.sim.set_score(field, value).py_err(py)
+        self.sim.set_score(&field, value).py_err(py)
     }
 
     /// Switch the scoreboard to a sport mode of the document (its record is kept per sport).
-    fn set_sport(&self, py: Python<'_>, mode: &str) -> PyResult<()> {
-        self.sim.set_sport(mode).py_err(py)
+    fn set_sport(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = args::mode)] mode: String,
+    ) -> PyResult<()> {
+        self.sim.set_sport(&mode).py_err(py)
     }
 
     /// The selected layer index, the targeted layer index and the selected playlist's UUID.
