@@ -259,6 +259,8 @@ def test_json_refusals_name_the_place() -> None:
         cmd.request("/x", json={"a": [1, {2}]})
     with pytest.raises(TypeError, match=r"^json: JSON object keys are str, got a int key"):
         cmd.request("/x", json={1: 2})
+    with pytest.raises(TypeError, match=r"""^json\["a"\]\[0\]: JSON object keys are str"""):
+        cmd.request("/x", json={"a": [{"b": 1, None: 2}]})
     with pytest.raises(ValueError, match=r"""^json\[0\]\["v"\]: NaN cannot be sent as JSON"""):
         cmd.request("/x", json=[{"v": math.nan}])
     with pytest.raises(ValueError, match=r"^json\[0\]: the int cannot be sent as JSON"):

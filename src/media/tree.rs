@@ -22,6 +22,11 @@ use super::endpoints::PLAYLISTS;
 use super::models::{Model, Playlist};
 use crate::json::MAX_DEPTH;
 
+/// How deep the one-pass reader goes (arrays and objects): it recurses a few frames per level,
+/// so a tree nested deeper (playlists 19 deep; real ones nest a few) goes to the full decoder,
+/// which reads up to [`MAX_DEPTH`] like every reply, and the reader's stack stays shallow.
+const FLAT_MAX_DEPTH: usize = 40;
+
 /// A text field of a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Text {
@@ -167,8 +172,9 @@ struct Scan<'a> {
     text: &'a str,
     b: &'a [u8],
     i: usize,
-    /// The arrays and objects open at `i`: past [`MAX_DEPTH`] the body is not the plain shape
-    /// (the full decoder refuses it, like any reply nested that deep).
+    /// The arrays and objects open at `i`: past [`FLAT_MAX_DEPTH`] the body is left to the
+    /// full decoder; a skipped value that ends past [`MAX_DEPTH`] too (the full decoder refuses
+    /// it, like any reply nested that deep).
     depth: usize,
     playlists: Vec<PlaylistNode>,
     cues: Vec<CueNode>,
@@ -218,7 +224,7 @@ impl<'a> Scan<'a> {
     fn enter(&mut self, open: u8) -> Option<()> {
         self.eat(open)?;
         self.depth += 1;
-        (self.depth <= MAX_DEPTH).then_some(())
+        (self.depth <= FLAT_MAX_DEPTH).then_some(())
     }
 
     /// A string: the span of its contents, or its decoded text when it has an escape.

@@ -1,17 +1,18 @@
 //! JSON values to Python objects and back, within the core's nesting limit
 //! ([`MAX_DEPTH`](crate::json::MAX_DEPTH)).
 //!
-//! Both directions recurse once per level of nesting, and each level is counted before it is
-//! entered: a value nested deeper (a list nested 20,000 deep, a list that holds itself) is a
-//! `ValueError`, never a stack overflow, on any thread. The recursive functions handle only
-//! the containers, so their frames stay small (the limit is met far within a 512 KiB stack).
-//! pythonize, used before, recursed without a limit and took no numpy integers.
+//! Neither direction recurses: the open arrays and objects are kept on a heap stack, so the
+//! conversion takes the same few hundred bytes of thread stack at any depth. Each level is
+//! counted before it is opened: a value nested deeper than the limit (a list nested 20,000
+//! deep, a list that holds itself) is a `ValueError`, on any thread. pythonize, used before,
+//! recursed without a limit (a stack overflow, the interpreter killed) and took no numpy
+//! integers.
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{
-    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyMapping, PySequence, PyString,
-    PyTuple,
+    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyIterator, PyList, PyMapping,
+    PySequence, PyString, PyTuple,
 };
 use pyo3::IntoPyObjectExt;
 use serde_json::{Map, Number, Value};
@@ -31,30 +32,71 @@ pub fn hash_of<T: std::hash::Hash + ?Sized>(data: &T) -> u64 {
 // JSON to Python
 // ---------------------------------------------------------------------------------------------
 
-/// A JSON value as Python objects: `dict`, `list`, `str`, `int`, `float`, `bool` and `None`.
-pub fn json_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
-    to_py(py, v, 0)
+/// An array or object being built: the rest of its items, and what is built so far.
+enum OpenPy<'a, 'py> {
+    List(std::slice::Iter<'a, Value>, Bound<'py, PyList>),
+    Dict(
+        serde_json::map::Iter<'a>,
+        Bound<'py, PyDict>,
+        Option<&'a str>,
+    ),
 }
 
-fn to_py<'py>(py: Python<'py>, v: &Value, depth: usize) -> PyResult<Bound<'py, PyAny>> {
-    match v {
-        Value::Array(a) => {
-            let depth = enter(depth).map_err(|_| PyValueError::new_err(too_deep()))?;
-            let list = PyList::empty(py);
-            for item in a {
-                list.append(to_py(py, item, depth)?)?;
+/// A JSON value as Python objects: `dict`, `list`, `str`, `int`, `float`, `bool` and `None`.
+pub fn json_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    let mut open: Vec<OpenPy<'_, 'py>> = Vec::new();
+    let mut next = v;
+    loop {
+        // Convert `next`, or open it.
+        let mut done = match next {
+            Value::Array(a) => {
+                enter(open.len()).map_err(|()| PyValueError::new_err(too_deep()))?;
+                open.push(OpenPy::List(a.iter(), PyList::empty(py)));
+                None
             }
-            Ok(list.into_any())
-        }
-        Value::Object(o) => {
-            let depth = enter(depth).map_err(|_| PyValueError::new_err(too_deep()))?;
-            let dict = PyDict::new(py);
-            for (k, item) in o {
-                dict.set_item(k, to_py(py, item, depth)?)?;
+            Value::Object(o) => {
+                enter(open.len()).map_err(|()| PyValueError::new_err(too_deep()))?;
+                open.push(OpenPy::Dict(o.iter(), PyDict::new(py), None));
+                None
             }
-            Ok(dict.into_any())
+            scalar => Some(scalar_to_py(py, scalar)?),
+        };
+        // Hand what is done to the container it is in, until one has more to convert.
+        loop {
+            let Some(top) = open.last_mut() else {
+                return Ok(done.unwrap_or_else(|| py.None().into_bound(py)));
+            };
+            let item = match top {
+                OpenPy::List(items, list) => {
+                    if let Some(v) = done.take() {
+                        list.append(v)?;
+                    }
+                    items.next()
+                }
+                OpenPy::Dict(items, dict, key) => {
+                    if let (Some(v), Some(k)) = (done.take(), key.take()) {
+                        dict.set_item(k, v)?;
+                    }
+                    items.next().map(|(k, v)| {
+                        *key = Some(k.as_str());
+                        v
+                    })
+                }
+            };
+            match item {
+                Some(v) => {
+                    next = v;
+                    break;
+                }
+                None => {
+                    done = Some(match open.pop() {
+                        Some(OpenPy::List(_, list)) => list.into_any(),
+                        Some(OpenPy::Dict(_, dict, _)) => dict.into_any(),
+                        None => unreachable!("a container was open"),
+                    });
+                }
+            }
         }
-        scalar => scalar_to_py(py, scalar),
     }
 }
 
@@ -71,32 +113,27 @@ fn scalar_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> 
     }
 }
 
-/// The depth inside one more array or object, or `Err` past the limit.
-fn enter(depth: usize) -> Result<usize, ()> {
-    if depth >= MAX_DEPTH {
+/// `Err` when `open` arrays and objects are as many as allowed (no other can be opened).
+fn enter(open: usize) -> Result<(), ()> {
+    if open >= MAX_DEPTH {
         return Err(());
     }
-    Ok(depth + 1)
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
 // Python to JSON
 // ---------------------------------------------------------------------------------------------
 
-/// A Python value to send as JSON, for argument `arg`: `None`, `bool`, `int` (and any integer
-/// with `__index__`, such as numpy's), `float` (finite; any `numbers.Real`), `str`, and `list`,
-/// `tuple`, `dict` (str keys) or any other sequence or mapping of these, nested at most
-/// [`MAX_DEPTH`] deep. Anything else is refused, naming the argument and where in it.
-pub fn py_to_json(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Value> {
-    to_json(obj, 0).map_err(|r| r.into_err(arg))
+/// An array or object being read: the rest of its items, where it is, and what is read so far.
+enum Open<'py> {
+    Array(Bound<'py, PyIterator>, usize, Vec<Value>),
+    /// The `(key, value)` pairs (a list taken first, so a dict changed meanwhile is no danger)
+    /// and the next one's index.
+    Object(Bound<'py, PyList>, usize, Map<String, Value>, String),
 }
 
-/// Why a value cannot be sent, and where: `path` is collected innermost first.
-struct Refusal {
-    path: Vec<String>,
-    why: Why,
-}
-
+/// Why a value cannot be sent.
 enum Why {
     TooDeep,
     NotJson(String),
@@ -106,101 +143,134 @@ enum Why {
     Python(PyErr),
 }
 
-type Conv<T> = Result<T, Box<Refusal>>;
-
-impl Refusal {
-    fn new(why: Why) -> Box<Self> {
-        Box::new(Refusal {
-            path: Vec::new(),
-            why,
-        })
+impl From<PyErr> for Why {
+    fn from(e: PyErr) -> Self {
+        Why::Python(e)
     }
+}
 
-    fn into_err(self, arg: &str) -> PyErr {
-        let at = self.path.iter().rev().fold(arg.to_string(), |a, p| a + p);
-        match self.why {
-            Why::TooDeep => PyValueError::new_err(format!("{arg}: {}", too_deep())),
-            Why::NotJson(kind) => PyTypeError::new_err(format!(
-                "{at}: a {kind} cannot be sent as JSON (send None, bool, int, float, str, \
-                 list, tuple or dict)"
-            )),
-            Why::Key(kind) => {
-                PyTypeError::new_err(format!("{at}: JSON object keys are str, got a {kind} key"))
+/// A Python value to send as JSON, for argument `arg`: `None`, `bool`, `int` (and any integer
+/// with `__index__`, such as numpy's), `float` (finite; any `numbers.Real`), `str`, and `list`,
+/// `tuple`, `dict` (str keys) or any other sequence or mapping of these, nested at most
+/// [`MAX_DEPTH`] deep. Anything else is refused, naming the argument and where in it.
+pub fn py_to_json(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Value> {
+    let mut open: Vec<Open<'_>> = Vec::new();
+    to_json(obj, &mut open).map_err(|why| refusal(arg, &open, why))
+}
+
+fn to_json<'py>(obj: &Bound<'py, PyAny>, open: &mut Vec<Open<'py>>) -> Result<Value, Why> {
+    let mut next = obj.clone();
+    loop {
+        // Convert `next`, or open it.
+        let mut done = match scalar(&next)? {
+            Some(v) => Some(v),
+            None => {
+                if open.len() >= MAX_DEPTH {
+                    return Err(Why::TooDeep);
+                }
+                open.push(container(&next)?);
+                None
             }
-            Why::NotFinite(f) => PyValueError::new_err(format!("{at}: {f} cannot be sent as JSON")),
-            Why::IntRange => PyValueError::new_err(format!(
-                "{at}: the int cannot be sent as JSON (-2**63 to 2**64-1)"
-            )),
-            Why::Python(e) => e,
+        };
+        // Hand what is done to the container it is in, until one has more to convert.
+        loop {
+            let Some(top) = open.last_mut() else {
+                return Ok(done.unwrap_or(Value::Null));
+            };
+            let item = match top {
+                Open::Array(items, index, out) => {
+                    if let Some(v) = done.take() {
+                        out.push(v);
+                        *index += 1;
+                    }
+                    items.next().transpose()?
+                }
+                Open::Object(items, index, out, key) => {
+                    if let Some(v) = done.take() {
+                        out.insert(std::mem::take(key), v);
+                        *index += 1;
+                    }
+                    match items.get_item(*index) {
+                        Ok(pair) => {
+                            let (k, v): (Bound<'py, PyAny>, Bound<'py, PyAny>) = pair.extract()?;
+                            let Ok(k) = k.cast::<PyString>() else {
+                                return Err(Why::Key(type_name(&k)));
+                            };
+                            *key = k.to_cow()?.into_owned();
+                            Some(v)
+                        }
+                        Err(_) => None,
+                    }
+                }
+            };
+            match item {
+                Some(v) => {
+                    next = v;
+                    break;
+                }
+                None => {
+                    done = Some(match open.pop() {
+                        Some(Open::Array(_, _, out)) => Value::Array(out),
+                        Some(Open::Object(_, _, out, _)) => Value::Object(out),
+                        None => unreachable!("a container was open"),
+                    });
+                }
+            }
         }
     }
 }
 
-impl From<PyErr> for Box<Refusal> {
-    fn from(e: PyErr) -> Self {
-        Refusal::new(Why::Python(e))
-    }
-}
-
-/// Add a step of the path to a refusal from inside a container.
-fn at<T>(r: Conv<T>, step: impl FnOnce() -> String) -> Conv<T> {
-    r.map_err(|mut e| {
-        e.path.push(step());
-        e
-    })
-}
-
-fn to_json(obj: &Bound<'_, PyAny>, depth: usize) -> Conv<Value> {
+/// Open a dict, list, tuple, or other mapping or sequence (not a text or bytes).
+fn container<'py>(obj: &Bound<'py, PyAny>) -> Result<Open<'py>, Why> {
+    let not_json = || Why::NotJson(type_name(obj));
     if let Ok(d) = obj.cast::<PyDict>() {
-        return object(&d.items(), depth);
+        return Ok(Open::Object(d.items(), 0, Map::new(), String::new()));
     }
     if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
-        return array(obj, depth);
-    }
-    if let Some(v) = scalar(obj)? {
-        return Ok(v);
+        return Ok(Open::Array(obj.try_iter()?, 0, Vec::new()));
     }
     if obj.is_instance_of::<PyBytes>() || obj.is_instance_of::<PyByteArray>() {
-        return Err(Refusal::new(Why::NotJson(type_name(obj))));
+        return Err(not_json());
     }
     if let Ok(m) = obj.cast::<PyMapping>() {
-        return object(&m.items()?, depth);
+        return Ok(Open::Object(m.items()?, 0, Map::new(), String::new()));
     }
     if obj.cast::<PySequence>().is_ok() {
-        return array(obj, depth);
+        return Ok(Open::Array(obj.try_iter()?, 0, Vec::new()));
     }
-    Err(Refusal::new(Why::NotJson(type_name(obj))))
+    Err(not_json())
 }
 
-/// A list, tuple or other sequence (iterated, so a list changed meanwhile is no danger).
-fn array(obj: &Bound<'_, PyAny>, depth: usize) -> Conv<Value> {
-    let depth = enter(depth).map_err(|()| Refusal::new(Why::TooDeep))?;
-    let mut out = Vec::with_capacity(obj.len().unwrap_or(0));
-    for (i, item) in obj.try_iter()?.enumerate() {
-        out.push(at(to_json(&item?, depth), || format!("[{i}]"))?);
+/// The error for argument `arg`, naming where in it (from the containers still open).
+fn refusal(arg: &str, open: &[Open<'_>], why: Why) -> PyErr {
+    // A bad key is the innermost object's own fault; anything else is at its item.
+    let open = match why {
+        Why::Key(_) => &open[..open.len().saturating_sub(1)],
+        _ => open,
+    };
+    let at = open.iter().fold(arg.to_string(), |at, o| match o {
+        Open::Array(_, index, _) => format!("{at}[{index}]"),
+        Open::Object(_, _, _, key) => format!("{at}[{key:?}]"),
+    });
+    match why {
+        Why::TooDeep => PyValueError::new_err(format!("{arg}: {}", too_deep())),
+        Why::NotJson(kind) => PyTypeError::new_err(format!(
+            "{at}: a {kind} cannot be sent as JSON (send None, bool, int, float, str, list, \
+             tuple or dict)"
+        )),
+        Why::Key(kind) => PyTypeError::new_err(format!(
+            "{at}: JSON object keys are str, got a {kind} key"
+        )),
+        Why::NotFinite(f) => PyValueError::new_err(format!("{at}: {f} cannot be sent as JSON")),
+        Why::IntRange => PyValueError::new_err(format!(
+            "{at}: the int cannot be sent as JSON (-2**63 to 2**64-1)"
+        )),
+        Why::Python(e) => e,
     }
-    Ok(Value::Array(out))
-}
-
-/// The `(key, value)` pairs of a dict or mapping (a list taken first, so a dict changed
-/// meanwhile is no danger either).
-fn object(items: &Bound<'_, PyList>, depth: usize) -> Conv<Value> {
-    let depth = enter(depth).map_err(|()| Refusal::new(Why::TooDeep))?;
-    let mut out = Map::with_capacity(items.len());
-    for pair in items.iter() {
-        let (key, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) = pair.extract()?;
-        let Ok(key) = key.cast::<PyString>() else {
-            return Err(Refusal::new(Why::Key(type_name(&key))));
-        };
-        let key = key.to_cow()?.into_owned();
-        let value = at(to_json(&value, depth), || format!("[{key:?}]"))?;
-        out.insert(key, value);
-    }
-    Ok(Value::Object(out))
 }
 
 /// A JSON scalar, or `None` when `obj` is not one.
-fn scalar(obj: &Bound<'_, PyAny>) -> Conv<Option<Value>> {
+fn scalar(obj: &Bound<'_, PyAny>) -> Result<Option<Value>, Why> {
     if obj.is_none() {
         return Ok(Some(Value::Null));
     }
@@ -225,18 +295,17 @@ fn scalar(obj: &Bound<'_, PyAny>) -> Conv<Option<Value>> {
     Ok(None)
 }
 
-fn int(i: &Bound<'_, PyInt>) -> Conv<Value> {
+fn int(i: &Bound<'_, PyInt>) -> Result<Value, Why> {
     if let Ok(v) = i.extract::<i64>() {
         return Ok(Value::from(v));
     }
-    match i.extract::<u64>() {
-        Ok(v) => Ok(Value::from(v)),
-        Err(_) => Err(Refusal::new(Why::IntRange)),
-    }
+    i.extract::<u64>()
+        .map(Value::from)
+        .map_err(|_| Why::IntRange)
 }
 
-fn finite(f: f64) -> Conv<Value> {
+fn finite(f: f64) -> Result<Value, Why> {
     Number::from_f64(f)
         .map(Value::Number)
-        .ok_or_else(|| Refusal::new(Why::NotFinite(f)))
+        .ok_or(Why::NotFinite(f))
 }
