@@ -258,9 +258,9 @@ fn refusal(arg: &str, open: &[Open<'_>], why: Why) -> PyErr {
             "{at}: a {kind} cannot be sent as JSON (send None, bool, int, float, str, list, \
              tuple or dict)"
         )),
-        Why::Key(kind) => PyTypeError::new_err(format!(
-            "{at}: JSON object keys are str, got a {kind} key"
-        )),
+        Why::Key(kind) => {
+            PyTypeError::new_err(format!("{at}: JSON object keys are str, got a {kind} key"))
+        }
         Why::NotFinite(f) => PyValueError::new_err(format!("{at}: {f} cannot be sent as JSON")),
         Why::IntRange => PyValueError::new_err(format!(
             "{at}: the int cannot be sent as JSON (-2**63 to 2**64-1)"
