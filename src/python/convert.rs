@@ -286,6 +286,13 @@ fn scalar(obj: &Bound<'_, PyAny>) -> Result<Option<Value>, Why> {
     if let Ok(i) = obj.cast::<PyInt>() {
         return int(i).map(Some);
     }
+    // The usual containers, before the slower checks of other numbers.
+    if obj.is_instance_of::<PyDict>()
+        || obj.is_instance_of::<PyList>()
+        || obj.is_instance_of::<PyTuple>()
+    {
+        return Ok(None);
+    }
     if let Some(i) = as_index(obj)? {
         return int(&i).map(Some);
     }
