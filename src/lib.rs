@@ -5,6 +5,7 @@
 pub mod error;
 pub mod feed;
 pub mod ident;
+pub mod json;
 pub mod media;
 pub mod poll;
 pub mod probe;

@@ -266,7 +266,10 @@ impl ScoreRecord {
         Self::from_value(value)
     }
 
+    /// A record from a JSON value: an object nested at most
+    /// [`MAX_DEPTH`](crate::json::MAX_DEPTH) deep.
     pub fn from_value(value: Value) -> std::result::Result<Self, String> {
+        crate::json::check_depth(&value)?;
         match value {
             Value::Object(raw) => Ok(ScoreRecord { raw }),
             other => Err(format!(

@@ -55,7 +55,7 @@ impl Method {
 }
 
 /// One request, relative to the `/api/0` prefix. `path` is already encoded (see `ident`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Request {
     pub method: Method,
     pub path: String,

@@ -81,6 +81,7 @@ from showctl.exceptions import (
     ServerError,
     ServiceUnavailableError,
     ShowctlError,
+    SportMismatchError,
     Timeout,
     UnauthorizedError,
 )
@@ -136,6 +137,7 @@ __all__ = [
     "ShowctlError",
     "Simulator",
     "SoccerScore",
+    "SportMismatchError",
     "TargetSet",
     "TeamScore",
     "TennisScore",

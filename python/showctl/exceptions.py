@@ -20,6 +20,7 @@ __all__ = [
     "ServerError",
     "ServiceUnavailableError",
     "ShowctlError",
+    "SportMismatchError",
     "Timeout",
     "UnauthorizedError",
 ]
@@ -153,3 +154,24 @@ class NameLookupError(ShowctlError, LookupError):
 
 class ClientClosedError(ShowctlError):
     """The client was closed; nothing was sent."""
+
+
+class SportMismatchError(ShowctlError):
+    """``Scoreboard.scores_as(cls)`` read a record of another sport than ``cls``'s.
+
+    Attributes: ``expected`` (the class asked for), ``record`` (the record read, of its own
+    sport's class, so nothing is lost), ``method`` and ``url``.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        expected: type,
+        record: object,
+        method: str | None = None,
+        url: str | None = None,
+    ) -> None:
+        super().__init__(message, method=method, url=url)
+        self.expected = expected
+        self.record = record

@@ -39,6 +39,15 @@ impl std::fmt::Debug for MediaClient {
 }
 
 impl MediaClient {
+    /// True when both are the same client (clones share everything).
+    pub fn same(&self, other: &MediaClient) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// An identity of the client, the same for all its clones (for hashing).
+    pub fn identity(&self) -> usize {
+        Arc::as_ptr(&self.inner) as usize
+    }
     pub fn new(transport: Arc<Transport>) -> Self {
         Self::build(transport, Vec::new())
     }

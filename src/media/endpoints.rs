@@ -131,10 +131,20 @@ pub fn fill(template: &str, ids: &[&Ident]) -> Result<String> {
 pub fn number_in(value: f64, arg: &str, lo: f64, hi: f64) -> Result<f64> {
     if !value.is_finite() || value < lo || value > hi {
         return Err(Error::invalid(format!(
-            "{arg}: must be a finite number from {lo} to {hi}, got {value}"
+            "{arg}: must be a finite number from {lo} to {hi}, got {}",
+            shown(value)
         )));
     }
     Ok(value)
+}
+
+/// A number for a message: `1e300`, not 301 digits.
+pub fn shown(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && (v.abs() >= 1e16 || v.abs() < 1e-6) {
+        format!("{v:e}")
+    } else {
+        v.to_string()
+    }
 }
 
 /// A non-empty text argument.
@@ -380,23 +390,23 @@ fn target_query(_: &str, target: bool) -> Result<Payload> {
     })
 }
 
-/// Seconds as sent in a query (`1.5`, `10`, `0`).
+/// Seconds as sent in a query (`1.5`, `10`, `0`), to the microsecond: never hundreds of
+/// digits (`1e-300` is `0`).
 fn seconds_text(v: f64) -> String {
-    v.to_string()
+    ((v * 1e6).round() / 1e6).to_string()
 }
 
-fn finite(v: f64, arg: &str) -> Result<f64> {
-    if !v.is_finite() {
-        return Err(Error::invalid(format!(
-            "{arg}: must be a finite number of seconds, got {v}"
-        )));
-    }
-    Ok(v)
+/// The largest playhead offset or skip, in seconds (either way): a week, longer than any media
+/// item; past it a number is a mistake (`1e300` would be sent as 301 digits).
+pub const MAX_OFFSET_SECONDS: f64 = 7.0 * 24.0 * 3600.0;
+
+fn offset_seconds(v: f64, arg: &str) -> Result<f64> {
+    number_in(v, arg, -MAX_OFFSET_SECONDS, MAX_OFFSET_SECONDS)
 }
 
 /// `?offset=S` with S ≥ 0.
 fn offset_query(arg: &str, v: f64) -> Result<Payload> {
-    let v = finite(v, arg)?.abs();
+    let v = offset_seconds(v, arg)?.abs();
     Ok(Payload {
         json: None,
         query: vec![("offset".into(), seconds_text(v))],
@@ -405,7 +415,7 @@ fn offset_query(arg: &str, v: f64) -> Result<Payload> {
 
 /// `?forwards=true|false&offset=|S|`: forwards for S ≥ 0.
 fn skip_query(arg: &str, v: f64) -> Result<Payload> {
-    let v = finite(v, arg)?;
+    let v = offset_seconds(v, arg)?;
     Ok(Payload {
         json: None,
         query: vec![
@@ -731,7 +741,7 @@ pub const SKIP: Endpoint<f64, ()> = post("/skip/layer/{layer:id}", skip_query);
 /// Move the playhead of a layer: `seconds` ≥ 0 from the start (`/goToStart?offset=S`),
 /// below 0 from the end (`/goToEnd?offset=|S|`); `-0.0` is the very end.
 pub fn go_to(layer: &Ident, seconds: f64) -> Result<Call<()>> {
-    let seconds = finite(seconds, "seconds")?;
+    let seconds = offset_seconds(seconds, "seconds")?;
     let endpoint = if seconds.is_sign_negative() {
         GO_TO_END
     } else {

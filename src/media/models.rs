@@ -28,8 +28,10 @@ pub trait Model: Sized {
     /// The object as sent.
     fn raw(&self) -> &Raw;
 
-    /// Read one resource from a JSON value, which must be an object.
+    /// Read one resource from a JSON value, which must be an object nested at most
+    /// [`MAX_DEPTH`](crate::json::MAX_DEPTH) deep (reading a model recurses into it).
     fn from_value(value: Value) -> Result<Self, String> {
+        crate::json::check_depth(&value)?;
         match value {
             Value::Object(raw) => Ok(Self::from_raw(raw)),
             other => Err(format!(

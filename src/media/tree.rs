@@ -20,6 +20,12 @@ use serde::de::IgnoredAny;
 
 use super::endpoints::PLAYLISTS;
 use super::models::{Model, Playlist};
+use crate::json::MAX_DEPTH;
+
+/// How deep the one-pass reader goes (arrays and objects): it recurses a few frames per level,
+/// so a tree nested deeper (playlists 19 deep; real ones nest a few) goes to the full decoder,
+/// which reads up to [`MAX_DEPTH`] like every reply, and the reader's stack stays shallow.
+const FLAT_MAX_DEPTH: usize = 40;
 
 /// A text field of a node.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -127,9 +133,6 @@ static STOPS: [bool; 256] = {
     t
 };
 
-/// Nesting deeper than this is left to the full decoder (and its own recursion limit).
-const MAX_DEPTH: usize = 100;
-
 /// The plain shape in one pass, or `None`.
 pub fn flat(body: &[u8]) -> Option<Flat> {
     let text = std::str::from_utf8(body).ok()?;
@@ -137,6 +140,7 @@ pub fn flat(body: &[u8]) -> Option<Flat> {
         text,
         b: body,
         i: 0,
+        depth: 0,
         playlists: Vec::new(),
         // About one cue per 70 bytes in the usual shape.
         cues: Vec::with_capacity(body.len() / 64),
@@ -146,7 +150,7 @@ pub fn flat(body: &[u8]) -> Option<Flat> {
     s.object(|s, key| match key {
         "playlist" if !root => {
             root = true;
-            s.playlist(0).map(drop)
+            s.playlist().map(drop)
         }
         "playlist" => None,
         _ => s.skip_value(),
@@ -168,6 +172,10 @@ struct Scan<'a> {
     text: &'a str,
     b: &'a [u8],
     i: usize,
+    /// The arrays and objects open at `i`: past [`FLAT_MAX_DEPTH`] the body is left to the
+    /// full decoder; a skipped value that ends past [`MAX_DEPTH`] too (the full decoder refuses
+    /// it, like any reply nested that deep).
+    depth: usize,
     playlists: Vec<PlaylistNode>,
     cues: Vec<CueNode>,
     decoded: Vec<String>,
@@ -195,14 +203,28 @@ impl<'a> Scan<'a> {
         self.b[self.i..].starts_with(b"null").then(|| self.i += 4)
     }
 
-    /// Any JSON value, checked and skipped by serde_json.
+    /// Any JSON value, checked and skipped by serde_json (whose own limit starts again at the
+    /// value, so its nesting is added to the depth here).
     fn skip_value(&mut self) -> Option<()> {
         self.ws();
+        let start = self.i;
         let mut values =
-            serde_json::Deserializer::from_slice(&self.b[self.i..]).into_iter::<IgnoredAny>();
+            serde_json::Deserializer::from_slice(&self.b[start..]).into_iter::<IgnoredAny>();
         values.next()?.ok()?;
         self.i += values.byte_offset();
+        let skipped = &self.b[start..self.i];
+        if matches!(skipped.first(), Some(b'[' | b'{')) && self.depth + nesting(skipped) > MAX_DEPTH
+        {
+            return None;
+        }
         Some(())
+    }
+
+    /// Enter an array or an object (see `depth`).
+    fn enter(&mut self, open: u8) -> Option<()> {
+        self.eat(open)?;
+        self.depth += 1;
+        (self.depth <= FLAT_MAX_DEPTH).then_some(())
     }
 
     /// A string: the span of its contents, or its decoded text when it has an escape.
@@ -230,9 +252,10 @@ impl<'a> Scan<'a> {
 
     /// `{ "key": value, ... }`, handing each key to `field`, which reads its value.
     fn object(&mut self, mut field: impl FnMut(&mut Self, &str) -> Option<()>) -> Option<()> {
-        self.eat(b'{')?;
+        self.enter(b'{')?;
         if self.peek()? == b'}' {
             self.i += 1;
+            self.depth -= 1;
             return Some(());
         }
         loop {
@@ -249,6 +272,7 @@ impl<'a> Scan<'a> {
                 b',' => self.i += 1,
                 b'}' => {
                     self.i += 1;
+                    self.depth -= 1;
                     return Some(());
                 }
                 _ => return None,
@@ -258,9 +282,10 @@ impl<'a> Scan<'a> {
 
     /// `[ value, ... ]`, each read by `item`.
     fn array(&mut self, mut item: impl FnMut(&mut Self) -> Option<()>) -> Option<()> {
-        self.eat(b'[')?;
+        self.enter(b'[')?;
         if self.peek()? == b']' {
             self.i += 1;
+            self.depth -= 1;
             return Some(());
         }
         loop {
@@ -269,6 +294,7 @@ impl<'a> Scan<'a> {
                 b',' => self.i += 1,
                 b']' => {
                     self.i += 1;
+                    self.depth -= 1;
                     return Some(());
                 }
                 _ => return None,
@@ -319,8 +345,8 @@ impl<'a> Scan<'a> {
     }
 
     /// A playlist object and everything nested in it; returns its index.
-    fn playlist(&mut self, depth: usize) -> Option<u32> {
-        if depth > MAX_DEPTH || self.peek()? != b'{' {
+    fn playlist(&mut self) -> Option<u32> {
+        if self.peek()? != b'{' {
             return None;
         }
         let start = self.i as u32;
@@ -354,7 +380,7 @@ impl<'a> Scan<'a> {
                     return s.null();
                 }
                 s.array(|s| {
-                    children.push(s.playlist(depth + 1)?);
+                    children.push(s.playlist()?);
                     Some(())
                 })
             }
@@ -402,6 +428,32 @@ impl Fields {
         }
         Some(true)
     }
+}
+
+/// The nesting depth of one valid JSON value (arrays and objects, outside strings).
+fn nesting(json: &[u8]) -> usize {
+    let (mut depth, mut deepest, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &c in json {
+        if in_string {
+            match c {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth -= 1,
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// The value of a text field of `body`.

@@ -84,7 +84,8 @@ pub fn thresholds(values: &[f64]) -> Result<Vec<f64>> {
     for &v in values {
         if !v.is_finite() || v <= 0.0 || v > 86_400.0 {
             return Err(Error::invalid(format!(
-                "thresholds: each must be a number of seconds above 0 and at most 86400, got {v}"
+                "thresholds: each must be a number of seconds above 0 and at most 86400, got {}",
+                crate::media::endpoints::shown(v)
             )));
         }
         if !out.contains(&v) {

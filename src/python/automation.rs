@@ -21,7 +21,7 @@ use crate::media::endpoints::{self as ep, parse, Call};
 use crate::media::mirror::MirrorStatus;
 use crate::media::watch::{TransportEvent, TransportWatch};
 use crate::media::*;
-use crate::python::args::{ident, number};
+use crate::python::args::{self, ident, number};
 use crate::python::watch::watch_class;
 use crate::transport::Target;
 
@@ -405,6 +405,11 @@ impl PyCommand {
         }
     }
 
+    /// The hash of the request `==` compares.
+    fn __hash__(&self) -> u64 {
+        crate::python::convert::hash_of(&self.call.request)
+    }
+
     fn __repr__(&self) -> String {
         let body = self
             .call
@@ -461,7 +466,11 @@ impl PyCommand {
     /// POST /select/layer/{layer}?target=true|false.
     #[staticmethod]
     #[pyo3(signature = (layer, target=false))]
-    fn select(py: Python<'_>, layer: &Bound<'_, PyAny>, target: bool) -> PyResult<Self> {
+    fn select(
+        py: Python<'_>,
+        layer: &Bound<'_, PyAny>,
+        #[pyo3(from_py_with = args::target)] target: bool,
+    ) -> PyResult<Self> {
         on_layer(py, layer, &ep::SELECT_LAYER, "target", target)
     }
     /// POST /trigger/layer/{layer}/playlist/{p}/cue/{c}.
@@ -681,12 +690,12 @@ impl PyCommand {
     #[pyo3(signature = (path, json=None, params=None))]
     fn request(
         py: Python<'_>,
-        path: String,
+        #[pyo3(from_py_with = args::request_path)] path: String,
         json: Option<&Bound<'_, PyAny>>,
-        params: Option<&Bound<'_, PyDict>>,
+        #[pyo3(from_py_with = args::params)] params: Option<Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let body = json.map(|j| py_to_json(j, "json")).transpose()?;
-        let raw = ep::raw("POST", &path, body, params_arg(params)?).py_err(py)?;
+        let raw = ep::raw("POST", &path, body, params_arg(params.as_ref())?).py_err(py)?;
         Ok(PyCommand {
             call: Call {
                 request: raw.request,

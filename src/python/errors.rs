@@ -115,7 +115,7 @@ pub fn to_pyerr(py: Python<'_>, err: Error) -> PyErr {
             actual,
         } => {
             let value = |v: &serde_json::Value| {
-                pythonize::pythonize(py, v)
+                crate::python::convert::json_to_py(py, v)
                     .map(Bound::unbind)
                     .unwrap_or_else(|_| py.None())
             };

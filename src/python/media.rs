@@ -11,7 +11,7 @@ use std::sync::Arc;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pyclass::boolean_struct::True;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 use pyo3::{IntoPyObjectExt, PyClass};
 use serde_json::{Map, Value};
 
@@ -24,10 +24,11 @@ use crate::media::names::NameKind;
 use crate::media::tree::PlaylistTree;
 use crate::media::watch;
 use crate::media::*;
-use crate::python::args::{client_config, ident, number};
+use crate::python::args::{self, client_config, ident, number};
 use crate::python::automation::{
     batch_commands, BatchOut, MirrorArgs, PyMirrorStatus, PyTransportWatch,
 };
+use crate::python::convert;
 use crate::python::errors::IntoPy;
 use crate::python::rt;
 use crate::python::tree::{PyCue, PyPlaylist};
@@ -38,38 +39,10 @@ use crate::transport::{Transport, ENV_MEDIA_URL};
 // ---------------------------------------------------------------------------------------------
 
 pub(super) fn json_to_py(py: Python<'_>, v: &Value) -> PyResult<Py<PyAny>> {
-    pythonize::pythonize(py, v)
-        .map(Bound::unbind)
-        .map_err(|e| PyValueError::new_err(e.to_string()))
+    convert::json_to_py(py, v).map(Bound::unbind)
 }
 
-/// Refuse NaN and infinities anywhere in `obj` (JSON has no such numbers; they would
-/// otherwise become null).
-fn finite_only(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<()> {
-    if let Ok(f) = obj.cast::<PyFloat>() {
-        if !f.value().is_finite() {
-            return Err(PyValueError::new_err(format!(
-                "{arg}: {} cannot be sent as JSON",
-                f.value()
-            )));
-        }
-    } else if let Ok(d) = obj.cast::<PyDict>() {
-        for v in d.values() {
-            finite_only(&v, arg)?;
-        }
-    } else if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
-        for v in obj.try_iter()? {
-            finite_only(&v?, arg)?;
-        }
-    }
-    Ok(())
-}
-
-pub(super) fn py_to_json(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Value> {
-    finite_only(obj, arg)?;
-    pythonize::depythonize(obj)
-        .map_err(|e| PyValueError::new_err(format!("{arg}: cannot be sent as JSON: {e}")))
-}
+pub(super) use convert::py_to_json;
 
 /// A core model and its Python class.
 pub(super) trait Wrapped: Model {
@@ -239,8 +212,8 @@ pub(crate) fn model_from_py<M: Model>(data: &Bound<'_, PyAny>) -> PyResult<M> {
         .map_err(|e| PyValueError::new_err(format!("data: {e}")))
 }
 
-/// A model class: typed read-only attributes, `to_dict()`, `from_dict()`, `==`, a
-/// dataclass-like repr and pickling.
+/// A model class: typed read-only attributes, `to_dict()`, `from_dict()`, `==` and a hash
+/// consistent with it, a dataclass-like repr and pickling.
 macro_rules! pymodel {
     (
         $(#[$doc:meta])*
@@ -289,6 +262,11 @@ macro_rules! pymodel {
                     Ok(o) => (self.inner.raw() == o.get().inner.raw()).into_py_any(py),
                     Err(_) => Ok(py.NotImplemented()),
                 }
+            }
+
+            /// The hash of the JSON object `==` compares.
+            fn __hash__(&self) -> u64 {
+                crate::json::hash_object(self.inner.raw())
             }
 
             fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
@@ -393,12 +371,7 @@ pymodel! {
 // Arguments
 // ---------------------------------------------------------------------------------------------
 
-pub(super) fn type_name(obj: &Bound<'_, PyAny>) -> String {
-    obj.get_type()
-        .name()
-        .map(|n| n.to_string())
-        .unwrap_or_default()
-}
+pub(super) use crate::python::args::type_name;
 
 /// A text argument, or the text a model of class `M` carries (`pick`).
 pub(super) fn text_or<M: Wrapped>(
@@ -468,22 +441,24 @@ pub(super) fn params_arg(params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(St
         return Ok(Vec::new());
     };
     params
+        .items()
         .iter()
-        .map(|(k, v)| {
+        .map(|pair| {
+            let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = pair.extract()?;
             let key: String = k
                 .extract()
                 .map_err(|_| PyTypeError::new_err("params: keys must be str"))?;
-            let value = if v.is_instance_of::<PyBool>() {
-                v.extract::<bool>()?.to_string()
-            } else if v.is_instance_of::<PyString>() {
-                v.extract::<String>()?
-            } else if v.is_instance_of::<PyInt>() || v.is_instance_of::<PyFloat>() {
-                v.str()?.to_string()
-            } else {
-                return Err(PyTypeError::new_err(format!(
-                    "params[{key:?}]: expected str, int, float or bool, got {}",
-                    type_name(&v)
-                )));
+            let arg = format!("params[{key:?}]");
+            let value = match py_to_json(&v, &arg)? {
+                Value::String(s) => s,
+                Value::Bool(b) => b.to_string(),
+                Value::Number(n) => n.to_string(),
+                _ => {
+                    return Err(PyTypeError::new_err(format!(
+                        "{arg}: expected str, int, float or bool, got {}",
+                        type_name(&v)
+                    )))
+                }
             };
             Ok((key, value))
         })
@@ -576,7 +551,7 @@ macro_rules! twins {
             $(
                 $(#[$attr:meta])*
                 fn $name:ident / $aname:ident (
-                    $this:ident, $py:ident $(, $arg:ident : $aty:ty)* $(,)?
+                    $this:ident, $py:ident $(, $(#[$aattr:meta])* $arg:ident : $aty:ty)* $(,)?
                 ) $body:block
             )*
         }
@@ -587,7 +562,9 @@ macro_rules! twins {
             $(
                 $(#[$attr])*
                 #[allow(unused_variables, unused_braces)]
-                fn $name(&self, py: Python<'_>, $($arg: $aty),*) -> PyResult<Py<PyAny>> {
+                fn $name(
+                    &self, py: Python<'_>, $($(#[$aattr])* $arg: $aty),*
+                ) -> PyResult<Py<PyAny>> {
                     let ($this, $py) = (self, py);
                     let job = $body;
                     block(py, &self.client, job)
@@ -598,7 +575,7 @@ macro_rules! twins {
                 #[doc = "Awaitable twin."]
                 #[allow(unused_variables, unused_braces)]
                 fn $aname<'py>(
-                    &self, py: Python<'py>, $($arg: $aty),*
+                    &self, py: Python<'py>, $($(#[$aattr])* $arg: $aty),*
                 ) -> PyResult<Bound<'py, PyAny>> {
                     let ($this, $py) = (self, py);
                     let job = $body;
@@ -638,28 +615,28 @@ twins! {
 
         /// POST /clear/workspace. `confirm=True`: read back until no layer plays media.
         #[pyo3(signature = (*, confirm=false))]
-        fn clear / clear_async (this, py, confirm: bool) {
+        fn clear / clear_async (this, py, #[pyo3(from_py_with = args::confirm)] confirm: bool) {
             let call = ep::CLEAR_WORKSPACE.at(&[]).py_err(py)?;
             Confirmable::new(call, confirm, || Expect::Empty { layer: None })
         }
         /// POST /mute/workspace. `confirm=True`: read back until every layer is muted.
         #[pyo3(signature = (*, confirm=false))]
-        fn mute / mute_async (this, py, confirm: bool) {
+        fn mute / mute_async (this, py, #[pyo3(from_py_with = args::confirm)] confirm: bool) {
             workspace_flag(py, &ep::MUTE_WORKSPACE, Flag::Muted, true, confirm)?
         }
         /// POST /unmute/workspace. `confirm=True`: read back until no layer is muted.
         #[pyo3(signature = (*, confirm=false))]
-        fn unmute / unmute_async (this, py, confirm: bool) {
+        fn unmute / unmute_async (this, py, #[pyo3(from_py_with = args::confirm)] confirm: bool) {
             workspace_flag(py, &ep::UNMUTE_WORKSPACE, Flag::Muted, false, confirm)?
         }
         /// POST /hide/workspace. `confirm=True`: read back until every layer is hidden.
         #[pyo3(signature = (*, confirm=false))]
-        fn hide / hide_async (this, py, confirm: bool) {
+        fn hide / hide_async (this, py, #[pyo3(from_py_with = args::confirm)] confirm: bool) {
             workspace_flag(py, &ep::HIDE_WORKSPACE, Flag::Hidden, true, confirm)?
         }
         /// POST /unhide/workspace. `confirm=True`: read back until no layer is hidden.
         #[pyo3(signature = (*, confirm=false))]
-        fn unhide / unhide_async (this, py, confirm: bool) {
+        fn unhide / unhide_async (this, py, #[pyo3(from_py_with = args::confirm)] confirm: bool) {
             workspace_flag(py, &ep::UNHIDE_WORKSPACE, Flag::Hidden, false, confirm)?
         }
 
@@ -677,7 +654,7 @@ twins! {
         /// POST /trigger/playlist/{id}: the first cue of the playlist. `confirm=True`: read
         /// back until some layer plays that cue (its `playingItem`, with `playingMedia`).
         #[pyo3(signature = (id, *, confirm=false))]
-        fn trigger_playlist / trigger_playlist_async (this, py, id: &Bound<'_, PyAny>, confirm: bool) {
+        fn trigger_playlist / trigger_playlist_async (this, py, id: &Bound<'_, PyAny>, #[pyo3(from_py_with = args::confirm)] confirm: bool) {
             let p = ident(id, "id")?;
             let call = ep::TRIGGER_PLAYLIST.at(&[&p]).py_err(py)?;
             Confirmable::new(call, confirm, || Expect::Playing { layer: None, playlist: p, cue: None })
@@ -687,7 +664,7 @@ twins! {
         /// plays the cue.
         #[pyo3(signature = (playlist_id, cue_id, *, confirm=false))]
         fn trigger_playlist_cue / trigger_playlist_cue_async (
-            this, py, playlist_id: &Bound<'_, PyAny>, cue_id: &Bound<'_, PyAny>, confirm: bool
+            this, py, playlist_id: &Bound<'_, PyAny>, cue_id: &Bound<'_, PyAny>, #[pyo3(from_py_with = args::confirm)] confirm: bool
         ) {
             let p = ident(playlist_id, "playlist_id")?;
             let c = ident(cue_id, "cue_id")?;
@@ -731,7 +708,7 @@ twins! {
         /// POST /effectsPreset/workspace with {"value": uuid} ({"value": null} for None).
         #[pyo3(signature = (uuid_or_none, *, confirm=false))]
         fn set_workspace_effect_preset / set_workspace_effect_preset_async (
-            this, py, uuid_or_none: Option<&Bound<'_, PyAny>>, confirm: bool
+            this, py, uuid_or_none: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::confirm)] confirm: bool
         ) {
             let v = opt_text_or(uuid_or_none, "uuid_or_none", |p: &EffectPreset| p.uuid.clone())?;
             let call = ep::SET_WORKSPACE_EFFECT_PRESET.with(&[], "uuid_or_none", v.clone()).py_err(py)?;
@@ -749,7 +726,7 @@ twins! {
         /// POST /transition/workspace with {"value": uuid}: a `Transition` or its UUID.
         #[pyo3(signature = (transition, *, confirm=false))]
         fn set_workspace_transition / set_workspace_transition_async (
-            this, py, transition: &Bound<'_, PyAny>, confirm: bool
+            this, py, transition: &Bound<'_, PyAny>, #[pyo3(from_py_with = args::confirm)] confirm: bool
         ) {
             let v = text_or(transition, "transition", |t: &Transition| t.uuid.clone())?;
             let call = ep::SET_WORKSPACE_TRANSITION.with(&[], "transition", v.clone()).py_err(py)?;
@@ -764,7 +741,7 @@ twins! {
         /// POST /transitionDuration/workspace with {"value": seconds}, 0.0 to 5.0.
         #[pyo3(signature = (seconds, *, confirm=false))]
         fn set_workspace_transition_duration / set_workspace_transition_duration_async (
-            this, py, seconds: &Bound<'_, PyAny>, confirm: bool
+            this, py, seconds: &Bound<'_, PyAny>, #[pyo3(from_py_with = args::confirm)] confirm: bool
         ) {
             let v = number(seconds, "seconds")?;
             let call = ep::SET_WORKSPACE_TRANSITION_DURATION.with(&[], "seconds", v).py_err(py)?;
@@ -787,7 +764,9 @@ twins! {
         /// is reached this way. The layer list is read once and kept (see `refresh()`); a name
         /// missing from the kept list is looked up once more in a fresh one. No layer, or more
         /// than one, with that name: `NameLookupError`.
-        fn resolve_layer / resolve_layer_async (this, py, name: String) {
+        fn resolve_layer / resolve_layer_async (
+            this, py, #[pyo3(from_py_with = args::name)] name: String
+        ) {
             let name = ep::non_empty(name, "name").py_err(py)?;
             let client = this.client.clone();
             Work(async move {
@@ -798,7 +777,9 @@ twins! {
 
         /// The playlist named `name` (or with that UUID), anywhere in the tree, with its UUID,
         /// cues and nested playlists; kept like `resolve_layer`.
-        fn resolve_playlist / resolve_playlist_async (this, py, name: String) {
+        fn resolve_playlist / resolve_playlist_async (
+            this, py, #[pyo3(from_py_with = args::name)] name: String
+        ) {
             let name = ep::non_empty(name, "name").py_err(py)?;
             let client = this.client.clone();
             Work(async move { client.resolve_playlist(&name).await })
@@ -808,7 +789,10 @@ twins! {
         /// "layer", "playlist" or "cue"), to pass wherever an id is taken. Kept like
         /// `resolve_layer`; none or several: `NameLookupError` (the message lists them).
         #[pyo3(signature = (name, kind=None))]
-        fn by_name / by_name_async (this, py, name: String, kind: Option<String>) {
+        fn by_name / by_name_async (
+            this, py, #[pyo3(from_py_with = args::name)] name: String,
+            #[pyo3(from_py_with = args::kind)] kind: Option<String>
+        ) {
             let name = ep::non_empty(name, "name").py_err(py)?;
             let kind = kind.map(|k| NameKind::parse(&k)).transpose().py_err(py)?;
             let client = this.client.clone();
@@ -819,7 +803,10 @@ twins! {
         /// a time, in one call. Returns a `BatchResult` per command, in order: one failure
         /// never stops or hides another. No order is kept between the commands.
         #[pyo3(signature = (commands, concurrency=16))]
-        fn batch / batch_async (this, py, commands: &Bound<'_, PyAny>, concurrency: i64) {
+        fn batch / batch_async (
+            this, py, commands: &Bound<'_, PyAny>,
+            #[pyo3(from_py_with = args::concurrency)] concurrency: i64
+        ) {
             let limit = automation::concurrency(concurrency).py_err(py)?;
             let (commands, calls) = batch_commands(commands)?;
             let client = this.client.clone();
@@ -834,11 +821,12 @@ twins! {
         /// body. A POST is sent as a command.
         #[pyo3(signature = (method, path, json=None, params=None))]
         fn request / request_async (
-            this, py, method: String, path: String, json: Option<&Bound<'_, PyAny>>,
-            params: Option<&Bound<'_, PyDict>>
+            this, py, #[pyo3(from_py_with = args::method)] method: String,
+            #[pyo3(from_py_with = args::request_path)] path: String, json: Option<&Bound<'_, PyAny>>,
+            #[pyo3(from_py_with = args::params)] params: Option<Bound<'_, PyDict>>
         ) {
             let body = json.map(|j| py_to_json(j, "json")).transpose()?;
-            ep::raw(&method, &path, body, params_arg(params)?).py_err(py)?
+            ep::raw(&method, &path, body, params_arg(params.as_ref())?).py_err(py)?
         }
     }
 
@@ -851,15 +839,15 @@ twins! {
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        url: Option<String>,
-        api_key: Option<String>,
-        timeout: f64,
-        verify: bool,
-        ca_cert: Option<PathBuf>,
-        tls_fingerprint: Option<String>,
-        retries: i64,
-        retry_commands: bool,
-        max_body: Option<i64>,
+        #[pyo3(from_py_with = args::url)] url: Option<String>,
+        #[pyo3(from_py_with = args::api_key)] api_key: Option<String>,
+        #[pyo3(from_py_with = args::timeout)] timeout: f64,
+        #[pyo3(from_py_with = args::verify)] verify: bool,
+        #[pyo3(from_py_with = args::ca_cert)] ca_cert: Option<PathBuf>,
+        #[pyo3(from_py_with = args::tls_fingerprint)] tls_fingerprint: Option<String>,
+        #[pyo3(from_py_with = args::retries)] retries: i64,
+        #[pyo3(from_py_with = args::retry_commands)] retry_commands: bool,
+        #[pyo3(from_py_with = args::max_body)] max_body: Option<i64>,
         mirrors: MirrorArgs,
     ) -> PyResult<Self> {
         let config = client_config(
@@ -927,8 +915,8 @@ twins! {
     fn watch_transport(
         &self,
         py: Python<'_>,
-        interval: f64,
-        thresholds: Vec<f64>,
+        #[pyo3(from_py_with = args::interval)] interval: f64,
+        #[pyo3(from_py_with = args::thresholds)] thresholds: Vec<f64>,
     ) -> PyResult<PyTransportWatch> {
         let interval = crate::score::watch_interval(interval).py_err(py)?;
         let thresholds = watch::thresholds(&thresholds).py_err(py)?;
@@ -944,8 +932,8 @@ twins! {
     fn watch_transport_async(
         &self,
         py: Python<'_>,
-        interval: f64,
-        thresholds: Vec<f64>,
+        #[pyo3(from_py_with = args::interval)] interval: f64,
+        #[pyo3(from_py_with = args::thresholds)] thresholds: Vec<f64>,
     ) -> PyResult<PyTransportWatch> {
         self.watch_transport(py, interval, thresholds)
     }
@@ -1102,35 +1090,35 @@ twins! {
         /// POST /clear/layer/{id}. `confirm=True`: read back until the layer plays nothing
         /// (`playingMedia` absent).
         #[pyo3(signature = (*, confirm=false))]
-        fn clear / clear_async (this, py, confirm: bool) {
+        fn clear / clear_async (this, py, #[pyo3(from_py_with = args::confirm)] confirm: bool) {
             let call = this.at(py, &ep::CLEAR_LAYER)?;
             Confirmable::new(call, confirm, || Expect::Empty { layer: Some(this.ident.clone()) })
         }
         /// POST /mute/layer/{id}. `confirm=True`: read back until the layer is muted.
         #[pyo3(signature = (*, confirm=false))]
-        fn mute / mute_async (this, py, confirm: bool) {
+        fn mute / mute_async (this, py, #[pyo3(from_py_with = args::confirm)] confirm: bool) {
             this.flag(py, &ep::MUTE_LAYER, Flag::Muted, true, confirm)?
         }
         /// POST /unmute/layer/{id}. `confirm=True`: read back until the layer is not muted.
         #[pyo3(signature = (*, confirm=false))]
-        fn unmute / unmute_async (this, py, confirm: bool) {
+        fn unmute / unmute_async (this, py, #[pyo3(from_py_with = args::confirm)] confirm: bool) {
             this.flag(py, &ep::UNMUTE_LAYER, Flag::Muted, false, confirm)?
         }
         /// POST /hide/layer/{id}. `confirm=True`: read back until the layer is hidden.
         #[pyo3(signature = (*, confirm=false))]
-        fn hide / hide_async (this, py, confirm: bool) {
+        fn hide / hide_async (this, py, #[pyo3(from_py_with = args::confirm)] confirm: bool) {
             this.flag(py, &ep::HIDE_LAYER, Flag::Hidden, true, confirm)?
         }
         /// POST /unhide/layer/{id}. `confirm=True`: read back until the layer is not hidden.
         #[pyo3(signature = (*, confirm=false))]
-        fn unhide / unhide_async (this, py, confirm: bool) {
+        fn unhide / unhide_async (this, py, #[pyo3(from_py_with = args::confirm)] confirm: bool) {
             this.flag(py, &ep::UNHIDE_LAYER, Flag::Hidden, false, confirm)?
         }
 
         /// POST /select/layer/{id}?target=true|false: select the layer for the preview and
         /// layer options; with `target=True` it is also targeted.
         #[pyo3(signature = (target=false))]
-        fn select / select_async (this, py, target: bool) {
+        fn select / select_async (this, py, #[pyo3(from_py_with = args::target)] target: bool) {
             this.with(py, &ep::SELECT_LAYER, "target", target)?
         }
 
@@ -1139,7 +1127,7 @@ twins! {
         /// cue and `playingMedia` is present).
         #[pyo3(signature = (playlist_id, cue_id, *, confirm=false))]
         fn trigger / trigger_async (
-            this, py, playlist_id: &Bound<'_, PyAny>, cue_id: &Bound<'_, PyAny>, confirm: bool
+            this, py, playlist_id: &Bound<'_, PyAny>, cue_id: &Bound<'_, PyAny>, #[pyo3(from_py_with = args::confirm)] confirm: bool
         ) {
             let p = ident(playlist_id, "playlist_id")?;
             let c = ident(cue_id, "cue_id")?;
@@ -1156,7 +1144,7 @@ twins! {
         /// would clamp silently, so anything else is refused). `confirm=True`: read back until
         /// the opacity is the value (within 0.005).
         #[pyo3(signature = (value, *, confirm=false))]
-        fn set_opacity / set_opacity_async (this, py, value: &Bound<'_, PyAny>, confirm: bool) {
+        fn set_opacity / set_opacity_async (this, py, value: &Bound<'_, PyAny>, #[pyo3(from_py_with = args::confirm)] confirm: bool) {
             let v = number(value, "value")?;
             let call = this.with(py, &ep::SET_LAYER_OPACITY, "value", v)?;
             Confirmable::new(call, confirm, || Expect::Opacity { layer: this.ident.clone(), value: v })
@@ -1167,7 +1155,7 @@ twins! {
 
         /// POST /blendMode/layer/{id} with {"value": name}: a name or a `BlendMode`.
         #[pyo3(signature = (name, *, confirm=false))]
-        fn set_blend_mode / set_blend_mode_async (this, py, name: &Bound<'_, PyAny>, confirm: bool) {
+        fn set_blend_mode / set_blend_mode_async (this, py, name: &Bound<'_, PyAny>, #[pyo3(from_py_with = args::confirm)] confirm: bool) {
             let v = text_or(name, "name", |m: &BlendMode| m.name.clone())?;
             let call = this.with(py, &ep::SET_LAYER_BLEND_MODE, "name", v.clone())?;
             Confirmable::new(call, confirm, || Expect::BlendMode { layer: this.ident.clone(), name: v })
@@ -1181,7 +1169,7 @@ twins! {
         /// Alpha Matte and Luma Matte: isInverted; White Matte: nothing). Where /blend answers
         /// 404 or 405, /layerBlend/layer/{id} is used, and remembered by the client.
         #[pyo3(signature = (blend, *, confirm=false))]
-        fn set_blend / set_blend_async (this, py, blend: &Bound<'_, PyAny>, confirm: bool) {
+        fn set_blend / set_blend_async (this, py, blend: &Bound<'_, PyAny>, #[pyo3(from_py_with = args::confirm)] confirm: bool) {
             let b = blend_arg(blend)?;
             let call = this.with(py, &ep::SET_LAYER_BLEND, "blend", b.clone())?;
             Confirmable::new(call, confirm, || Expect::Blend { layer: this.ident.clone(), blend: b })
@@ -1202,7 +1190,7 @@ twins! {
         /// POST /targetSet/layer/{id} with {"value": name}; None sends no body (no target set).
         #[pyo3(signature = (name_or_none, *, confirm=false))]
         fn set_target_set / set_target_set_async (
-            this, py, name_or_none: Option<&Bound<'_, PyAny>>, confirm: bool
+            this, py, name_or_none: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::confirm)] confirm: bool
         ) {
             let v = opt_text_or(name_or_none, "name_or_none", |t: &TargetSet| t.name.clone())?;
             let call = this.with(py, &ep::SET_LAYER_TARGET_SET, "name_or_none", v.clone())?;
@@ -1223,7 +1211,7 @@ twins! {
         /// POST /effectsPreset/layer/{id} with {"value": name} ({"value": null} for None).
         #[pyo3(signature = (name_or_none, *, confirm=false))]
         fn set_effect_preset / set_effect_preset_async (
-            this, py, name_or_none: Option<&Bound<'_, PyAny>>, confirm: bool
+            this, py, name_or_none: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::confirm)] confirm: bool
         ) {
             let v = opt_text_or(name_or_none, "name_or_none", |p: &EffectPreset| p.name.clone())?;
             let call = this.with(py, &ep::SET_LAYER_EFFECT_PRESET, "name_or_none", v.clone())?;
@@ -1239,7 +1227,7 @@ twins! {
         /// sends {"value": null}, which returns the layer to the master transition.
         #[pyo3(signature = (transition_or_none, *, confirm=false))]
         fn set_transition / set_transition_async (
-            this, py, transition_or_none: Option<&Bound<'_, PyAny>>, confirm: bool
+            this, py, transition_or_none: Option<&Bound<'_, PyAny>>, #[pyo3(from_py_with = args::confirm)] confirm: bool
         ) {
             let v = opt_text_or(transition_or_none, "transition_or_none", |t: &Transition| {
                 t.uuid.clone()
@@ -1258,7 +1246,7 @@ twins! {
         /// POST /transitionDuration/layer/{id} with {"value": seconds}, 0.0 to 5.0.
         #[pyo3(signature = (seconds, *, confirm=false))]
         fn set_transition_duration / set_transition_duration_async (
-            this, py, seconds: &Bound<'_, PyAny>, confirm: bool
+            this, py, seconds: &Bound<'_, PyAny>, #[pyo3(from_py_with = args::confirm)] confirm: bool
         ) {
             let v = number(seconds, "seconds")?;
             let call = this.with(py, &ep::SET_LAYER_TRANSITION_DURATION, "seconds", v)?;
@@ -1276,7 +1264,7 @@ twins! {
         /// the value set. Two requests: another controller may change the opacity between
         /// them. `confirm=True`: read back until the new value shows.
         #[pyo3(signature = (delta, *, confirm=false))]
-        fn adjust_opacity / adjust_opacity_async (this, py, delta: &Bound<'_, PyAny>, confirm: bool) {
+        fn adjust_opacity / adjust_opacity_async (this, py, delta: &Bound<'_, PyAny>, #[pyo3(from_py_with = args::confirm)] confirm: bool) {
             let delta = automation::delta(number(delta, "delta")?).py_err(py)?;
             let (client, layer) = (this.client.clone(), this.ident.clone());
             Work(async move { automation::adjust_opacity(&client, &layer, delta, confirm).await })
@@ -1289,7 +1277,8 @@ twins! {
         /// Ctrl-C: the opacity stays where the fade was.
         #[pyo3(signature = (to, seconds, steps=None))]
         fn fade / fade_async (
-            this, py, to: &Bound<'_, PyAny>, seconds: &Bound<'_, PyAny>, steps: Option<i64>
+            this, py, to: &Bound<'_, PyAny>, seconds: &Bound<'_, PyAny>,
+            #[pyo3(from_py_with = args::steps)] steps: Option<i64>
         ) {
             let plan = automation::Fade::new(number(to, "to")?, number(seconds, "seconds")?, steps)
                 .py_err(py)?;
@@ -1330,6 +1319,22 @@ twins! {
     #[getter]
     fn url(&self) -> String {
         self.client.transport().base_url().to_string()
+    }
+
+    /// Two handles are equal when they address the same identifier on the same client.
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = other.py();
+        match other.cast::<PyLayer>() {
+            Ok(o) => {
+                let o = o.get();
+                (self.client.same(&o.client) && self.ident == o.ident).into_py_any(py)
+            }
+            Err(_) => Ok(py.NotImplemented()),
+        }
+    }
+
+    fn __hash__(&self) -> u64 {
+        convert::hash_of(&(self.client.identity(), &self.ident))
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

@@ -7,6 +7,7 @@ pub mod args;
 pub mod automation;
 #[cfg(unix)]
 pub mod bridge;
+pub mod convert;
 pub mod errors;
 pub mod feed;
 pub mod media;

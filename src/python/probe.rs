@@ -12,7 +12,7 @@ use crate::transport::Transport;
 
 /// The report as a `showctl.ProbeReport` (a frozen dataclass).
 fn report_to_py(py: Python<'_>, report: Report) -> PyResult<Py<PyAny>> {
-    let data = pythonize::pythonize(py, &report)?;
+    let data = super::convert::serialize_to_py(py, &report)?;
     let class = py.import("showctl._probe")?.getattr("ProbeReport")?;
     Ok(class.call_method1("from_dict", (data,))?.unbind())
 }

@@ -15,9 +15,7 @@ use crate::score::{ScoreEvent, ScoreEventWatch, ScoreView, Team, Val};
 
 /// Any serializable core value as plain Python objects (int, str, bool, None, dict, list).
 fn plain<T: Serialize>(py: Python<'_>, v: &T) -> PyResult<Py<PyAny>> {
-    pythonize::pythonize(py, v)
-        .map(Bound::unbind)
-        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+    super::convert::serialize_to_py(py, v)
 }
 
 /// One team of a `ScoreView`.

@@ -3,11 +3,11 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pyo3::exceptions::PyKeyError;
+use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{IntoPyDict, PyDict, PyList, PyString, PyTuple, PyType};
 
-use crate::python::args::client_config;
+use crate::python::args::{self, client_config};
 use crate::python::errors::IntoPy;
 use crate::python::rt;
 use crate::python::watch::watch_class;
@@ -20,9 +20,7 @@ pub struct PyScoreRecord {
     pub rec: Arc<ScoreRecord>,
 }
 
-fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
-    pythonize::pythonize(py, v).map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
-}
+use crate::python::convert::{json_to_py, py_to_json};
 
 fn field_to_py<'py>(py: Python<'py>, v: FieldValue) -> PyResult<Bound<'py, PyAny>> {
     Ok(match v {
@@ -256,14 +254,24 @@ impl PyScoreRecord {
         json_to_py(py, &serde_json::Value::Object(self.rec.raw().clone()))
     }
 
-    /// Build a record (of the class of its sport) from a dict of wire fields.
-    #[staticmethod]
-    fn from_dict(py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let value: serde_json::Value = pythonize::depythonize(data)
-            .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("data: {e}")))?;
-        let rec =
-            ScoreRecord::from_value(value).map_err(pyo3::exceptions::PyValueError::new_err)?;
-        score_to_py(py, rec)
+    /// Build a record from a dict of wire fields: `ScoreRecord.from_dict` gives the class of
+    /// the record's sport; a sport's class (`BasketballScore.from_dict`) refuses a record of
+    /// another sport (or of none) with `ValueError`.
+    #[classmethod]
+    fn from_dict(cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = cls.py();
+        let value = py_to_json(data, "data")?;
+        let rec = ScoreRecord::from_value(value)
+            .map_err(|e| PyValueError::new_err(format!("data: {e}")))?;
+        let record = score_to_py(py, rec)?;
+        if let Some(sport) = other_sport(record.bind(py), cls)? {
+            return Err(PyValueError::new_err(format!(
+                "data: {sport}: {}.from_dict() reads only its own sport's records \
+                 (ScoreRecord.from_dict() reads any)",
+                cls.name()?
+            )));
+        }
+        Ok(record)
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
@@ -276,6 +284,11 @@ impl PyScoreRecord {
                 .unbind()),
             Err(_) => Ok(py.NotImplemented()),
         }
+    }
+
+    /// The hash of the JSON object `==` compares.
+    fn __hash__(&self) -> u64 {
+        crate::json::hash_object(self.rec.raw())
     }
 
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
@@ -300,6 +313,62 @@ impl PyScoreRecord {
         let ctor = py.import("showctl._core")?.getattr("_score_from_json")?;
         PyTuple::new(py, [ctor, PyTuple::new(py, [json])?.into_any()])
     }
+}
+
+/// When `cls` is a sport's class and `record` is not of it: what the record's sport is, for
+/// the message (`None` when `cls` is `ScoreRecord` itself, or the record's class).
+fn other_sport(record: &Bound<'_, PyAny>, cls: &Bound<'_, PyType>) -> PyResult<Option<String>> {
+    let py = record.py();
+    if cls.is(py.get_type::<PyScoreRecord>()) || record.get_type().is(cls) {
+        return Ok(None);
+    }
+    let mode = record.cast::<PyScoreRecord>()?.get().rec.sport_mode();
+    Ok(Some(match mode {
+        Some(m) => format!("the record's sportMode is {}", m.into_pyobject(py)?.repr()?),
+        None => "the record has no sportMode".to_string(),
+    }))
+}
+
+/// `cls` as the class `scores_as` was asked for: `ScoreRecord` or one of its sport classes.
+fn record_class<'py>(cls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyType>> {
+    let py = cls.py();
+    match cls.cast::<PyType>() {
+        Ok(t) if t.is_subclass(&py.get_type::<PyScoreRecord>())? => Ok(t.clone()),
+        _ => Err(PyTypeError::new_err(format!(
+            "cls: expected ScoreRecord or a sport's record class (BasketballScore, ...), got {}",
+            cls.repr()?
+        ))),
+    }
+}
+
+/// The record read by `scores_as`, if it is of class `cls`; otherwise `SportMismatchError`.
+fn record_as(
+    py: Python<'_>,
+    rec: ScoreRecord,
+    cls: &Bound<'_, PyType>,
+    url: &str,
+) -> PyResult<Py<PyAny>> {
+    let record = score_to_py(py, rec)?;
+    let Some(sport) = other_sport(record.bind(py), cls)? else {
+        return Ok(record);
+    };
+    let cls_name = cls.name()?;
+    let message = format!(
+        "GET {url}: {sport}, not {}",
+        cls_name.to_string().trim_end_matches("Score")
+    );
+    let kwargs = [
+        ("expected", cls.clone().into_any()),
+        ("record", record.into_bound(py)),
+        ("method", "GET".into_pyobject(py)?.into_any()),
+        ("url", url.into_pyobject(py)?.into_any()),
+    ]
+    .into_py_dict(py)?;
+    let exc = py
+        .import("showctl.exceptions")?
+        .getattr("SportMismatchError")?
+        .call((message,), Some(&kwargs))?;
+    Err(PyErr::from_value(exc))
 }
 
 /// Rebuild a record from its JSON text (used by pickle).
@@ -507,6 +576,12 @@ pub struct PyScoreboard {
     board: score::Scoreboard,
 }
 
+impl PyScoreboard {
+    fn scores_url(&self) -> String {
+        format!("{}/data/scores", self.board.transport().base_url())
+    }
+}
+
 #[pymethods]
 impl PyScoreboard {
     #[new]
@@ -514,15 +589,15 @@ impl PyScoreboard {
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        url: Option<String>,
-        api_key: Option<String>,
-        timeout: f64,
-        verify: bool,
-        ca_cert: Option<PathBuf>,
-        tls_fingerprint: Option<String>,
-        retries: i64,
-        retry_commands: bool,
-        max_body: Option<i64>,
+        #[pyo3(from_py_with = args::url)] url: Option<String>,
+        #[pyo3(from_py_with = args::api_key)] api_key: Option<String>,
+        #[pyo3(from_py_with = args::timeout)] timeout: f64,
+        #[pyo3(from_py_with = args::verify)] verify: bool,
+        #[pyo3(from_py_with = args::ca_cert)] ca_cert: Option<PathBuf>,
+        #[pyo3(from_py_with = args::tls_fingerprint)] tls_fingerprint: Option<String>,
+        #[pyo3(from_py_with = args::retries)] retries: i64,
+        #[pyo3(from_py_with = args::retry_commands)] retry_commands: bool,
+        #[pyo3(from_py_with = args::max_body)] max_body: Option<i64>,
     ) -> PyResult<Self> {
         let config = client_config(
             url,
@@ -574,9 +649,36 @@ impl PyScoreboard {
         rt::spawn(py, async move { board.scores().await }, score_to_py)
     }
 
+    /// GET /data/scores as a record of class `cls` (`BasketballScore`, ...): typed for a type
+    /// checker. A record of another sport raises `SportMismatchError` (its `record` holds the
+    /// record read).
+    fn scores_as(&self, py: Python<'_>, cls: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let cls = record_class(cls)?;
+        let (board, url) = (self.board.clone(), self.scores_url());
+        let rec = rt::wait(py, async move { board.scores().await })?;
+        record_as(py, rec, &cls, &url)
+    }
+
+    /// Awaitable twin of `scores_as`.
+    fn scores_as_async<'py>(
+        &self,
+        py: Python<'py>,
+        cls: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let cls = record_class(cls)?.unbind();
+        let (board, url) = (self.board.clone(), self.scores_url());
+        rt::spawn(py, async move { board.scores().await }, move |py, rec| {
+            record_as(py, rec, cls.bind(py), &url)
+        })
+    }
+
     /// Poll every `interval` seconds; yield the first record, then each one that differs.
     #[pyo3(signature = (interval=0.5))]
-    fn watch(&self, py: Python<'_>, interval: f64) -> PyResult<PyScoreWatch> {
+    fn watch(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = args::interval)] interval: f64,
+    ) -> PyResult<PyScoreWatch> {
         let interval = score::watch_interval(interval).py_err(py)?;
         Ok(PyScoreWatch::new(ScoreWatch::new(
             self.board.clone(),
@@ -586,7 +688,11 @@ impl PyScoreboard {
 
     /// Async twin of `watch`: an async iterator.
     #[pyo3(signature = (interval=0.5))]
-    fn watch_async(&self, py: Python<'_>, interval: f64) -> PyResult<PyScoreWatch> {
+    fn watch_async(
+        &self,
+        py: Python<'_>,
+        #[pyo3(from_py_with = args::interval)] interval: f64,
+    ) -> PyResult<PyScoreWatch> {
         self.watch(py, interval)
     }
 

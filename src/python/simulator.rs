@@ -7,6 +7,8 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyBytes, PyDict, PyFloat, PyTuple};
 
+use crate::python::args;
+use crate::python::convert::{json_to_py, py_to_json};
 use crate::python::rt;
 use crate::simulator::{LoadError, Options, Record, Simulator, Workspace};
 
@@ -59,12 +61,17 @@ impl PyRecordedRequest {
         }
         let v: serde_json::Value = serde_json::from_slice(&self.rec.body)
             .map_err(|e| PyValueError::new_err(format!("the body is not JSON: {e}")))?;
-        pythonize::pythonize(py, &v).map_err(|e| PyValueError::new_err(e.to_string()))
+        json_to_py(py, &v)
     }
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other
             .cast::<PyRecordedRequest>()
             .is_ok_and(|o| o.get().rec == self.rec)
+    }
+
+    /// The hash of the request `==` compares.
+    fn __hash__(&self) -> u64 {
+        crate::python::convert::hash_of(&self.rec)
     }
     fn __repr__(&self) -> String {
         let mut target = self.rec.path.clone();
@@ -94,8 +101,7 @@ fn workspace_from(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Workspace> {
         return Ok(Workspace::builtin());
     };
     if obj.is_instance_of::<PyDict>() {
-        let value: serde_json::Value = pythonize::depythonize(obj)
-            .map_err(|e| PyValueError::new_err(format!("workspace: {e}")))?;
+        let value = py_to_json(obj, "workspace")?;
         return Workspace::from_value(value)
             .map_err(|e| PyValueError::new_err(format!("workspace: {e}")));
     }
@@ -131,8 +137,8 @@ impl PySimulator {
     #[new]
     #[pyo3(signature = (port=0, api_key=None, workspace=None, *, strict=false, apply_delay=0.0, host="127.0.0.1"))]
     fn new(
-        port: i64,
-        api_key: Option<String>,
+        #[pyo3(from_py_with = args::port)] port: i64,
+        #[pyo3(from_py_with = args::api_key)] api_key: Option<String>,
         workspace: Option<&Bound<'_, PyAny>>,
         strict: bool,
         apply_delay: f64,
@@ -236,26 +242,34 @@ impl PySimulator {
 
     /// The next `times` requests answer `status` (300–599) instead; 0 cancels.
     #[pyo3(signature = (status, times=1))]
-    fn fail_next(&self, status: i64, times: i64) -> PyResult<()> {
+    fn fail_next(
+        &self,
+        #[pyo3(from_py_with = args::status)] status: i64,
+        #[pyo3(from_py_with = args::times)] times: i64,
+    ) -> PyResult<()> {
         self.sim
             .fail_next(status, count(times, "times")?)
             .map_err(invalid)
     }
 
     /// Delay every answer by `seconds` (0 removes the delay).
-    fn delay(&self, seconds: f64) -> PyResult<()> {
+    fn delay(&self, #[pyo3(from_py_with = args::seconds)] seconds: f64) -> PyResult<()> {
         self.sim.delay(seconds).map_err(invalid)
     }
 
     /// Close the connection of the next `times` requests without answering; 0 cancels.
     #[pyo3(signature = (times=1))]
-    fn drop_next(&self, times: i64) -> PyResult<()> {
+    fn drop_next(&self, #[pyo3(from_py_with = args::times)] times: i64) -> PyResult<()> {
         self.sim.drop_next(count(times, "times")?);
         Ok(())
     }
 
     /// Set a field of the active score record (`"game1.team1Goals"` for a Custom game).
-    fn set_score(&self, field: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    fn set_score(
+        &self,
+        #[pyo3(from_py_with = args::field)] field: String,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
         if let Ok(f) = value.cast::<PyFloat>() {
             if !f.value().is_finite() {
                 return Err(invalid(format!(
@@ -264,17 +278,13 @@ impl PySimulator {
                 )));
             }
         }
-        let value: serde_json::Value = pythonize::depythonize(value).map_err(|e| {
-            invalid(format!(
-                "value: {field} takes text, a number or a bool: {e}"
-            ))
-        })?;
-        self.sim.set_score(field, value).map_err(invalid)
+        let value = py_to_json(value, "value")?;
+        self.sim.set_score(&field, value).map_err(invalid)
     }
 
     /// Switch the scoreboard to a sport mode of the document (its record is kept per sport).
-    fn set_sport(&self, mode: &str) -> PyResult<()> {
-        self.sim.set_sport(mode).map_err(invalid)
+    fn set_sport(&self, #[pyo3(from_py_with = args::mode)] mode: String) -> PyResult<()> {
+        self.sim.set_sport(&mode).map_err(invalid)
     }
 
     /// The selected layer index, the targeted layer index (where untargeted media plays) and

@@ -166,6 +166,11 @@ impl PyCue {
         }
     }
 
+    /// The hash of the JSON object `==` compares.
+    fn __hash__(&self) -> u64 {
+        crate::json::hash_object(self.src.model().raw())
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         dataclass_repr(
             py,
@@ -279,6 +284,11 @@ impl PyPlaylist {
             Ok(o) => (self.src.model().raw() == o.get().src.model().raw()).into_py_any(py),
             Err(_) => Ok(py.NotImplemented()),
         }
+    }
+
+    /// The hash of the JSON object `==` compares.
+    fn __hash__(&self) -> u64 {
+        crate::json::hash_object(self.src.model().raw())
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

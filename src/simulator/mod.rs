@@ -46,7 +46,7 @@ pub const MAX_DELAY: f64 = 300.0;
 pub const WARNING_CAPACITY: usize = 10_000;
 
 /// One request as the simulator received it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Record {
     pub method: String,
     /// The path as sent (percent-encoded), with the /api/0 prefix, without the query.

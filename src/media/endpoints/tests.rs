@@ -233,6 +233,19 @@ fn commands_of_the_table() {
             wire(SKIP.with(&[&l], "seconds", -10.0)),
             post_("/skip/layer/1?forwards=false&offset=10", None),
         ),
+        // To the microsecond, never hundreds of digits.
+        (
+            wire(go_to(&l, 1e-300)),
+            post_("/goToStart/layer/1?offset=0", None),
+        ),
+        (
+            wire(go_to(&l, 0.1 + 0.2)),
+            post_("/goToStart/layer/1?offset=0.3", None),
+        ),
+        (
+            wire(go_to(&l, -MAX_OFFSET_SECONDS)),
+            post_("/goToEnd/layer/1?offset=604800", None),
+        ),
     ];
     for (got, want) in cases {
         assert_eq!(got, want);
@@ -319,6 +332,10 @@ fn refusals_name_the_argument() {
         "name_or_none",
     );
     refused(go_to(&id(0), f64::NAN), "seconds");
+    for huge in [1e300, -1e300, MAX_OFFSET_SECONDS * 1.0001] {
+        refused(go_to(&id(0), huge), "seconds");
+        refused(SKIP.with(&[&id(0)], "seconds", huge), "seconds");
+    }
     refused(SKIP.with(&[&id(0)], "seconds", f64::INFINITY), "seconds");
     let effect = |v: Value| v.as_object().unwrap().clone();
     refused(

@@ -162,3 +162,55 @@ fn a_big_tree() {
         (PLAYLISTS.decode)(body.to_string().as_bytes()).unwrap()
     );
 }
+
+/// `{"playlist": ...}` with `levels` playlists nested in `children`, the innermost holding a
+/// field (or a cue's field) nested `pad` deep: 2 + 2 × levels + pad levels in all (+2 in a cue).
+fn nested_tree(levels: usize, pad: usize, in_cue: bool) -> String {
+    let padding = format!("{}{}", "[".repeat(pad), "]".repeat(pad));
+    let inner = if in_cue {
+        format!(r#"{{"items": [{{"name": "c", "x": {padding}}}]}}"#)
+    } else {
+        format!(r#"{{"name": "p", "x": {padding}}}"#)
+    };
+    format!(
+        r#"{{"playlist": {}{inner}{}}}"#,
+        r#"{"children": ["#.repeat(levels),
+        "]}".repeat(levels)
+    )
+}
+
+#[test]
+fn both_readers_agree_at_the_depth_limit() {
+    use crate::json::{depth, MAX_DEPTH};
+    // Deep trees go to the full decoder; shallow ones with a deep field are read in one pass.
+    for (levels, in_cue, one_pass) in [
+        (62, false, false),
+        (61, true, false),
+        (19, false, true),
+        (10, false, true),
+        (10, true, true),
+    ] {
+        let base = 2 + 2 * levels + 2 * usize::from(in_cue);
+        let pad = MAX_DEPTH - base;
+        let deepest = nested_tree(levels, pad, in_cue);
+        let v: serde_json::Value = serde_json::from_str(&deepest).unwrap();
+        assert_eq!(depth(&v, usize::MAX), MAX_DEPTH);
+        assert_eq!(agree(&deepest), one_pass, "{levels} levels, {pad} padding");
+        assert!(decode(deepest.as_bytes()).is_ok());
+        let too_deep = nested_tree(levels, pad + 1, in_cue);
+        assert!(!agree(&too_deep));
+        assert!(decode(too_deep.as_bytes()).is_err());
+    }
+    assert!(agree(&nested_tree(FLAT_MAX_DEPTH / 2 - 1, 1, false)));
+    assert!(!agree(&nested_tree(FLAT_MAX_DEPTH / 2, 1, false)));
+    // Playlists alone past the limit.
+    let deep = nested_tree(64, 1, false);
+    assert!(!agree(&deep));
+    assert!(decode(deep.as_bytes()).is_err());
+}
+
+#[test]
+fn nesting_skips_strings() {
+    assert_eq!(nesting(br#"[1, "[[[", {"a\"[": [{}]}]"#), 4);
+    assert_eq!(nesting(b"3"), 0);
+}

@@ -1,0 +1,325 @@
+//! JSON values to Python objects and back, within the core's nesting limit
+//! ([`MAX_DEPTH`](crate::json::MAX_DEPTH)).
+//!
+//! Neither direction recurses: the open arrays and objects are kept on a heap stack, so the
+//! conversion takes the same few hundred bytes of thread stack at any depth. Each level is
+//! counted before it is opened: a value nested deeper than the limit (a list nested 20,000
+//! deep, a list that holds itself) is a `ValueError`, on any thread. pythonize, used before,
+//! recursed without a limit (a stack overflow, the interpreter killed) and took no numpy
+//! integers.
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyIterator, PyList, PyMapping,
+    PySequence, PyString, PyTuple,
+};
+use pyo3::IntoPyObjectExt;
+use serde_json::{Map, Number, Value};
+
+use crate::json::{too_deep, MAX_DEPTH};
+use crate::python::args::{as_index, is_real, type_name};
+
+/// `__hash__` of a class whose `==` compares `data`.
+pub fn hash_of<T: std::hash::Hash + ?Sized>(data: &T) -> u64 {
+    use std::hash::Hasher;
+    let mut h = std::hash::DefaultHasher::new();
+    data.hash(&mut h);
+    h.finish()
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON to Python
+// ---------------------------------------------------------------------------------------------
+
+/// An array or object being built: the rest of its items, and what is built so far.
+enum OpenPy<'a, 'py> {
+    List(std::slice::Iter<'a, Value>, Bound<'py, PyList>),
+    Dict(
+        serde_json::map::Iter<'a>,
+        Bound<'py, PyDict>,
+        Option<&'a str>,
+    ),
+}
+
+/// A JSON value as Python objects: `dict`, `list`, `str`, `int`, `float`, `bool` and `None`.
+pub fn json_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    let mut open: Vec<OpenPy<'_, 'py>> = Vec::new();
+    let mut next = v;
+    loop {
+        // Convert `next`, or open it.
+        let mut done = match next {
+            Value::Array(a) => {
+                enter(open.len()).map_err(|()| PyValueError::new_err(too_deep()))?;
+                open.push(OpenPy::List(a.iter(), PyList::empty(py)));
+                None
+            }
+            Value::Object(o) => {
+                enter(open.len()).map_err(|()| PyValueError::new_err(too_deep()))?;
+                open.push(OpenPy::Dict(o.iter(), PyDict::new(py), None));
+                None
+            }
+            scalar => Some(scalar_to_py(py, scalar)?),
+        };
+        // Hand what is done to the container it is in, until one has more to convert.
+        loop {
+            let Some(top) = open.last_mut() else {
+                return Ok(done.unwrap_or_else(|| py.None().into_bound(py)));
+            };
+            let item = match top {
+                OpenPy::List(items, list) => {
+                    if let Some(v) = done.take() {
+                        list.append(v)?;
+                    }
+                    items.next()
+                }
+                OpenPy::Dict(items, dict, key) => {
+                    if let (Some(v), Some(k)) = (done.take(), key.take()) {
+                        dict.set_item(k, v)?;
+                    }
+                    items.next().map(|(k, v)| {
+                        *key = Some(k.as_str());
+                        v
+                    })
+                }
+            };
+            match item {
+                Some(v) => {
+                    next = v;
+                    break;
+                }
+                None => {
+                    done = Some(match open.pop() {
+                        Some(OpenPy::List(_, list)) => list.into_any(),
+                        Some(OpenPy::Dict(_, dict, _)) => dict.into_any(),
+                        None => unreachable!("a container was open"),
+                    });
+                }
+            }
+        }
+    }
+}
+
+fn scalar_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
+    match v {
+        Value::Bool(b) => b.into_bound_py_any(py),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => i.into_bound_py_any(py),
+            (None, Some(u)) => u.into_bound_py_any(py),
+            _ => n.as_f64().unwrap_or(f64::NAN).into_bound_py_any(py),
+        },
+        Value::String(s) => s.into_bound_py_any(py),
+        _ => Ok(py.None().into_bound(py)),
+    }
+}
+
+/// `Err` when `open` arrays and objects are as many as allowed (no other can be opened).
+fn enter(open: usize) -> Result<(), ()> {
+    if open >= MAX_DEPTH {
+        return Err(());
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Python to JSON
+// ---------------------------------------------------------------------------------------------
+
+/// An array or object being read: the rest of its items, where it is, and what is read so far.
+enum Open<'py> {
+    Array(Bound<'py, PyIterator>, usize, Vec<Value>),
+    /// The `(key, value)` pairs (a list taken first, so a dict changed meanwhile is no danger)
+    /// and the next one's index.
+    Object(Bound<'py, PyList>, usize, Map<String, Value>, String),
+}
+
+/// Why a value cannot be sent.
+enum Why {
+    TooDeep,
+    NotJson(String),
+    Key(String),
+    NotFinite(f64),
+    IntRange,
+    Python(PyErr),
+}
+
+impl From<PyErr> for Why {
+    fn from(e: PyErr) -> Self {
+        Why::Python(e)
+    }
+}
+
+/// A Python value to send as JSON, for argument `arg`: `None`, `bool`, `int` (and any integer
+/// with `__index__`, such as numpy's), `float` (finite; any `numbers.Real`), `str`, and `list`,
+/// `tuple`, `dict` (str keys) or any other sequence or mapping of these, nested at most
+/// [`MAX_DEPTH`] deep. Anything else is refused, naming the argument and where in it.
+pub fn py_to_json(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Value> {
+    let mut open: Vec<Open<'_>> = Vec::new();
+    to_json(obj, &mut open).map_err(|why| refusal(arg, &open, why))
+}
+
+fn to_json<'py>(obj: &Bound<'py, PyAny>, open: &mut Vec<Open<'py>>) -> Result<Value, Why> {
+    let mut next = obj.clone();
+    loop {
+        // Convert `next`, or open it.
+        let mut done = match scalar(&next)? {
+            Some(v) => Some(v),
+            None => {
+                if open.len() >= MAX_DEPTH {
+                    return Err(Why::TooDeep);
+                }
+                open.push(container(&next)?);
+                None
+            }
+        };
+        // Hand what is done to the container it is in, until one has more to convert.
+        loop {
+            let Some(top) = open.last_mut() else {
+                return Ok(done.unwrap_or(Value::Null));
+            };
+            let item = match top {
+                Open::Array(items, index, out) => {
+                    if let Some(v) = done.take() {
+                        out.push(v);
+                        *index += 1;
+                    }
+                    items.next().transpose()?
+                }
+                Open::Object(items, index, out, key) => {
+                    if let Some(v) = done.take() {
+                        out.insert(std::mem::take(key), v);
+                        *index += 1;
+                    }
+                    match items.get_item(*index) {
+                        Ok(pair) => {
+                            let (k, v): (Bound<'py, PyAny>, Bound<'py, PyAny>) = pair.extract()?;
+                            let Ok(k) = k.cast::<PyString>() else {
+                                return Err(Why::Key(type_name(&k)));
+                            };
+                            *key = k.to_cow()?.into_owned();
+                            Some(v)
+                        }
+                        Err(_) => None,
+                    }
+                }
+            };
+            match item {
+                Some(v) => {
+                    next = v;
+                    break;
+                }
+                None => {
+                    done = Some(match open.pop() {
+                        Some(Open::Array(_, _, out)) => Value::Array(out),
+                        Some(Open::Object(_, _, out, _)) => Value::Object(out),
+                        None => unreachable!("a container was open"),
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Open a dict, list, tuple, or other mapping or sequence (not a text or bytes).
+fn container<'py>(obj: &Bound<'py, PyAny>) -> Result<Open<'py>, Why> {
+    let not_json = || Why::NotJson(type_name(obj));
+    if let Ok(d) = obj.cast::<PyDict>() {
+        return Ok(Open::Object(d.items(), 0, Map::new(), String::new()));
+    }
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        return Ok(Open::Array(obj.try_iter()?, 0, Vec::new()));
+    }
+    if obj.is_instance_of::<PyBytes>() || obj.is_instance_of::<PyByteArray>() {
+        return Err(not_json());
+    }
+    if let Ok(m) = obj.cast::<PyMapping>() {
+        return Ok(Open::Object(m.items()?, 0, Map::new(), String::new()));
+    }
+    if obj.cast::<PySequence>().is_ok() {
+        return Ok(Open::Array(obj.try_iter()?, 0, Vec::new()));
+    }
+    Err(not_json())
+}
+
+/// The error for argument `arg`, naming where in it (from the containers still open).
+fn refusal(arg: &str, open: &[Open<'_>], why: Why) -> PyErr {
+    // A bad key is the innermost object's own fault; anything else is at its item.
+    let open = match why {
+        Why::Key(_) => &open[..open.len().saturating_sub(1)],
+        _ => open,
+    };
+    let at = open.iter().fold(arg.to_string(), |at, o| match o {
+        Open::Array(_, index, _) => format!("{at}[{index}]"),
+        Open::Object(_, _, _, key) => format!("{at}[{key:?}]"),
+    });
+    match why {
+        Why::TooDeep => PyValueError::new_err(format!("{arg}: {}", too_deep())),
+        Why::NotJson(kind) => PyTypeError::new_err(format!(
+            "{at}: a {kind} cannot be sent as JSON (send None, bool, int, float, str, list, \
+             tuple or dict)"
+        )),
+        Why::Key(kind) => {
+            PyTypeError::new_err(format!("{at}: JSON object keys are str, got a {kind} key"))
+        }
+        Why::NotFinite(f) => PyValueError::new_err(format!("{at}: {f} cannot be sent as JSON")),
+        Why::IntRange => PyValueError::new_err(format!(
+            "{at}: the int cannot be sent as JSON (-2**63 to 2**64-1)"
+        )),
+        Why::Python(e) => e,
+    }
+}
+
+/// A JSON scalar, or `None` when `obj` is not one.
+fn scalar(obj: &Bound<'_, PyAny>) -> Result<Option<Value>, Why> {
+    if obj.is_none() {
+        return Ok(Some(Value::Null));
+    }
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(Some(Value::Bool(b.is_true())));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Some(Value::String(s.to_cow()?.into_owned())));
+    }
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        return finite(f.value()).map(Some);
+    }
+    if let Ok(i) = obj.cast::<PyInt>() {
+        return int(i).map(Some);
+    }
+    // The usual containers, before the slower checks of other numbers.
+    if obj.is_instance_of::<PyDict>()
+        || obj.is_instance_of::<PyList>()
+        || obj.is_instance_of::<PyTuple>()
+    {
+        return Ok(None);
+    }
+    if let Some(i) = as_index(obj)? {
+        return int(&i).map(Some);
+    }
+    if is_real(obj)? {
+        return finite(obj.extract::<f64>()?).map(Some);
+    }
+    Ok(None)
+}
+
+fn int(i: &Bound<'_, PyInt>) -> Result<Value, Why> {
+    if let Ok(v) = i.extract::<i64>() {
+        return Ok(Value::from(v));
+    }
+    i.extract::<u64>()
+        .map(Value::from)
+        .map_err(|_| Why::IntRange)
+}
+
+fn finite(f: f64) -> Result<Value, Why> {
+    Number::from_f64(f)
+        .map(Value::Number)
+        .ok_or(Why::NotFinite(f))
+}
+
+/// Any serializable core value (a report, a view) as plain Python objects, through its JSON.
+pub fn serialize_to_py<T: serde::Serialize>(py: Python<'_>, v: &T) -> PyResult<Py<PyAny>> {
+    let value = serde_json::to_value(v)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    Ok(json_to_py(py, &value)?.unbind())
+}
