@@ -298,9 +298,6 @@ impl Target {
     pub fn base(&self) -> &str {
         &self.base
     }
-    pub fn has_key(&self) -> bool {
-        self.auth.is_some()
-    }
 
     /// What a server sent, as kept in an error: with the key replaced by `***` wherever the
     /// server echoed it (a debug page listing the request's headers). Only the start of a body
@@ -1187,7 +1184,7 @@ mod tests {
         let t = Transport::new(&c).unwrap();
         assert!(!format!("{t:?}").contains("s3cret"));
         assert!(!format!("{:?}", t.target()).contains("s3cret"));
-        assert!(t.target().has_key());
+        assert!(t.target().auth.is_some());
     }
 
     #[test]

@@ -10,6 +10,8 @@ pub mod endpoints;
 pub mod mirror;
 pub mod models;
 pub mod names;
+pub mod ops;
+mod table;
 pub mod tree;
 pub mod watch;
 

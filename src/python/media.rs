@@ -152,12 +152,6 @@ impl Reply for String {
     }
 }
 
-impl Reply for automation::FadeReport {
-    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        Ok(py.None())
-    }
-}
-
 impl Reply for PyLayer {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         Ok(Py::new(py, self)?.into_any())
