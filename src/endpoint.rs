@@ -291,14 +291,14 @@ macro_rules! builders {
      workspace_commands { $(
         $(#[doc = $wd:literal])+
         $wn:ident / $wan:ident [$($wid:ident),*]
-            ($($wp:ident : $wt:ty)? $(; $wdp:ident : $wdt:ty = $wdd:expr)?) {
+            ($($wp:ident : $wt:ty)? $(; $wdp:ident : $wdt:ty = $wdd:tt)?) {
             $wep:ident : $wety:ty = $weexpr:expr; $($wmore:ident : $wmty:ty = $wmexpr:expr;)*
         } $(=> $wcall:block)? $($wconfirm:ident $wexpect:block)?
      )* }
      layer_commands { $(
         $(#[doc = $cd:literal])+
         $cn:ident / $can:ident [$cl:ident $(, $cid:ident)*]
-            ($($cp:ident : $ct:ty)? $(; $cdp:ident : $cdt:ty = $cdd:expr)?) {
+            ($($cp:ident : $ct:ty)? $(; $cdp:ident : $cdt:ty = $cdd:tt)?) {
             $cep:ident : $cety:ty = $ceexpr:expr; $($cmore:ident : $cmty:ty = $cmexpr:expr;)*
         } $(=> $ccall:block)? $($cconfirm:ident $cexpect:block)?
      )* }

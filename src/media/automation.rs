@@ -8,7 +8,8 @@ use futures::StreamExt;
 
 use super::client::MediaClient;
 use super::confirm::{self, Expect};
-use super::endpoints::{number_in, Call, LAYER_OPACITY, OPACITY, SET_LAYER_OPACITY};
+use super::endpoints::{number_in, LAYER_OPACITY, OPACITY, SET_LAYER_OPACITY};
+use super::ops::Confirmable;
 use crate::error::{Error, Result};
 use crate::ident::Ident;
 
@@ -137,10 +138,14 @@ pub fn concurrency(n: i64) -> Result<usize> {
 
 /// Send every call, at most `limit` at a time, and return each outcome in the order of
 /// `calls`. One failure never stops or hides another. No order is kept between the calls.
-pub async fn batch(client: &MediaClient, calls: Vec<Call<()>>, limit: usize) -> Vec<Result<()>> {
-    let mut out: Vec<Option<Result<()>>> = vec![None; calls.len()];
-    let mut running = futures::stream::iter(calls.into_iter().enumerate())
-        .map(|(i, call)| async move { (i, client.run(call).await) })
+pub async fn batch(
+    client: &MediaClient,
+    commands: Vec<Confirmable>,
+    limit: usize,
+) -> Vec<Result<()>> {
+    let mut out: Vec<Option<Result<()>>> = vec![None; commands.len()];
+    let mut running = futures::stream::iter(commands.into_iter().enumerate())
+        .map(|(i, command)| async move { (i, command.send(client).await) })
         .buffer_unordered(limit.max(1));
     while let Some((i, result)) = running.next().await {
         out[i] = Some(result);

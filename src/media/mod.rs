@@ -11,7 +11,7 @@ pub mod mirror;
 pub mod models;
 pub mod names;
 pub mod ops;
-mod table;
+pub(crate) mod table;
 pub mod tree;
 pub mod watch;
 

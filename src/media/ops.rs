@@ -105,6 +105,15 @@ impl Labelled for Transition {
     }
 }
 
+/// The names the table's entries use (argument kinds, models, reply types), for the consumers
+/// of the table outside this module.
+pub mod prelude {
+    pub use super::super::models::*;
+    pub use super::super::tree::PlaylistTree;
+    pub use super::{BlendArg, EffectArg, NameOf, Number, OrNone, UuidOf};
+    pub use std::sync::Arc;
+}
+
 // ---------------------------------------------------------------------------------------------
 // What the builders return
 // ---------------------------------------------------------------------------------------------

@@ -144,6 +144,12 @@ pub fn to_pyerr(py: Python<'_>, err: Error) -> PyErr {
     }
 }
 
+impl From<Error> for PyErr {
+    fn from(err: Error) -> PyErr {
+        Python::attach(|py| to_pyerr(py, err))
+    }
+}
+
 /// `Result<T, Error>` to `PyResult<T>`.
 pub trait IntoPy<T> {
     fn py_err(self, py: Python<'_>) -> PyResult<T>;

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 
 use crate::media::tree::{model_of, Flat, PlaylistTree, Text};
 use crate::media::{Cue, Found, Model, Playlist};
-use crate::python::media::{dataclass_repr, html, json_to_py, model_from_py, Attr, Reply, Wrapped};
+use crate::python::convert::{dataclass_repr, html, json_to_py, model_from_py, Attr, Reply, Wrapped};
 
 /// Where a node's core model comes from.
 enum Source<M> {
@@ -112,6 +112,9 @@ impl Reply for PlaylistTree {
             PlaylistTree::Flat(flat) => flat_to_py(py, &flat),
             PlaylistTree::Model(p) => Playlist::wrap(py, Arc::new(p)),
         }
+    }
+    fn py_type() -> String {
+        "Playlist".into()
     }
 }
 

@@ -144,7 +144,7 @@ async fn a_batch_returns_every_outcome_in_order_within_its_concurrency() {
     let calls = (0..20)
         .map(|i| MUTE_LAYER.at(&[&Ident::Index(i)]).unwrap())
         .collect();
-    let results = batch(&c, calls, 4).await;
+    let results = batch(&c, calls.into_iter().map(Into::into).collect(), 4).await;
     assert_eq!(results.len(), 20);
     for (i, r) in results.iter().enumerate() {
         match i {
