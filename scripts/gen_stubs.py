@@ -262,8 +262,10 @@ def generate_stub(source: str) -> str:
         if _is_docstring(node):
             assert isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
             parts.append(f"{QUOTES}{node.value.value}{QUOTES}")
-        elif isinstance(node, (ast.Import, ast.ImportFrom)) and parts and parts[-1].startswith(
-            ("import ", "from ")
+        elif (
+            isinstance(node, (ast.Import, ast.ImportFrom))
+            and parts
+            and parts[-1].startswith(("import ", "from "))
         ):
             parts[-1] += "\n" + ast.unparse(node)
         elif isinstance(node, ast.ClassDef):

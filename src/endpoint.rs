@@ -122,7 +122,6 @@ pub fn fill(template: &str, ids: &[&Ident]) -> Result<String> {
     Ok(out)
 }
 
-
 /// No body, no query.
 pub fn nothing(_: &str, (): ()) -> Result<Payload> {
     Ok(Payload::default())
@@ -390,6 +389,7 @@ macro_rules! builders {
         }
 
         /// Every operation of the table, in its order.
+        #[allow(clippy::vec_init_then_push)]
         pub fn operations() -> Vec<$crate::endpoint::OpInfo> {
             use $crate::endpoint::{OpInfo, Scope};
             let mut out = Vec::new();

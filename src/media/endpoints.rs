@@ -7,10 +7,10 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use super::models::*;
+pub use crate::endpoint::*;
 use crate::error::{Error, Result};
 use crate::ident::Ident;
 use crate::score::json_kind;
-pub use crate::endpoint::*;
 use crate::transport::{Method, Request};
 
 // ---------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ pub mod mirror;
 pub mod models;
 pub mod names;
 pub mod ops;
+pub mod sender;
 pub(crate) mod table;
 pub mod tree;
 pub mod watch;

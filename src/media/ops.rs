@@ -167,7 +167,6 @@ fn either(
 
 use crate::endpoint::builders;
 
-
 super::table::media_ops!(builders! {});
 
 #[cfg(test)]
@@ -180,7 +179,11 @@ mod tests {
         assert!(ops.len() >= 50, "{}", ops.len());
         for op in &ops {
             assert_eq!(op.async_name, format!("{}_async", op.name));
-            assert!(!op.endpoints.is_empty() && !op.doc.trim().is_empty(), "{}", op.name);
+            assert!(
+                !op.endpoints.is_empty() && !op.doc.trim().is_empty(),
+                "{}",
+                op.name
+            );
             let same = ops
                 .iter()
                 .filter(|o| o.name == op.name && o.scope == op.scope)
@@ -195,20 +198,31 @@ mod tests {
         let c = layer::set_opacity(&main, 0.5, true).unwrap();
         assert_eq!(c.call.request.path, "/opacity/layer/Main");
         assert!(matches!(c.expect, Some(Expect::Opacity { value, .. }) if value == 0.5));
-        assert!(layer::set_opacity(&main, 0.5, false).unwrap().expect.is_none());
+        assert!(layer::set_opacity(&main, 0.5, false)
+            .unwrap()
+            .expect
+            .is_none());
         let e = layer::set_opacity(&main, 1.5, false).err().unwrap();
         assert!(e.to_string().starts_with("value: "), "{e}");
         let ws = both::mute(None, true).unwrap();
         assert_eq!(ws.call.request.path, "/mute/workspace");
         assert!(matches!(
             ws.expect,
-            Some(Expect::Flag { layer: None, flag: Flag::Muted, value: true })
+            Some(Expect::Flag {
+                layer: None,
+                flag: Flag::Muted,
+                value: true
+            })
         ));
         assert_eq!(
             both::mute(Some(&main), false).unwrap().call.request.path,
             "/mute/layer/Main"
         );
-        let end = layer::go_to(&main, -0.0).unwrap().call.request.path_and_query();
+        let end = layer::go_to(&main, -0.0)
+            .unwrap()
+            .call
+            .request
+            .path_and_query();
         assert!(end.starts_with("/goToEnd/layer/Main"), "{end}");
     }
 }

@@ -188,7 +188,6 @@ pub(crate) fn params_arg(params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(St
         .collect()
 }
 
-
 /// The Python side of an argument kind of the operation tables: its conversion (named `arg` in
 /// a refusal) and its type as written in the stubs.
 pub(crate) trait FromPyArg: ArgKind {
@@ -299,4 +298,3 @@ impl MirrorArgs {
             .collect()
     }
 }
-

@@ -15,8 +15,8 @@ use crate::endpoint::Call;
 use crate::error::Result;
 use crate::ident::Ident;
 use crate::media::endpoints::{self as ep, parse};
-use crate::media::ops::{self as core_ops, Confirmable};
 use crate::media::ops::prelude::*;
+use crate::media::ops::{self as core_ops, Confirmable};
 use crate::media::table::media_ops;
 
 /// One command for `MediaPlayer.batch()`, checked when it is built (bad input raises

@@ -52,10 +52,12 @@ impl PyTransportEvent {
     fn layer_index(&self) -> Option<usize> {
         self.inner.layer_index
     }
+    /// The layer's name (None for the watch's own events).
     #[getter]
     fn layer_name(&self) -> Option<String> {
         self.inner.layer_name.clone()
     }
+    /// The layer's UUID (None for the watch's own events).
     #[getter]
     fn layer_uuid(&self) -> Option<String> {
         self.inner.layer_uuid.clone()
@@ -200,4 +202,3 @@ impl PyMirrorStatus {
         )
     }
 }
-

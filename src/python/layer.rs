@@ -51,7 +51,9 @@ impl PyLayer {
     ) -> PyResult<Work<impl std::future::Future<Output = crate::Result<()>>>> {
         let plan = automation::Fade::new(number(to, "to")?, number(seconds, "seconds")?, steps)?;
         let (client, layer) = (self.client.clone(), self.ident.clone());
-        Ok(Work(async move { automation::fade(&client, &layer, plan).await }))
+        Ok(Work(async move {
+            automation::fade(&client, &layer, plan).await
+        }))
     }
 }
 

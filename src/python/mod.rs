@@ -21,6 +21,7 @@ pub mod command;
 pub mod convert;
 pub mod errors;
 pub mod events;
+pub mod guard;
 pub mod layer;
 pub mod models;
 pub mod ops;
@@ -46,9 +47,9 @@ mod _core {
     use super::layer::PyLayer;
     #[pymodule_export]
     use super::models::{
-        PyBlendMode, PyColorBase, PyEffect, PyEffectPreset, PyFloatBase, PyLayerBlend,
+        _models, PyBlendMode, PyColorBase, PyEffect, PyEffectPreset, PyFloatBase, PyLayerBlend,
         PyLayerPreset, PyLayerState, PyMedia, PyTargetSet, PyTransition, PyTransportState,
-        PyVariable, _models,
+        PyVariable,
     };
     #[pymodule_export]
     use super::ops::_operations;
@@ -56,9 +57,9 @@ mod _core {
     use super::player::PyMediaPlayer;
     #[pymodule_export]
     use super::score_models::{
-        AustralianFootballScore, BaseballScore, BasketballScore, CustomScore, FootballScore,
-        HockeyScore, LacrosseScore, PyScoreRecord, SoccerScore, TennisScore, VolleyballScore,
-        _score_from_json, _sports,
+        _score_from_json, _sports, AustralianFootballScore, BaseballScore, BasketballScore,
+        CustomScore, FootballScore, HockeyScore, LacrosseScore, PyScoreRecord, SoccerScore,
+        TennisScore, VolleyballScore,
     };
     #[pymodule_export]
     use super::scoreboard::{PyScoreWatch, PyScoreboard};
@@ -72,10 +73,7 @@ mod _core {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
         // The watches are iterators and async iterators at once: the `_async` names are the
         // same methods.
-        for (class, name) in [
-            ("MediaPlayer", "watch_transport"),
-            ("Scoreboard", "watch"),
-        ] {
+        for (class, name) in [("MediaPlayer", "watch_transport"), ("Scoreboard", "watch")] {
             let cls = m.getattr(class)?;
             cls.setattr(format!("{name}_async"), cls.getattr(name)?)?;
         }

@@ -177,6 +177,7 @@ pymodel! {
         uuid, name, is_hidden, is_muted, opacity, effects, effect_preset_uuid, target_set_uuid,
         transition_duration, transition,
     ] {
+        /// An HTML table of the fields, for Jupyter.
         fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
             html(slf.as_any(), "layer_state_html")
         }
@@ -189,12 +190,12 @@ pymodel! {
         time_elapsed, time_remaining, playback_rate, is_playing, is_scrubbing, playing_item,
         playing_media, layer,
     ] {
+        /// An HTML table of the fields, for Jupyter.
         fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
             html(slf.as_any(), "transport_state_html")
         }
     }
 }
-
 
 /// The media model classes made here as data (name, fields and their stub types), for the
 /// stub generator.

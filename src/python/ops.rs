@@ -25,15 +25,15 @@ pub(crate) trait Job<C>: Send + 'static {
 
 impl<C: Client, T: Reply> Job<C> for Call<T> {
     type Out = T;
-    fn run(self, client: C) -> impl Future<Output = Result<T>> + Send + 'static {
-        async move { client.run(self).await }
+    async fn run(self, client: C) -> Result<T> {
+        client.run(self).await
     }
 }
 
 impl Job<MediaClient> for Confirmable {
     type Out = ();
-    fn run(self, client: MediaClient) -> impl Future<Output = Result<()>> + Send + 'static {
-        async move { self.send(&client).await }
+    async fn run(self, client: MediaClient) -> Result<()> {
+        self.send(&client).await
     }
 }
 
@@ -427,6 +427,7 @@ fn describe(
 /// command, ids, arg, arg_type, default, confirm, returns, doc, endpoints), for the stub
 /// generator and the tests.
 #[pyfunction]
+#[allow(clippy::vec_init_then_push)]
 pub(crate) fn _operations(py: Python<'_>) -> PyResult<Py<PyList>> {
     use crate::media::ops::prelude::*;
     use crate::media::table::media_ops;
@@ -434,13 +435,17 @@ pub(crate) fn _operations(py: Python<'_>) -> PyResult<Py<PyList>> {
     let out = PyList::empty(py);
     let mut media: Types = Vec::new();
     media_ops!(python_types! { media });
-    describe(py, &out, crate::media::ops::operations(), &media, &|op| {
-        match op.scope.as_str() {
+    describe(
+        py,
+        &out,
+        crate::media::ops::operations(),
+        &media,
+        &|op| match op.scope.as_str() {
             "workspace" => vec!["MediaPlayer"],
             "layer" => vec!["Layer"],
             _ => vec!["MediaPlayer", "Layer"],
-        }
-    })?;
+        },
+    )?;
     let mut score: Types = Vec::new();
     score_ops!(python_types! { score });
     describe(py, &out, crate::score::ops::operations(), &score, &|_| {

@@ -501,7 +501,6 @@ impl CustomScore {
     }
 }
 
-
 /// The sport classes as data: (class name, [(attribute, stub type)]), for the stub generator.
 #[pyfunction]
 pub(crate) fn _sports(py: Python<'_>) -> PyResult<Py<PyList>> {

@@ -12,8 +12,8 @@ use super::client::PyClient;
 use super::ops::workspace_methods;
 use super::score_models::score_to_py;
 use super::watch::watch_class;
-use crate::score::{self, score_ops, ScoreWatch};
 use crate::score::ops as core_ops;
+use crate::score::{self, score_ops, ScoreWatch};
 use crate::transport::{Transport, ENV_SCOREBOARD_URL};
 
 /// Client for the scoreboard application.

@@ -174,6 +174,7 @@ impl PySimulator {
         })
     }
 
+    /// True while the simulator serves.
     #[getter]
     fn running(&self) -> bool {
         self.sim.addr().is_some()
@@ -209,6 +210,7 @@ impl PySimulator {
             .collect()
     }
 
+    /// Forget the requests recorded so far (`requests` starts empty again).
     fn clear_requests(&self) {
         self.sim.clear_requests();
     }

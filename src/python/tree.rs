@@ -16,7 +16,9 @@ use serde_json::{Map, Value};
 
 use crate::media::tree::{model_of, Flat, PlaylistTree, Text};
 use crate::media::{Cue, Found, Model, Playlist};
-use crate::python::convert::{dataclass_repr, html, json_to_py, model_from_py, Attr, Reply, Wrapped};
+use crate::python::convert::{
+    dataclass_repr, html, json_to_py, model_from_py, Attr, Reply, Wrapped,
+};
 
 /// Where a node's core model comes from.
 enum Source<M> {
@@ -121,8 +123,10 @@ impl Reply for PlaylistTree {
 /// A cue summary (playlist item).
 #[pyclass(module = "showctl._core", name = "Cue", frozen)]
 pub struct PyCue {
+    /// The cue's UUID (None when absent or the text "null").
     #[pyo3(get)]
     uuid: Py<PyAny>,
+    /// The cue's name (None when absent).
     #[pyo3(get)]
     name: Py<PyAny>,
     src: Source<Cue>,
@@ -192,8 +196,10 @@ impl PyCue {
 /// A playlist: its cues (`items`) and nested playlists (`children`).
 #[pyclass(module = "showctl._core", name = "Playlist", frozen)]
 pub struct PyPlaylist {
+    /// The playlist's UUID (None when absent or the text "null").
     #[pyo3(get)]
     uuid: Py<PyAny>,
+    /// The playlist's name (None when absent).
     #[pyo3(get)]
     name: Py<PyAny>,
     items: PyOnceLock<Py<PyList>>,
@@ -332,6 +338,7 @@ impl PyPlaylist {
         all.try_iter().map(Bound::into_any)
     }
 
+    /// An HTML tree of the playlist, its cues and nested playlists, for Jupyter.
     fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
         html(slf.as_any(), "playlist_html")
     }

@@ -89,7 +89,10 @@ async fn a_fade_behind_schedule_skips_steps_but_ends_on_time_on_the_target() {
     .await
     .unwrap();
     let values = posted_values(&log);
-    assert!(values.len() < 10, "steps behind schedule are skipped: {values:?}");
+    assert!(
+        values.len() < 10,
+        "steps behind schedule are skipped: {values:?}"
+    );
     assert_eq!(*values.last().unwrap(), 0.0);
     assert!(values.windows(2).all(|w| w[0] > w[1]), "{values:?}");
 }
@@ -141,10 +144,10 @@ async fn a_batch_returns_every_outcome_in_order_within_its_concurrency() {
     })
     .await;
     let c = client(&url);
-    let calls = (0..20)
-        .map(|i| MUTE_LAYER.at(&[&Ident::Index(i)]).unwrap())
+    let commands = (0..20)
+        .map(|i| MUTE_LAYER.at(&[&Ident::Index(i)]).unwrap().into())
         .collect();
-    let results = batch(&c, calls.into_iter().map(Into::into).collect(), 4).await;
+    let results = batch(&c, commands, 4).await;
     assert_eq!(results.len(), 20);
     for (i, r) in results.iter().enumerate() {
         match i {
