@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
 
-use crate::error::{chain, Error, Result, BODY_EXCERPT};
+use crate::error::{chain, Cause, Error, Result, BODY_EXCERPT};
 
 /// API path prefix the client adds to every base URL.
 pub const API_PREFIX: &str = "/api/0";
@@ -644,16 +644,16 @@ fn transport_error(method: &str, url: &str, e: &reqwest::Error) -> Error {
             message: format!("{method} {url} timed out: {detail}"),
         };
     }
-    let hint = if detail.contains("certificate") || detail.contains("Certificate") {
-        " (the application's certificate is not trusted: pass ca_cert=PATH, or verify=False \
-         for its self-signed certificate)"
-    } else if detail.contains("refused") {
-        " (is the application running, with its API enabled, on this port?)"
-    } else if url.starts_with("http://") && (detail.contains("reset") || detail.contains("closed"))
-    {
-        " (if the application is set to HTTPS, use an https:// URL)"
-    } else {
-        ""
+    let hint = match crate::error::cause(e) {
+        Cause::Certificate => {
+            " (the application's certificate is not trusted: pass ca_cert=PATH, or verify=False \
+             for its self-signed certificate)"
+        }
+        Cause::Refused => " (is the application running, with its API enabled, on this port?)",
+        Cause::Dropped if url.starts_with("http://") => {
+            " (if the application is set to HTTPS, use an https:// URL)"
+        }
+        _ => "",
     };
     Error::Connect {
         method: method.into(),
