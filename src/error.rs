@@ -224,7 +224,9 @@ const REDIRECT: &str = "the application answered with a redirect, which is not f
                         (is the scheme right? an application set to HTTPS needs an https:// URL)";
 const SERVER: &str = "a server-side problem; retry later";
 
-/// The one table of statuses: kind, reason phrase and hint.
+/// The one table of statuses: kind, reason phrase and hint (a status's own row comes before
+/// the row of its class).
+#[allow(clippy::match_overlapping_arm)]
 pub fn meaning(status: u16) -> Meaning {
     use StatusKind::*;
     let (kind, reason, hint) = match status {
