@@ -89,25 +89,10 @@ impl Error {
 
     pub fn api(status: u16, method: &str, url: &str, body: &[u8]) -> Self {
         let body = excerpt(body);
-        let reason = reason_phrase(status);
-        let mut message = format!("{status} {reason} for {method} {url}");
-        match status {
-            300..=399 => message.push_str(
-                ": the application answered with a redirect, which is not followed \
-                 (is the scheme right? an application set to HTTPS needs an https:// URL)",
-            ),
-            400 => message
-                .push_str(": the application rejected the request (an unknown layer, cue or playlist, or a malformed body)"),
-            401 => message.push_str(": authorization failed (check the API key)"),
-            403 => message.push_str(": the endpoint is reserved for administrators"),
-            404 => message.push_str(
-                ": the path may be wrong, the API may be disabled in the application's \
-                 preferences, or this may be the documentation port rather than the API port",
-            ),
-            405 => message.push_str(": the endpoint does not accept this method"),
-            503 => message.push_str(": the application is temporarily unavailable; retry later"),
-            500..=599 => message.push_str(": a server-side problem; retry later"),
-            _ => {}
+        let meaning = meaning(status);
+        let mut message = format!("{status} {} for {method} {url}", meaning.reason);
+        if let Some(hint) = meaning.hint {
+            let _ = write!(message, ": {hint}");
         }
         if !body.trim().is_empty() {
             let _ = write!(message, "; body: {}", body_summary(&body));
@@ -212,28 +197,149 @@ pub fn chain(err: &(dyn std::error::Error + 'static)) -> String {
     out
 }
 
+/// Which kind of failure a status is (the binding gives each kind its exception class).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatusKind {
+    BadRequest,
+    Unauthorized,
+    Forbidden,
+    NotFound,
+    MethodNotAllowed,
+    ServiceUnavailable,
+    /// Any other 5xx.
+    Server,
+    /// Anything else outside 2xx.
+    Other,
+}
+
+/// What a status means: its kind, its reason phrase and the hint shown in the error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Meaning {
+    pub kind: StatusKind,
+    pub reason: &'static str,
+    pub hint: Option<&'static str>,
+}
+
+const REDIRECT: &str = "the application answered with a redirect, which is not followed \
+                        (is the scheme right? an application set to HTTPS needs an https:// URL)";
+const SERVER: &str = "a server-side problem; retry later";
+
+/// The one table of statuses: kind, reason phrase and hint (a status's own row comes before
+/// the row of its class).
+#[allow(clippy::match_overlapping_arm)]
+pub fn meaning(status: u16) -> Meaning {
+    use StatusKind::*;
+    let (kind, reason, hint) = match status {
+        301 => (Other, "Moved Permanently", Some(REDIRECT)),
+        302 => (Other, "Found", Some(REDIRECT)),
+        303 => (Other, "See Other", Some(REDIRECT)),
+        307 => (Other, "Temporary Redirect", Some(REDIRECT)),
+        308 => (Other, "Permanent Redirect", Some(REDIRECT)),
+        300..=399 => (Other, "Error", Some(REDIRECT)),
+        400 => (
+            BadRequest,
+            "Bad Request",
+            Some(
+                "the application rejected the request (an unknown layer, cue or playlist, or a \
+                 malformed body)",
+            ),
+        ),
+        401 => (
+            Unauthorized,
+            "Unauthorized",
+            Some("authorization failed (check the API key)"),
+        ),
+        403 => (
+            Forbidden,
+            "Forbidden",
+            Some("the endpoint is reserved for administrators"),
+        ),
+        404 => (
+            NotFound,
+            "Not Found",
+            Some(
+                "the path may be wrong, the API may be disabled in the application's \
+                 preferences, or this may be the documentation port rather than the API port",
+            ),
+        ),
+        405 => (
+            MethodNotAllowed,
+            "Method Not Allowed",
+            Some("the endpoint does not accept this method"),
+        ),
+        408 => (Other, "Request Timeout", None),
+        409 => (Other, "Conflict", None),
+        429 => (Other, "Too Many Requests", None),
+        500 => (Server, "Internal Server Error", Some(SERVER)),
+        501 => (Server, "Not Implemented", Some(SERVER)),
+        502 => (Server, "Bad Gateway", Some(SERVER)),
+        503 => (
+            ServiceUnavailable,
+            "Service Unavailable",
+            Some("the application is temporarily unavailable; retry later"),
+        ),
+        504 => (Server, "Gateway Timeout", Some(SERVER)),
+        500..=599 => (Server, "Error", Some(SERVER)),
+        _ => (Other, "Error", None),
+    };
+    Meaning { kind, reason, hint }
+}
+
+/// The reason phrase of a status.
 pub fn reason_phrase(status: u16) -> &'static str {
-    match status {
-        301 => "Moved Permanently",
-        302 => "Found",
-        303 => "See Other",
-        307 => "Temporary Redirect",
-        308 => "Permanent Redirect",
-        400 => "Bad Request",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        408 => "Request Timeout",
-        409 => "Conflict",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        501 => "Not Implemented",
-        502 => "Bad Gateway",
-        503 => "Service Unavailable",
-        504 => "Gateway Timeout",
-        _ => "Error",
+    meaning(status).reason
+}
+
+/// Why a connection failed, read from the error's source chain (not from its text).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// The server's certificate was not accepted.
+    Certificate,
+    /// Nothing listens on the port.
+    Refused,
+    /// The connection was reset or closed before a full answer.
+    Dropped,
+    Other,
+}
+
+/// The cause of a transport failure: the first certificate error (rustls), refused or dropped
+/// connection (`std::io::Error` kinds, hyper's closed or incomplete message) in the chain.
+pub fn cause(err: &(dyn std::error::Error + 'static)) -> Cause {
+    use std::io::ErrorKind;
+    let mut pending: Vec<&(dyn std::error::Error + 'static)> = vec![err];
+    while let Some(e) = pending.pop() {
+        if let Some(tls) = e.downcast_ref::<rustls::Error>() {
+            if matches!(
+                tls,
+                rustls::Error::InvalidCertificate(_) | rustls::Error::NoCertificatesPresented
+            ) {
+                return Cause::Certificate;
+            }
+        }
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            match io.kind() {
+                ErrorKind::ConnectionRefused => return Cause::Refused,
+                ErrorKind::ConnectionReset
+                | ErrorKind::ConnectionAborted
+                | ErrorKind::BrokenPipe
+                | ErrorKind::UnexpectedEof => return Cause::Dropped,
+                _ => {}
+            }
+            // An I/O error's `source()` skips the error it wraps (a TLS error, for one).
+            if let Some(inner) = io.get_ref() {
+                pending.push(inner);
+            }
+        }
+        if let Some(h) = e.downcast_ref::<hyper::Error>() {
+            if h.is_incomplete_message() || h.is_closed() || h.is_canceled() {
+                return Cause::Dropped;
+            }
+        }
+        if let Some(next) = e.source() {
+            pending.push(next);
+        }
     }
+    Cause::Other
 }
 
 #[cfg(test)]
@@ -330,6 +436,35 @@ mod tests {
             chain(&err),
             "error sending request: client error (Connect): connection refused"
         );
+    }
+
+    #[test]
+    fn one_table_gives_kind_reason_and_hint() {
+        assert_eq!(meaning(404).kind, StatusKind::NotFound);
+        assert_eq!(meaning(503).kind, StatusKind::ServiceUnavailable);
+        assert_eq!(meaning(502).kind, StatusKind::Server);
+        assert_eq!(meaning(599).reason, "Error");
+        assert_eq!(meaning(418).kind, StatusKind::Other);
+        assert_eq!(reason_phrase(405), "Method Not Allowed");
+        assert!(meaning(418).hint.is_none());
+    }
+
+    #[test]
+    fn the_cause_is_read_from_the_source_chain() {
+        use std::io::{Error as Io, ErrorKind};
+        #[derive(Debug, thiserror::Error)]
+        #[error("error sending request")]
+        struct Outer(#[source] Io);
+        let refused = Outer(Io::new(ErrorKind::ConnectionRefused, "whatever the text"));
+        assert_eq!(cause(&refused), Cause::Refused);
+        let reset = Outer(Io::from(ErrorKind::ConnectionReset));
+        assert_eq!(cause(&reset), Cause::Dropped);
+        let tls = rustls::Error::InvalidCertificate(rustls::CertificateError::Expired);
+        let wrapped = Outer(Io::new(ErrorKind::InvalidData, tls));
+        assert_eq!(cause(&wrapped), Cause::Certificate);
+        // The words alone are not a cause.
+        let words = Outer(Io::other("certificate refused, connection reset"));
+        assert_eq!(cause(&words), Cause::Other);
     }
 
     #[test]

@@ -9,8 +9,11 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use std::future::Future;
+
+use crate::endpoint::{endpoint_consts, get, Call, Client, Endpoint};
 use crate::error::{Error, Result};
-use crate::transport::{Request, Transport};
+use crate::transport::Transport;
 
 pub mod events;
 pub mod view;
@@ -537,10 +540,57 @@ impl Scoreboard {
 
     /// GET /data/scores.
     pub async fn scores(&self) -> Result<ScoreRecord> {
-        let req = Request::get("/data/scores");
-        let body = self.transport.send(&req).await?;
-        ScoreRecord::from_slice(&body).map_err(|e| self.transport.decode_error(&req, &body, e))
+        self.call(ops::workspace::scores()?).await
     }
+
+    /// Send a call of the operation table and decode its reply.
+    pub async fn call<T>(&self, call: Call<T>) -> Result<T> {
+        let body = self.transport.send(&call.request).await?;
+        (call.decode)(&body).map_err(|e| self.transport.decode_error(&call.request, &body, e))
+    }
+}
+
+impl Client for Scoreboard {
+    fn run<T: Send + 'static>(&self, call: Call<T>) -> impl Future<Output = Result<T>> + Send {
+        self.call(call)
+    }
+}
+
+/// The operations of the scoreboard API, in the grammar of the media table
+/// (`crate::media::table`): its consumers are the same.
+macro_rules! score_ops {
+    ($callback:ident ! { $($pass:tt)* }) => {
+        $callback! {
+            { $($pass)* }
+
+            workspace_reads {
+                /// GET /data/scores: the score record of the active game (of the class of its
+                /// sport).
+                scores / scores_async []() -> ScoreRecord {
+                    SCORES: Endpoint<(), ScoreRecord> = get("/data/scores", ScoreRecord::from_slice);
+                }
+            }
+            layer_reads {}
+            workspace_commands {}
+            layer_commands {}
+            both_commands {}
+        }
+    };
+}
+
+#[allow(unused_imports)] // used by the binding
+pub(crate) use score_ops;
+
+score_ops!(endpoint_consts! {});
+
+/// The core builders of the scoreboard's operations.
+pub mod ops {
+    use super::*;
+    use crate::endpoint::builders;
+    #[allow(unused_imports)]
+    use crate::ident::Ident;
+
+    score_ops!(builders! {});
 }
 
 /// Polls the score record and yields the first record, then each one that differs from the

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
 
-use crate::error::{chain, Error, Result, BODY_EXCERPT};
+use crate::error::{chain, Cause, Error, Result, BODY_EXCERPT};
 use crate::tls::{Fingerprint, TlsOptions};
 
 /// API path prefix the client adds to every base URL.
@@ -300,6 +300,7 @@ impl Target {
     pub fn base(&self) -> &str {
         &self.base
     }
+    /// Whether requests carry an API key (the probe reports what the application made of it).
     pub fn has_key(&self) -> bool {
         self.auth.is_some()
     }
@@ -684,16 +685,16 @@ fn transport_error(method: &str, url: &str, e: &reqwest::Error) -> Error {
             message: format!("{method} {url} failed: invalid peer certificate: {why}"),
         };
     }
-    let hint = if detail.contains("certificate") || detail.contains("Certificate") {
-        " (the application's certificate is not trusted: pass ca_cert=PATH, or verify=False \
-         for its self-signed certificate)"
-    } else if detail.contains("refused") {
-        " (is the application running, with its API enabled, on this port?)"
-    } else if url.starts_with("http://") && (detail.contains("reset") || detail.contains("closed"))
-    {
-        " (if the application is set to HTTPS, use an https:// URL)"
-    } else {
-        ""
+    let hint = match crate::error::cause(e) {
+        Cause::Certificate => {
+            " (the application's certificate is not trusted: pass ca_cert=PATH, or verify=False \
+             for its self-signed certificate)"
+        }
+        Cause::Refused => " (is the application running, with its API enabled, on this port?)",
+        Cause::Dropped if url.starts_with("http://") => {
+            " (if the application is set to HTTPS, use an https:// URL)"
+        }
+        _ => "",
     };
     Error::Connect {
         method: method.into(),
@@ -1224,7 +1225,7 @@ mod tests {
         let t = Transport::new(&c).unwrap();
         assert!(!format!("{t:?}").contains("s3cret"));
         assert!(!format!("{:?}", t.target()).contains("s3cret"));
-        assert!(t.target().has_key());
+        assert!(t.target().auth.is_some());
     }
 
     #[test]

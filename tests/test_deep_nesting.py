@@ -182,7 +182,10 @@ REPLIES = textwrap.dedent(
         records = {"Hockey": {"x": nested_list(123)}}
         sim = showctl.Simulator(workspace={"blendModes": [{"name": "Normal", "id": 0}],
                                            "scoreboard": {"records": records}})
-        sim.set_score("team1Score", nested_dict(127))
+        # The deepest value is converted; the simulator then refuses it for the field's type
+        # (a score is text), not for its depth.
+        message = refused(ValueError, sim.set_score, "team1Score", nested_dict(127))
+        assert "holds text" in message and "nested deeper" not in message, message
     """
 )
 

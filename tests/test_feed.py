@@ -45,10 +45,16 @@ def get(url: str) -> tuple[int, str, bytes]:
         return e.code, e.headers["Content-Type"], e.read()
 
 
-def trigger(sim: showctl.Simulator, layer: int, playlist: str, cue: int) -> None:
-    path = f"/api/0/trigger/layer/{layer}/playlist/{quote(playlist)}/cue/{cue}"
-    req = urllib.request.Request(sim.url + path, method="POST")
+def post(sim: showctl.Simulator, path: str) -> None:
+    req = urllib.request.Request(sim.url + "/api/0" + path, method="POST")
     urllib.request.urlopen(req, timeout=5).close()
+
+
+def trigger(sim: showctl.Simulator, layer: int, playlist: str, cue: int) -> None:
+    """Play a cue (one with no layer of its own) on `layer`: as in the application, untargeted
+    media plays on the layer last selected with target=true."""
+    post(sim, f"/select/layer/{layer}?target=true")
+    post(sim, f"/trigger/playlist/{quote(playlist)}/cue/{cue}")
 
 
 class Events:

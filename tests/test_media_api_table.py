@@ -1,5 +1,5 @@
-"""The MediaPlayer and Layer tables of the API contract (../shared/API.md, beside the repo):
-every method listed exists, with its ``_async`` twin where it talks to the application."""
+"""The MediaPlayer and Layer tables of the API contract (docs/api.md): every method listed
+exists, with its ``_async`` twin where it talks to the application."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from pathlib import Path
 
 import showctl
 
-API_MD = Path(__file__).resolve().parent.parent.parent / "shared" / "API.md"
+API_MD = Path(__file__).resolve().parent.parent / "docs" / "api.md"
 
 
 def api_text() -> str:
     assert API_MD.is_file(), (
-        f"the API contract is missing: expected {API_MD} (the shared folder beside the repo)"
+        f"the API contract is missing: expected {API_MD}"
     )
     return API_MD.read_text(encoding="utf-8")
 

@@ -8,7 +8,8 @@ use futures::StreamExt;
 
 use super::client::MediaClient;
 use super::confirm::{self, Expect};
-use super::endpoints::{number_in, Call, LAYER_OPACITY, OPACITY, SET_LAYER_OPACITY};
+use super::endpoints::{number_in, LAYER_OPACITY, OPACITY, SET_LAYER_OPACITY};
+use super::ops::Confirmable;
 use crate::error::{Error, Result};
 use crate::ident::Ident;
 
@@ -92,26 +93,14 @@ impl Fade {
     }
 }
 
-/// What a fade did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FadeReport {
-    /// Steps sent (the last always is).
-    pub sent: u32,
-    /// Steps left out because the application answered slower than the step interval.
-    pub skipped: u32,
-}
-
 /// Read the layer's opacity, then send the steps of `fade` at their times. When a step is
 /// answered after the time of later ones, those are skipped so the fade still ends on time;
 /// the last step is always sent. A failing step ends the fade with its error. Dropping the
 /// future (asyncio cancellation, Ctrl-C) stops the fade where it is.
-pub async fn fade(client: &MediaClient, layer: &Ident, fade: Fade) -> Result<FadeReport> {
+pub async fn fade(client: &MediaClient, layer: &Ident, fade: Fade) -> Result<()> {
     let from = client.run(LAYER_OPACITY.at(&[layer])?).await?;
     let start = tokio::time::Instant::now();
-    let mut report = FadeReport {
-        sent: 0,
-        skipped: 0,
-    };
+    let mut skipped = 0;
     let mut i = 1;
     while i <= fade.steps {
         tokio::time::sleep_until(start + fade.time_of(i)).await;
@@ -119,23 +108,22 @@ pub async fn fade(client: &MediaClient, layer: &Ident, fade: Fade) -> Result<Fad
         // The latest step that is due now (never beyond the last).
         while i < fade.steps && fade.time_of(i + 1) <= elapsed {
             i += 1;
-            report.skipped += 1;
+            skipped += 1;
         }
         let call = SET_LAYER_OPACITY.with(&[layer], "to", fade.value_of(from, i))?;
         client.run(call).await?;
-        report.sent += 1;
         i += 1;
     }
-    if report.skipped > 0 {
+    if skipped > 0 {
         log::info!(
             "fade on layer {layer}: {} of {} steps skipped (the application answered slower \
              than the step interval of {:.3} s)",
-            report.skipped,
+            skipped,
             fade.steps,
             fade.seconds / f64::from(fade.steps)
         );
     }
-    Ok(report)
+    Ok(())
 }
 
 /// A batch's concurrency, 1 to [`MAX_CONCURRENCY`].
@@ -150,10 +138,14 @@ pub fn concurrency(n: i64) -> Result<usize> {
 
 /// Send every call, at most `limit` at a time, and return each outcome in the order of
 /// `calls`. One failure never stops or hides another. No order is kept between the calls.
-pub async fn batch(client: &MediaClient, calls: Vec<Call<()>>, limit: usize) -> Vec<Result<()>> {
-    let mut out: Vec<Option<Result<()>>> = vec![None; calls.len()];
-    let mut running = futures::stream::iter(calls.into_iter().enumerate())
-        .map(|(i, call)| async move { (i, client.run(call).await) })
+pub async fn batch(
+    client: &MediaClient,
+    commands: Vec<Confirmable>,
+    limit: usize,
+) -> Vec<Result<()>> {
+    let mut out: Vec<Option<Result<()>>> = vec![None; commands.len()];
+    let mut running = futures::stream::iter(commands.into_iter().enumerate())
+        .map(|(i, command)| async move { (i, command.send(client).await) })
         .buffer_unordered(limit.max(1));
     while let Some((i, result)) = running.next().await {
         out[i] = Some(result);

@@ -4,26 +4,25 @@
 //! [`MediaClient::command`]: the one place where a command leaves the client, and where it is
 //! also queued for each mirror (see [`super::mirror`]) before the primary is sent it.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
 
 use super::endpoints::Call;
 use super::mirror::{Mirror, MirrorStatus};
-use super::names::NameCache;
+use super::models::{LayerState, Playlist};
+use super::names::{NameKind, Names};
+use super::sender::Sender;
 use crate::error::{Error, Result};
 use crate::transport::{Method, Request, Target, Transport};
 
 struct Inner {
-    transport: Arc<Transport>,
-    /// Set once `/blend/layer/{id}` answered 404 or 405 and `/layerBlend/layer/{id}` worked:
-    /// later layer blend requests go to the field path directly.
-    layer_blend_fallback: AtomicBool,
+    /// The primary: its transport and fallback memory.
+    sender: Sender,
     mirrors: Vec<Mirror>,
     /// Layers and playlists read for name lookups (see [`super::names`]).
-    pub(super) names: Mutex<NameCache>,
+    names: Names,
 }
 
 /// A client of the media application (cheap to clone; clones share everything).
@@ -34,7 +33,7 @@ pub struct MediaClient {
 
 impl std::fmt::Debug for MediaClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "MediaClient({})", self.inner.transport.base_url())
+        write!(f, "MediaClient({})", self.transport().base_url())
     }
 }
 
@@ -55,10 +54,9 @@ impl MediaClient {
     fn build(transport: Arc<Transport>, mirrors: Vec<Mirror>) -> Self {
         MediaClient {
             inner: Arc::new(Inner {
-                transport,
-                layer_blend_fallback: AtomicBool::new(false),
+                sender: Sender::new(transport),
                 mirrors,
-                names: Mutex::new(NameCache::default()),
+                names: Names::default(),
             }),
         }
     }
@@ -81,23 +79,49 @@ impl MediaClient {
                 )));
             }
             seen.push(base);
-            let mirror = MediaClient::new(Arc::new(transport.with_target(target)?));
-            built.push(Mirror::new(mirror));
+            built.push(Mirror::new(Sender::new(Arc::new(
+                transport.with_target(target)?,
+            ))));
         }
         Ok(Self::build(transport, built))
     }
 
     pub fn transport(&self) -> &Arc<Transport> {
-        &self.inner.transport
-    }
-
-    pub(super) fn names(&self) -> std::sync::MutexGuard<'_, NameCache> {
-        self.inner.names.lock().unwrap_or_else(|p| p.into_inner())
+        self.inner.sender.transport()
     }
 
     /// True once the client uses `/layerBlend/layer/{id}` for layer blends.
     pub fn uses_layer_blend_fallback(&self) -> bool {
-        self.inner.layer_blend_fallback.load(Ordering::Relaxed)
+        self.inner.sender.uses_layer_blend_fallback()
+    }
+
+    /// Forget the lists kept for name lookups; the next lookup reads them again.
+    pub fn refresh(&self) {
+        self.inner.names.refresh();
+    }
+
+    /// The state of the one layer named `name` (or with that UUID).
+    pub async fn resolve_layer(&self, name: &str) -> Result<Arc<LayerState>> {
+        self.inner
+            .names
+            .resolve_layer(&self.inner.sender, name)
+            .await
+    }
+
+    /// The one playlist named `name` (or with that UUID), anywhere in the tree.
+    pub async fn resolve_playlist(&self, name: &str) -> Result<Arc<Playlist>> {
+        self.inner
+            .names
+            .resolve_playlist(&self.inner.sender, name)
+            .await
+    }
+
+    /// The UUID of the one layer, playlist or cue named `name` (only among `kind` if given).
+    pub async fn by_name(&self, name: &str, kind: Option<NameKind>) -> Result<String> {
+        self.inner
+            .names
+            .by_name(&self.inner.sender, name, kind)
+            .await
     }
 
     /// What each mirror did so far, in the order they were given.
@@ -110,8 +134,7 @@ impl MediaClient {
         if call.request.method == Method::Post {
             self.mirror(&call.request, call.fallback.as_ref())?;
         }
-        let (req, body) = self.exchange(&call.request, call.fallback.as_ref()).await?;
-        (call.decode)(&body).map_err(|e| self.transport().decode_error(req, &body, e))
+        self.inner.sender.call(call).await
     }
 
     /// Queue a command for every mirror (nothing once the client is closed).
@@ -123,45 +146,6 @@ impl MediaClient {
             m.submit(request, fallback);
         }
         Ok(())
-    }
-
-    /// Send a request to this client's own target, or its field fallback where the documented
-    /// path is refused with 404 or 405.
-    pub(super) async fn exchange<'r>(
-        &self,
-        request: &'r Request,
-        fallback: Option<&'r Request>,
-    ) -> Result<(&'r Request, Bytes)> {
-        let send = |req| self.transport().send(req);
-        let Some(fallback) = fallback else {
-            return Ok((request, send(request).await?));
-        };
-        if self.uses_layer_blend_fallback() {
-            return Ok((fallback, send(fallback).await?));
-        }
-        match send(request).await {
-            Err(first) if matches!(first.status(), Some(404 | 405)) => {
-                match send(fallback).await {
-                    Ok(body) => {
-                        log::info!(
-                            "{} {} answered {}; {} works and is used from now on",
-                            request.method.as_str(),
-                            request.path,
-                            first.status().unwrap_or_default(),
-                            fallback.path
-                        );
-                        self.inner
-                            .layer_blend_fallback
-                            .store(true, Ordering::Relaxed);
-                        Ok((fallback, body))
-                    }
-                    // Neither path exists: the documented path's error says more.
-                    Err(second) if matches!(second.status(), Some(404 | 405)) => Err(first),
-                    Err(second) => Err(second),
-                }
-            }
-            other => Ok((request, other?)),
-        }
     }
 
     /// Send a read (GET) to the application.

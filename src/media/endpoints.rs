@@ -1,127 +1,17 @@
-//! The endpoint table of the media API: each request is declared once, with its method, path
-//! template, body form (the encoder, which also validates the argument) and reply decoder.
-//! The Python methods, sync and async alike, only pick an entry and hand over the arguments.
-//!
-//! Path templates name their identifiers as `{kind:arg}`: the kind decides the identifier
-//! rule (layer, cue, playlist), `arg` is the argument named in a refusal.
+//! The wire side of the media API: the endpoint constants (declared in the operation table,
+//! [`super::table`]), the body forms (encoders, which also validate the argument) and the
+//! reply decoders. Reading is lenient (every documented and field variant); writing is strict.
 
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
 use super::models::*;
+pub use crate::endpoint::*;
 use crate::error::{Error, Result};
-use crate::ident::{Ident, Kind};
+use crate::ident::Ident;
 use crate::score::json_kind;
 use crate::transport::{Method, Request};
-
-/// Reads a reply body (the body of an empty reply is empty).
-pub type Decode<T> = fn(&[u8]) -> Result<T, String>;
-/// Validates an argument (named by the `&str`) and turns it into the body and query.
-pub type Encode<A> = fn(&str, A) -> Result<Payload>;
-
-/// What a request carries besides its path.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Payload {
-    pub json: Option<Value>,
-    pub query: Vec<(String, String)>,
-}
-
-/// One documented request.
-pub struct Endpoint<A, T> {
-    pub method: Method,
-    pub path: &'static str,
-    pub encode: Encode<A>,
-    pub decode: Decode<T>,
-    /// The path used in the field when the documented one answers 404 or 405.
-    pub fallback: Option<&'static str>,
-}
-
-/// A request ready to send, with the decoder of its reply.
-pub struct Call<T> {
-    pub request: Request,
-    pub fallback: Option<Request>,
-    pub decode: Decode<T>,
-}
-
-impl<T> Clone for Call<T> {
-    fn clone(&self) -> Self {
-        Call {
-            request: self.request.clone(),
-            fallback: self.fallback.clone(),
-            decode: self.decode,
-        }
-    }
-}
-
-impl<A, T> Endpoint<A, T> {
-    /// Build the request: validate the identifiers (in the order of the template) and the
-    /// argument `value` (named `arg` in a refusal).
-    pub fn with(&self, ids: &[&Ident], arg: &str, value: A) -> Result<Call<T>> {
-        let path = fill(self.path, ids)?;
-        let payload = (self.encode)(arg, value)?;
-        let build = |path: String| Request {
-            method: self.method,
-            path,
-            query: payload.query.clone(),
-            body: payload
-                .json
-                .as_ref()
-                .map(|v| serde_json::to_vec(v).expect("a JSON value always serializes")),
-        };
-        let fallback = match self.fallback {
-            Some(template) => Some(build(fill(template, ids)?)),
-            None => None,
-        };
-        Ok(Call {
-            request: build(path),
-            fallback,
-            decode: self.decode,
-        })
-    }
-}
-
-impl<T> Endpoint<(), T> {
-    /// Build a request that takes no argument.
-    pub fn at(&self, ids: &[&Ident]) -> Result<Call<T>> {
-        self.with(ids, "", ())
-    }
-}
-
-/// Fill the `{kind:arg}` placeholders of a template with validated, encoded identifiers.
-pub fn fill(template: &str, ids: &[&Ident]) -> Result<String> {
-    let mut out = String::with_capacity(template.len() + 16);
-    let mut rest = template;
-    let mut ids = ids.iter();
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        let close = rest[open..]
-            .find('}')
-            .map(|c| open + c)
-            .ok_or_else(|| Error::Internal(format!("bad path template {template:?}")))?;
-        let (kind, arg) = rest[open + 1..close]
-            .split_once(':')
-            .ok_or_else(|| Error::Internal(format!("bad placeholder in {template:?}")))?;
-        let kind = match kind {
-            "layer" => Kind::Layer,
-            "cue" => Kind::Cue,
-            "playlist" => Kind::Playlist,
-            _ => return Err(Error::Internal(format!("bad kind in {template:?}"))),
-        };
-        let id = ids
-            .next()
-            .ok_or_else(|| Error::Internal(format!("too few identifiers for {template:?}")))?;
-        out.push_str(&id.segment(kind, arg)?);
-        rest = &rest[close + 1..];
-    }
-    out.push_str(rest);
-    if ids.next().is_some() {
-        return Err(Error::Internal(format!(
-            "too many identifiers for {template:?}"
-        )));
-    }
-    Ok(out)
-}
 
 // ---------------------------------------------------------------------------------------------
 // Argument checks and body forms (writing is strict: one form each)
@@ -165,11 +55,6 @@ fn body(json: Value) -> Payload {
         json: Some(json),
         query: Vec::new(),
     }
-}
-
-/// No body, no query.
-fn nothing(_: &str, (): ()) -> Result<Payload> {
-    Ok(Payload::default())
 }
 
 /// `{"value": opacity}`.
@@ -443,11 +328,6 @@ fn required(body: &[u8]) -> Result<Value, String> {
     parse(body)?.ok_or_else(|| "the body was empty where JSON was expected".to_string())
 }
 
-/// A command's reply: never read (the application answers an empty 200).
-fn done(_: &[u8]) -> Result<(), String> {
-    Ok(())
-}
-
 /// Decoded JSON, or `None` for an empty body.
 pub fn json_or_none(body: &[u8]) -> Result<Option<Value>, String> {
     parse(body)
@@ -586,157 +466,11 @@ fn transition_duration(body: &[u8]) -> Result<f64, String> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The table
+// The endpoint constants, from the operation table
 // ---------------------------------------------------------------------------------------------
 
-const fn get<T>(path: &'static str, decode: Decode<T>) -> Endpoint<(), T> {
-    Endpoint {
-        method: Method::Get,
-        path,
-        encode: nothing,
-        decode,
-        fallback: None,
-    }
-}
-
-const fn post<A>(path: &'static str, encode: Encode<A>) -> Endpoint<A, ()> {
-    Endpoint {
-        method: Method::Post,
-        path,
-        encode,
-        decode: done,
-        fallback: None,
-    }
-}
-
-/// A command without a body.
-const fn post0(path: &'static str) -> Endpoint<(), ()> {
-    post(path, nothing)
-}
-
-// Data
-pub const PLAYLISTS: Endpoint<(), Playlist> = get("/data/playlists", one);
-pub const PLAYLIST: Endpoint<(), Playlist> = get("/data/playlist/{playlist:id}", one);
-pub const CUE: Endpoint<(), Cue> = get(
-    "/data/playlist/{playlist:playlist_id}/cue/{cue:cue_id}",
-    one,
-);
-pub const LAYERS: Endpoint<(), LayerList> = get("/data/layers", layers);
-pub const LAYER_STATE: Endpoint<(), LayerState> = get("/data/layer/{layer:id}", one);
-
-// Clear, mute, unmute, hide, unhide
-pub const CLEAR_WORKSPACE: Endpoint<(), ()> = post0("/clear/workspace");
-pub const MUTE_WORKSPACE: Endpoint<(), ()> = post0("/mute/workspace");
-pub const UNMUTE_WORKSPACE: Endpoint<(), ()> = post0("/unmute/workspace");
-pub const HIDE_WORKSPACE: Endpoint<(), ()> = post0("/hide/workspace");
-pub const UNHIDE_WORKSPACE: Endpoint<(), ()> = post0("/unhide/workspace");
-pub const CLEAR_LAYER: Endpoint<(), ()> = post0("/clear/layer/{layer:id}");
-pub const MUTE_LAYER: Endpoint<(), ()> = post0("/mute/layer/{layer:id}");
-pub const UNMUTE_LAYER: Endpoint<(), ()> = post0("/unmute/layer/{layer:id}");
-pub const HIDE_LAYER: Endpoint<(), ()> = post0("/hide/layer/{layer:id}");
-pub const UNHIDE_LAYER: Endpoint<(), ()> = post0("/unhide/layer/{layer:id}");
-
-// Select
-pub const SELECT_LAYER: Endpoint<bool, ()> = post("/select/layer/{layer:id}", target_query);
-pub const SELECT_PLAYLIST: Endpoint<(), ()> = post0("/select/playlist/{playlist:id}");
-
-// Trigger
-pub const TRIGGER_CUE: Endpoint<(), ()> = post0("/trigger/cue/{cue:id}");
-pub const TRIGGER_PLAYLIST: Endpoint<(), ()> = post0("/trigger/playlist/{playlist:id}");
-pub const TRIGGER_PLAYLIST_CUE: Endpoint<(), ()> =
-    post0("/trigger/playlist/{playlist:playlist_id}/cue/{cue:cue_id}");
-pub const TRIGGER_LAYER: Endpoint<(), ()> =
-    post0("/trigger/layer/{layer:id}/playlist/{playlist:playlist_id}/cue/{cue:cue_id}");
-
-// Opacity
-pub const LAYER_OPACITY: Endpoint<(), f64> = get("/opacity/layer/{layer:id}", opacity);
-pub const SET_LAYER_OPACITY: Endpoint<f64, ()> = post("/opacity/layer/{layer:id}", opacity_body);
-
-// Blend mode
-pub const BLEND_MODES: Endpoint<(), Vec<Arc<BlendMode>>> = get("/blendMode", list);
-pub const LAYER_BLEND_MODE: Endpoint<(), BlendMode> = get("/blendMode/layer/{layer:id}", one);
-pub const SET_LAYER_BLEND_MODE: Endpoint<String, ()> =
-    post("/blendMode/layer/{layer:id}", value_body);
-
-// Layer blend (`/layerBlend/layer/{id}` in the field where `/blend` misbehaves)
-pub const LAYER_BLEND: Endpoint<(), LayerBlend> = Endpoint {
-    fallback: Some("/layerBlend/layer/{layer:id}"),
-    ..get("/blend/layer/{layer:id}", one)
-};
-pub const SET_LAYER_BLEND: Endpoint<BlendSpec, ()> = Endpoint {
-    fallback: Some("/layerBlend/layer/{layer:id}"),
-    ..post("/blend/layer/{layer:id}", blend_body)
-};
-
-// Layer preset
-pub const LAYER_PRESETS: Endpoint<(), Vec<Arc<LayerPreset>>> = get("/layerPreset", list);
-pub const LAYER_LAYER_PRESETS: Endpoint<(), Vec<Arc<LayerPreset>>> =
-    get("/layerPreset/layer/{layer:id}", list);
-pub const APPLY_LAYER_PRESET: Endpoint<String, ()> =
-    post("/layerPreset/layer/{layer:id}", value_body);
-
-// Target set
-pub const TARGET_SETS: Endpoint<(), Vec<Arc<TargetSet>>> = get("/targetSet", list);
-pub const LAYER_TARGET_SET: Endpoint<(), Option<TargetSet>> =
-    get("/targetSet/layer/{layer:id}", maybe);
-pub const SET_LAYER_TARGET_SET: Endpoint<Option<String>, ()> =
-    post("/targetSet/layer/{layer:id}", value_or_no_body);
-
-// Effects
-pub const EFFECTS: Endpoint<(), Vec<Arc<Effect>>> = get("/effects", list);
-pub const WORKSPACE_EFFECTS: Endpoint<(), Vec<Arc<Effect>>> = get("/effects/workspace", list);
-pub const SET_WORKSPACE_EFFECT: Endpoint<Map<String, Value>, ()> =
-    post("/effects/workspace", effect_body);
-pub const LAYER_EFFECTS: Endpoint<(), Vec<Arc<Effect>>> = get("/effects/layer/{layer:id}", list);
-pub const SET_LAYER_EFFECT: Endpoint<Map<String, Value>, ()> =
-    post("/effects/layer/{layer:id}", effect_body);
-
-// Effects preset
-pub const EFFECT_PRESETS: Endpoint<(), Vec<Arc<EffectPreset>>> = get("/effectsPreset", list);
-pub const WORKSPACE_EFFECT_PRESET: Endpoint<(), Option<EffectPreset>> =
-    get("/effectsPreset/workspace", maybe);
-pub const SET_WORKSPACE_EFFECT_PRESET: Endpoint<Option<String>, ()> =
-    post("/effectsPreset/workspace", value_or_null_body);
-pub const LAYER_EFFECT_PRESET: Endpoint<(), Option<EffectPreset>> =
-    get("/effectsPreset/layer/{layer:id}", maybe);
-pub const SET_LAYER_EFFECT_PRESET: Endpoint<Option<String>, ()> =
-    post("/effectsPreset/layer/{layer:id}", value_or_null_body);
-
-// Transition (sent as `{"value": uuid}`; `{"value": null}` returns a layer to the master)
-pub const TRANSITIONS: Endpoint<(), Vec<Arc<Transition>>> = get("/transition", list);
-pub const WORKSPACE_TRANSITION: Endpoint<(), Option<Transition>> =
-    get("/transition/workspace", maybe);
-pub const SET_WORKSPACE_TRANSITION: Endpoint<String, ()> =
-    post("/transition/workspace", value_body);
-pub const LAYER_TRANSITION: Endpoint<(), Option<Transition>> =
-    get("/transition/layer/{layer:id}", maybe);
-pub const SET_LAYER_TRANSITION: Endpoint<Option<String>, ()> =
-    post("/transition/layer/{layer:id}", value_or_null_body);
-
-// Transition duration
-pub const WORKSPACE_TRANSITION_DURATION: Endpoint<(), f64> =
-    get("/transitionDuration/workspace", transition_duration);
-pub const SET_WORKSPACE_TRANSITION_DURATION: Endpoint<f64, ()> =
-    post("/transitionDuration/workspace", duration_body);
-pub const LAYER_TRANSITION_DURATION: Endpoint<(), f64> =
-    get("/transitionDuration/layer/{layer:id}", transition_duration);
-pub const SET_LAYER_TRANSITION_DURATION: Endpoint<f64, ()> =
-    post("/transitionDuration/layer/{layer:id}", duration_body);
-
-// Transport state
-pub const TRANSPORT_STATES: Endpoint<(), Vec<Arc<TransportState>>> =
-    get("/transportState/workspace", list);
-pub const LAYER_TRANSPORT_STATE: Endpoint<(), TransportState> =
-    get("/transportState/layer/{layer:id}", transport_one);
-
-// Observed in the field (3.3+), not in the API document.
-pub const PLAY_WORKSPACE: Endpoint<(), ()> = post0("/play/workspace");
-pub const PAUSE_WORKSPACE: Endpoint<(), ()> = post0("/pause/workspace");
-pub const PLAY_LAYER: Endpoint<(), ()> = post0("/play/layer/{layer:id}");
-pub const PAUSE_LAYER: Endpoint<(), ()> = post0("/pause/layer/{layer:id}");
-pub const GO_TO_START: Endpoint<f64, ()> = post("/goToStart/layer/{layer:id}", offset_query);
-pub const GO_TO_END: Endpoint<f64, ()> = post("/goToEnd/layer/{layer:id}", offset_query);
-pub const SKIP: Endpoint<f64, ()> = post("/skip/layer/{layer:id}", skip_query);
+super::table::media_ops!(endpoint_consts! {});
+use crate::endpoint::endpoint_consts;
 
 /// Move the playhead of a layer: `seconds` ≥ 0 from the start (`/goToStart?offset=S`),
 /// below 0 from the end (`/goToEnd?offset=|S|`); `-0.0` is the very end.

@@ -14,7 +14,7 @@ use std::time::SystemTime;
 
 use tokio::sync::{mpsc, watch};
 
-use super::client::MediaClient;
+use super::sender::Sender;
 use crate::error::Error;
 use crate::transport::Request;
 
@@ -50,7 +50,7 @@ struct Job {
 
 /// What the worker shares with the handle.
 struct Shared {
-    client: MediaClient,
+    sender: Sender,
     status: Mutex<MirrorStatus>,
     enqueued: AtomicU64,
     /// Commands finished (sent, failed or dropped); `enqueued - done` are pending.
@@ -103,7 +103,8 @@ impl Shared {
     }
 }
 
-/// One mirror: its own client (with its own `/layerBlend` fallback memory) and its queue.
+/// One mirror: its own sender (its transport, with its own `/layerBlend` fallback memory) and
+/// its queue.
 pub struct Mirror {
     shared: Arc<Shared>,
     /// The sender of the running worker, with the process id it was started in (a forked child
@@ -112,11 +113,11 @@ pub struct Mirror {
 }
 
 impl Mirror {
-    pub fn new(client: MediaClient) -> Self {
-        let url = client.transport().base_url().to_string();
+    pub fn new(sender: Sender) -> Self {
+        let url = sender.transport().base_url().to_string();
         Mirror {
             shared: Arc::new(Shared {
-                client,
+                sender,
                 status: Mutex::new(MirrorStatus {
                     url,
                     healthy: true,
@@ -207,7 +208,7 @@ impl Mirror {
 
     /// Close the mirror: what is still queued or in flight is dropped (not sent).
     pub fn close(&self) {
-        self.shared.client.close();
+        self.shared.sender.transport().close();
         self.shared.closed.send_replace(true);
     }
 }
@@ -216,7 +217,7 @@ impl Mirror {
 async fn work(shared: Arc<Shared>, mut rx: mpsc::Receiver<Job>) {
     let mut closed = shared.closed.subscribe();
     while let Some(job) = rx.recv().await {
-        let sent = shared.client.exchange(&job.request, job.fallback.as_ref());
+        let sent = shared.sender.exchange(&job.request, job.fallback.as_ref());
         tokio::select! {
             result = sent, if !*closed.borrow() => shared.record(result.map(|_| ())),
             _ = closed.wait_for(|c| *c) => shared.status().dropped += 1,

@@ -10,6 +10,9 @@ pub mod endpoints;
 pub mod mirror;
 pub mod models;
 pub mod names;
+pub mod ops;
+pub mod sender;
+pub(crate) mod table;
 pub mod tree;
 pub mod watch;
 

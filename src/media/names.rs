@@ -2,15 +2,15 @@
 //! UUID. A layer or playlist named only with digits ("10", "2024") cannot be addressed by name,
 //! since the application reads digits as an index; its UUID always works.
 //!
-//! The lists are read once and kept by the client; [`MediaClient::refresh`] forgets them. A
-//! name that is not in the kept lists is looked up once more in fresh ones before it is
-//! reported missing.
+//! The lists are read once and kept ([`Names`], one per client); [`Names::refresh`] forgets
+//! them. A name that is not in the kept lists is looked up once more in fresh ones before it is
+//! reported missing. Reads go to the primary ([`Sender`]).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::client::MediaClient;
 use super::endpoints::{Endpoint, LAYERS, PLAYLISTS};
 use super::models::{Cue, LayerList, LayerState, Playlist};
+use super::sender::Sender;
 use crate::error::{Error, Result};
 
 /// The lists kept for lookups.
@@ -149,7 +149,17 @@ fn only(key: &str, kind: Option<NameKind>, hits: Vec<Hit>) -> Result<Hit> {
     }
 }
 
-impl MediaClient {
+/// The name lookups of one client: the lists kept for them.
+#[derive(Default)]
+pub struct Names {
+    cache: Mutex<NameCache>,
+}
+
+impl Names {
+    fn names(&self) -> MutexGuard<'_, NameCache> {
+        self.cache.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Forget the lists kept for name lookups; the next lookup reads them again.
     pub fn refresh(&self) {
         *self.names() = NameCache::default();
@@ -158,6 +168,7 @@ impl MediaClient {
     /// A kept list (`slot`), or a fresh one read from `endpoint` and kept.
     async fn kept<T>(
         &self,
+        sender: &Sender,
         fresh: bool,
         slot: fn(&mut NameCache) -> &mut Option<Arc<T>>,
         endpoint: &Endpoint<(), T>,
@@ -165,35 +176,38 @@ impl MediaClient {
         if let (false, Some(kept)) = (fresh, slot(&mut self.names()).clone()) {
             return Ok(kept);
         }
-        let read = Arc::new(self.run(endpoint.at(&[])?).await?);
+        let read = Arc::new(sender.call(endpoint.at(&[])?).await?);
         *slot(&mut self.names()) = Some(read.clone());
         Ok(read)
     }
 
-    async fn layer_list(&self, fresh: bool) -> Result<Arc<LayerList>> {
-        self.kept(fresh, |n| &mut n.layers, &LAYERS).await
-    }
-
-    async fn playlist_tree(&self, fresh: bool) -> Result<Arc<Playlist>> {
-        self.kept(fresh, |n| &mut n.playlists, &PLAYLISTS).await
-    }
-
     /// Everything called `key` among `kind`, in the kept lists or fresh ones.
-    async fn search(&self, key: &str, kind: Option<NameKind>, fresh: bool) -> Result<Vec<Hit>> {
+    async fn search(
+        &self,
+        sender: &Sender,
+        key: &str,
+        kind: Option<NameKind>,
+        fresh: bool,
+    ) -> Result<Vec<Hit>> {
         let layers = match kind {
-            None | Some(NameKind::Layer) => Some(self.layer_list(fresh).await?),
+            None | Some(NameKind::Layer) => {
+                Some(self.kept(sender, fresh, |n| &mut n.layers, &LAYERS).await?)
+            }
             _ => None,
         };
         let tree = match kind {
             Some(NameKind::Layer) => None,
-            _ => Some(self.playlist_tree(fresh).await?),
+            _ => Some(
+                self.kept(sender, fresh, |n| &mut n.playlists, &PLAYLISTS)
+                    .await?,
+            ),
         };
         let mut found = hits(key, layers.as_deref(), tree.as_ref());
         found.retain(|h| kind.is_none_or(|k| h.kind() == k));
         Ok(found)
     }
 
-    async fn lookup(&self, key: &str, kind: Option<NameKind>) -> Result<Hit> {
+    async fn lookup(&self, sender: &Sender, key: &str, kind: Option<NameKind>) -> Result<Hit> {
         if key.is_empty() {
             return Err(Error::invalid("name: must not be empty"));
         }
@@ -201,16 +215,16 @@ impl MediaClient {
             let names = self.names();
             names.layers.is_some() || names.playlists.is_some()
         };
-        let mut found = self.search(key, kind, false).await?;
+        let mut found = self.search(sender, key, kind, false).await?;
         if found.is_empty() && was_cached {
-            found = self.search(key, kind, true).await?;
+            found = self.search(sender, key, kind, true).await?;
         }
         only(key, kind, found)
     }
 
     /// The state of the one layer named `name` (or with that UUID).
-    pub async fn resolve_layer(&self, name: &str) -> Result<Arc<LayerState>> {
-        match self.lookup(name, Some(NameKind::Layer)).await? {
+    pub async fn resolve_layer(&self, sender: &Sender, name: &str) -> Result<Arc<LayerState>> {
+        match self.lookup(sender, name, Some(NameKind::Layer)).await? {
             Hit::Layer(l) => Ok(l),
             _ => Err(Error::Internal(
                 "a layer lookup found something else".into(),
@@ -219,8 +233,8 @@ impl MediaClient {
     }
 
     /// The one playlist named `name` (or with that UUID), anywhere in the tree.
-    pub async fn resolve_playlist(&self, name: &str) -> Result<Arc<Playlist>> {
-        match self.lookup(name, Some(NameKind::Playlist)).await? {
+    pub async fn resolve_playlist(&self, sender: &Sender, name: &str) -> Result<Arc<Playlist>> {
+        match self.lookup(sender, name, Some(NameKind::Playlist)).await? {
             Hit::Playlist(p) => Ok(p),
             _ => Err(Error::Internal(
                 "a playlist lookup found something else".into(),
@@ -229,8 +243,13 @@ impl MediaClient {
     }
 
     /// The UUID of the one layer, playlist or cue named `name` (only among `kind` if given).
-    pub async fn by_name(&self, name: &str, kind: Option<NameKind>) -> Result<String> {
-        let hit = self.lookup(name, kind).await?;
+    pub async fn by_name(
+        &self,
+        sender: &Sender,
+        name: &str,
+        kind: Option<NameKind>,
+    ) -> Result<String> {
+        let hit = self.lookup(sender, name, kind).await?;
         Ok(hit.uuid().unwrap_or_default().to_string())
     }
 }

@@ -1,18 +1,24 @@
-//! Conversion of Python arguments shared by the clients.
+//! Conversion of Python arguments: the client options, identifiers, numbers, and one
+//! [`FromPyArg`] conversion per argument kind of the operation tables
+//! (`crate::media::ops::ArgKind`). Ranges and forms are checked by the core encoders.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
-use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
+use serde_json::{Map, Value};
+
+use super::convert::{as_index, is_real, py_to_json, type_name, Wrapped};
+use super::models::{PyEffect, PyLayerBlend};
 
 use crate::error::{Error, Result};
 use crate::ident::Ident;
+use crate::media::endpoints::{self as ep, BlendSpec};
+use crate::media::ops::{ArgKind, BlendArg, EffectArg, Labelled, NameOf, Number, OrNone, UuidOf};
 use crate::tls::{Fingerprint, ENV_TLS_FINGERPRINT};
-use crate::transport::{resolve_key, resolve_url, Config, DEFAULT_MAX_BODY};
+use crate::transport::{resolve_key, resolve_url, Config, Target, DEFAULT_MAX_BODY};
 
 /// Options every client takes, as given from Python. Also makes the next log records follow
 /// Python's current logging configuration.
@@ -60,39 +66,6 @@ pub fn client_config(
     config.retry_commands = retry_commands;
     config.max_body = max_body;
     Ok(config)
-}
-
-/// The name of an object's type, for messages (`int`, `numpy.int64` shows as `int64`).
-pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
-    obj.get_type()
-        .name()
-        .map(|n| n.to_string())
-        .unwrap_or_default()
-}
-
-static INDEX: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-static REAL: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-
-/// `operator.index(obj)` for an object that is not an `int` but has `__index__` (numpy's
-/// integers): the int, or `None` when it has none or refuses (numpy's bool does).
-pub fn as_index<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyInt>>> {
-    let py = obj.py();
-    if obj.is_instance_of::<PyBool>() || !obj.get_type().hasattr(intern!(py, "__index__"))? {
-        return Ok(None);
-    }
-    let index = INDEX.import(py, "operator", "index")?;
-    match index.call1((obj,)) {
-        Ok(i) => Ok(Some(i.cast_into::<PyInt>()?)),
-        Err(e) if e.is_instance_of::<PyTypeError>(py) => Ok(None),
-        Err(e) => Err(e),
-    }
-}
-
-/// `isinstance(obj, numbers.Real)`: numpy's floats and ints, `fractions.Fraction`; not numpy's
-/// bool, which is no number.
-pub fn is_real(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
-    let real = REAL.import(obj.py(), "numbers", "Real")?;
-    obj.is_instance(real)
 }
 
 /// An identifier argument: an `int` (or an integer with `__index__`, such as numpy's; not a
@@ -313,4 +286,261 @@ named! {
     request_path: String = text, "path";
     field: String = text, "field";
     mode: String = text, "mode";
+}
+
+/// A text argument, or the text a model of class `M` carries (`pick`).
+pub(crate) fn text_or<M: Wrapped>(
+    obj: &Bound<'_, PyAny>,
+    arg: &str,
+    pick: impl Fn(&M) -> Option<String>,
+) -> PyResult<String> {
+    if obj.is_instance_of::<PyString>() {
+        return obj.extract();
+    }
+    match obj.cast::<M::Class>() {
+        Ok(m) => pick(M::of(m.get())).ok_or_else(|| {
+            PyValueError::new_err(format!("{arg}: this {} carries no value to send", M::NAME))
+        }),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "{arg}: expected a str or a {}, got {}",
+            M::NAME,
+            type_name(obj)
+        ))),
+    }
+}
+
+/// An effect to send: an `Effect` (its documented fields) or a dict with a `uuid`.
+pub(crate) fn effect_arg(obj: &Bound<'_, PyAny>) -> PyResult<Map<String, Value>> {
+    if let Ok(e) = obj.cast::<PyEffect>() {
+        return Ok(ep::effect_fields(&e.get().inner));
+    }
+    if !obj.is_instance_of::<PyDict>() {
+        return Err(PyTypeError::new_err(format!(
+            "effect: expected an Effect or a dict with a \"uuid\", got {}",
+            type_name(obj)
+        )));
+    }
+    match py_to_json(obj, "effect")? {
+        Value::Object(m) => Ok(m),
+        _ => Err(PyTypeError::new_err("effect: expected a dict")),
+    }
+}
+
+/// A layer blend to send: a `LayerBlend` or a dict `{"type": ..., "base": {...}}`.
+pub(crate) fn blend_arg(obj: &Bound<'_, PyAny>) -> PyResult<BlendSpec> {
+    if let Ok(b) = obj.cast::<PyLayerBlend>() {
+        return BlendSpec::from_model("blend", &b.get().inner).map_err(PyErr::from);
+    }
+    if !obj.is_instance_of::<PyDict>() {
+        return Err(PyTypeError::new_err(format!(
+            "blend: expected a LayerBlend or a dict {{\"type\": ..., \"base\": {{...}}}}, got {}",
+            type_name(obj)
+        )));
+    }
+    BlendSpec::from_value("blend", &py_to_json(obj, "blend")?).map_err(PyErr::from)
+}
+
+/// Query parameters of `request()`: str, int, float or bool values.
+pub(crate) fn params_arg(params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, String)>> {
+    let Some(params) = params else {
+        return Ok(Vec::new());
+    };
+    params
+        .items()
+        .iter()
+        .map(|pair| {
+            let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = pair.extract()?;
+            let key: String = k
+                .extract()
+                .map_err(|_| PyTypeError::new_err("params: keys must be str"))?;
+            let arg = format!("params[{key:?}]");
+            let value = match py_to_json(&v, &arg)? {
+                Value::String(s) => s,
+                Value::Bool(b) => b.to_string(),
+                Value::Number(n) => n.to_string(),
+                _ => {
+                    return Err(PyTypeError::new_err(format!(
+                        "{arg}: expected str, int, float or bool, got {}",
+                        type_name(&v)
+                    )))
+                }
+            };
+            Ok((key, value))
+        })
+        .collect()
+}
+
+/// The Python side of an argument kind of the operation tables: its conversion (named `arg` in
+/// a refusal) and its type as written in the stubs.
+pub(crate) trait FromPyArg: ArgKind {
+    fn from_py(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Self::Value>;
+    fn py_type() -> String;
+}
+
+impl FromPyArg for Number {
+    fn from_py(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<f64> {
+        number(obj, arg)
+    }
+    fn py_type() -> String {
+        "float".into()
+    }
+}
+
+impl<M: Wrapped + Labelled> FromPyArg for NameOf<M> {
+    fn from_py(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<String> {
+        text_or(obj, arg, M::label_name)
+    }
+    fn py_type() -> String {
+        format!("str | {}", M::NAME)
+    }
+}
+
+impl<M: Wrapped + Labelled> FromPyArg for UuidOf<M> {
+    fn from_py(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<String> {
+        text_or(obj, arg, M::label_uuid)
+    }
+    fn py_type() -> String {
+        format!("str | {}", M::NAME)
+    }
+}
+
+impl<K: FromPyArg> FromPyArg for OrNone<K> {
+    fn from_py(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Option<K::Value>> {
+        if obj.is_none() {
+            return Ok(None);
+        }
+        K::from_py(obj, arg).map(Some)
+    }
+    fn py_type() -> String {
+        format!("{} | None", K::py_type())
+    }
+}
+
+impl FromPyArg for EffectArg {
+    fn from_py(obj: &Bound<'_, PyAny>, _: &str) -> PyResult<Map<String, Value>> {
+        effect_arg(obj)
+    }
+    fn py_type() -> String {
+        "Effect | dict[str, Any]".into()
+    }
+}
+
+impl FromPyArg for BlendArg {
+    fn from_py(obj: &Bound<'_, PyAny>, _: &str) -> PyResult<BlendSpec> {
+        blend_arg(obj)
+    }
+    fn py_type() -> String {
+        "LayerBlend | dict[str, Any]".into()
+    }
+}
+
+/// One mirror as given: its URL, its key (`None`: the primary's) and its own pin.
+pub struct MirrorArg {
+    url: String,
+    api_key: Option<Option<String>>,
+    tls_fingerprint: Option<String>,
+}
+
+/// `mirrors=` as given: URLs, `(url, api_key)` or `(url, api_key, tls_fingerprint)` tuples, or
+/// dicts with the keys `url`, `api_key` and `tls_fingerprint` (all but `url` optional).
+#[derive(Default)]
+pub(crate) struct MirrorArgs(Vec<MirrorArg>);
+
+const MIRROR_FORMS: &str =
+    "a URL, a (url, api_key[, tls_fingerprint]) tuple or a dict with url, api_key, tls_fingerprint";
+
+fn mirror_arg(i: usize, item: &Bound<'_, PyAny>) -> PyResult<MirrorArg> {
+    let wrong = || {
+        PyTypeError::new_err(format!(
+            "mirrors[{i}]: expected {MIRROR_FORMS}, got {}",
+            type_name(item)
+        ))
+    };
+    if item.is_instance_of::<PyString>() {
+        return Ok(MirrorArg {
+            url: item.extract()?,
+            api_key: None,
+            tls_fingerprint: None,
+        });
+    }
+    if let Ok(dict) = item.cast::<PyDict>() {
+        for key in dict.keys() {
+            let key: String = key.extract().map_err(|_| wrong())?;
+            if !["url", "api_key", "tls_fingerprint"].contains(&key.as_str()) {
+                return Err(PyValueError::new_err(format!(
+                    "mirrors[{i}]: unknown key {key:?} (expected url, api_key, tls_fingerprint)"
+                )));
+            }
+        }
+        let url = dict.get_item("url")?.ok_or_else(|| {
+            PyValueError::new_err(format!("mirrors[{i}]: the dict has no \"url\""))
+        })?;
+        let api_key = match dict.get_item("api_key")? {
+            Some(k) => Some(k.extract::<Option<String>>().map_err(|_| wrong())?),
+            None => None,
+        };
+        let pin = match dict.get_item("tls_fingerprint")? {
+            Some(p) => p.extract::<Option<String>>().map_err(|_| wrong())?,
+            None => None,
+        };
+        return Ok(MirrorArg {
+            url: url.extract().map_err(|_| wrong())?,
+            api_key,
+            tls_fingerprint: pin,
+        });
+    }
+    if let Ok((url, key, pin)) = item.extract::<(String, Option<String>, Option<String>)>() {
+        return Ok(MirrorArg {
+            url,
+            api_key: Some(key),
+            tls_fingerprint: pin,
+        });
+    }
+    let (url, key) = item
+        .extract::<(String, Option<String>)>()
+        .map_err(|_| wrong())?;
+    Ok(MirrorArg {
+        url,
+        api_key: Some(key),
+        tls_fingerprint: None,
+    })
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for MirrorArgs {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if obj.is_instance_of::<PyString>() || obj.is_instance_of::<PyDict>() {
+            return Err(PyTypeError::new_err(format!(
+                "expected a list of mirrors ({MIRROR_FORMS}), got one {} (put it in a list)",
+                type_name(&obj)
+            )));
+        }
+        let mut out = Vec::new();
+        for (i, item) in obj.try_iter()?.enumerate() {
+            out.push(mirror_arg(i, &item?)?);
+        }
+        Ok(MirrorArgs(out))
+    }
+}
+
+impl MirrorArgs {
+    /// The targets; a plain URL takes `primary_key` (and the primary's TLS options).
+    pub fn targets(self, primary_key: Option<&str>) -> PyResult<Vec<Target>> {
+        self.0
+            .into_iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let key = m.api_key.unwrap_or_else(|| primary_key.map(str::to_string));
+                let pin = match m.tls_fingerprint {
+                    Some(text) => resolve_pin(Some(text), &m.url)
+                        .map_err(|e| PyValueError::new_err(format!("mirrors[{i}]: {e}")))?,
+                    None => None,
+                };
+                Target::new(&m.url, key.as_deref())
+                    .map(|t| t.pinned(pin))
+                    .map_err(|e| PyValueError::new_err(format!("mirrors[{i}]: {e}")))
+            })
+            .collect()
+    }
 }

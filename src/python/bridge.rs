@@ -24,7 +24,7 @@ use pyo3::{intern, IntoPyObjectExt};
 
 use crate::error::Error;
 use crate::python::errors::to_pyerr;
-use crate::python::rt::guarded;
+use crate::python::guard::{guarded, panic_message};
 use crate::runtime;
 
 type Make = Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send>;
@@ -85,7 +85,7 @@ fn settle(py: Python<'_>, c: Completion) {
     }
     let result = match std::panic::catch_unwind(AssertUnwindSafe(|| (c.make)(py))) {
         Ok(r) => r,
-        Err(p) => Err(to_pyerr(py, crate::python::rt::panic_message(p))),
+        Err(p) => Err(to_pyerr(py, panic_message(p))),
     };
     let outcome = match result {
         Ok(v) => fut.call_method1(intern!(py, "set_result"), (v,)),

@@ -1,100 +1,101 @@
-//! Core errors become the exception classes of `showctl.exceptions` (defined in Python).
+//! Core errors become the exception classes of `showctl.exceptions` (defined in Python): one
+//! typed handle per class, one `From<Error> for PyErr`, and the status table of the core
+//! (`crate::error::meaning`) picking the class of an HTTP failure.
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyType};
+use pyo3::PyTypeInfo;
 
-use crate::error::Error;
+use crate::error::{meaning, Error, StatusKind};
 
-static EXCEPTIONS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
-
-fn class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyType>> {
-    let module =
-        EXCEPTIONS.get_or_try_init(py, || py.import("showctl.exceptions").map(|m| m.unbind()))?;
-    Ok(module.bind(py).getattr(name)?.cast_into::<PyType>()?)
+mod classes {
+    pyo3::import_exception!(showctl.exceptions, ShowctlError);
+    pyo3::import_exception!(showctl.exceptions, ApiError);
+    pyo3::import_exception!(showctl.exceptions, BadRequestError);
+    pyo3::import_exception!(showctl.exceptions, UnauthorizedError);
+    pyo3::import_exception!(showctl.exceptions, ForbiddenError);
+    pyo3::import_exception!(showctl.exceptions, NotFoundError);
+    pyo3::import_exception!(showctl.exceptions, MethodNotAllowedError);
+    pyo3::import_exception!(showctl.exceptions, ServerError);
+    pyo3::import_exception!(showctl.exceptions, ServiceUnavailableError);
+    pyo3::import_exception!(showctl.exceptions, ConnectError);
+    pyo3::import_exception!(showctl.exceptions, Timeout);
+    pyo3::import_exception!(showctl.exceptions, DecodeError);
+    pyo3::import_exception!(showctl.exceptions, NotConfirmedError);
+    pyo3::import_exception!(showctl.exceptions, NameLookupError);
+    pyo3::import_exception!(showctl.exceptions, ClientClosedError);
 }
 
-/// The exception class name for an HTTP status.
-pub fn class_for_status(status: u16) -> &'static str {
-    match status {
-        400 => "BadRequestError",
-        401 => "UnauthorizedError",
-        403 => "ForbiddenError",
-        404 => "NotFoundError",
-        405 => "MethodNotAllowedError",
-        503 => "ServiceUnavailableError",
-        500..=599 => "ServerError",
-        _ => "ApiError",
+use classes::*;
+
+/// The exception class of an HTTP failure.
+fn class_for_status(py: Python<'_>, status: u16) -> Bound<'_, PyType> {
+    match meaning(status).kind {
+        StatusKind::BadRequest => BadRequestError::type_object(py),
+        StatusKind::Unauthorized => UnauthorizedError::type_object(py),
+        StatusKind::Forbidden => ForbiddenError::type_object(py),
+        StatusKind::NotFound => NotFoundError::type_object(py),
+        StatusKind::MethodNotAllowed => MethodNotAllowedError::type_object(py),
+        StatusKind::ServiceUnavailable => ServiceUnavailableError::type_object(py),
+        StatusKind::Server => ServerError::type_object(py),
+        StatusKind::Other => ApiError::type_object(py),
     }
 }
 
-fn build(
-    py: Python<'_>,
-    name: &str,
+/// An instance of `class` with `message` and the keyword attributes `kwargs`.
+fn build<'py>(
+    class: Bound<'py, PyType>,
     message: &str,
-    kwargs: &[(&str, Py<PyAny>)],
+    kwargs: &[(&str, Bound<'py, PyAny>)],
 ) -> PyResult<PyErr> {
-    let cls = class(py, name)?;
-    let kw = PyDict::new(py);
+    let kw = PyDict::new(class.py());
     for (k, v) in kwargs {
         kw.set_item(*k, v)?;
     }
-    let exc = cls.call((message,), Some(&kw))?;
-    Ok(PyErr::from_value(exc))
+    Ok(PyErr::from_value(class.call((message,), Some(&kw))?))
 }
 
-/// Convert a core error into the matching Python exception.
-pub fn to_pyerr(py: Python<'_>, err: Error) -> PyErr {
-    let s = |v: &str| -> Py<PyAny> {
-        v.into_pyobject(py)
-            .map(|o| o.into_any().unbind())
-            .unwrap_or_else(|_| py.None())
+fn exception(py: Python<'_>, err: &Error) -> PyResult<PyErr> {
+    let s = |v: &str| -> PyResult<Bound<'_, PyAny>> { Ok(v.into_pyobject(py)?.into_any()) };
+    let json = |v: &serde_json::Value| -> PyResult<Bound<'_, PyAny>> {
+        Ok(crate::python::convert::json_to_py(py, v).unwrap_or_else(|_| py.None().into_bound(py)))
     };
-    let result = match &err {
-        Error::InvalidInput(msg) => return PyValueError::new_err(msg.clone()),
+    match err {
+        Error::InvalidInput(msg) => Ok(PyValueError::new_err(msg.clone())),
         Error::Api {
             status,
             method,
             url,
             body,
             message,
-        } => {
-            let st = status.into_pyobject(py).map(|o| o.into_any().unbind());
-            match st {
-                Ok(st) => build(
-                    py,
-                    class_for_status(*status),
-                    message,
-                    &[
-                        ("status", st),
-                        ("method", s(method)),
-                        ("url", s(url)),
-                        ("body", s(body)),
-                    ],
-                ),
-                Err(e) => Err(e.into()),
-            }
-        }
+        } => build(
+            class_for_status(py, *status),
+            message,
+            &[
+                ("status", status.into_pyobject(py)?.into_any()),
+                ("method", s(method)?),
+                ("url", s(url)?),
+                ("body", s(body)?),
+            ],
+        ),
         Error::Connect {
             method,
             url,
             message,
         } => build(
-            py,
-            "ConnectError",
+            ConnectError::type_object(py),
             message,
-            &[("method", s(method)), ("url", s(url))],
+            &[("method", s(method)?), ("url", s(url)?)],
         ),
         Error::Timeout {
             method,
             url,
             message,
         } => build(
-            py,
-            "Timeout",
+            Timeout::type_object(py),
             message,
-            &[("method", s(method)), ("url", s(url))],
+            &[("method", s(method)?), ("url", s(url)?)],
         ),
         Error::Decode {
             method,
@@ -102,10 +103,9 @@ pub fn to_pyerr(py: Python<'_>, err: Error) -> PyErr {
             body,
             message,
         } => build(
-            py,
-            "DecodeError",
+            DecodeError::type_object(py),
             message,
-            &[("method", s(method)), ("url", s(url)), ("body", s(body))],
+            &[("method", s(method)?), ("url", s(url)?), ("body", s(body)?)],
         ),
         Error::NotConfirmed {
             method,
@@ -113,29 +113,25 @@ pub fn to_pyerr(py: Python<'_>, err: Error) -> PyErr {
             message,
             expected,
             actual,
-        } => {
-            let value = |v: &serde_json::Value| {
-                crate::python::convert::json_to_py(py, v)
-                    .map(Bound::unbind)
-                    .unwrap_or_else(|_| py.None())
-            };
-            build(
-                py,
-                "NotConfirmedError",
-                message,
-                &[
-                    ("method", s(method)),
-                    ("url", s(url)),
-                    ("expected", value(expected)),
-                    ("actual", value(actual)),
-                ],
-            )
-        }
-        Error::Lookup(msg) => build(py, "NameLookupError", msg, &[]),
-        Error::Closed => build(py, "ClientClosedError", &err.to_string(), &[]),
-        Error::Internal(msg) => build(py, "ShowctlError", msg, &[]),
-    };
-    match result {
+        } => build(
+            NotConfirmedError::type_object(py),
+            message,
+            &[
+                ("method", s(method)?),
+                ("url", s(url)?),
+                ("expected", json(expected)?),
+                ("actual", json(actual)?),
+            ],
+        ),
+        Error::Lookup(msg) => build(NameLookupError::type_object(py), msg, &[]),
+        Error::Closed => build(ClientClosedError::type_object(py), &err.to_string(), &[]),
+        Error::Internal(msg) => build(ShowctlError::type_object(py), msg, &[]),
+    }
+}
+
+/// Convert a core error into the matching Python exception.
+pub fn to_pyerr(py: Python<'_>, err: Error) -> PyErr {
+    match exception(py, &err) {
         Ok(e) => e,
         // The exceptions module itself failed to load: still never a panic.
         Err(import_err) => PyRuntimeError::new_err(format!(
@@ -144,13 +140,8 @@ pub fn to_pyerr(py: Python<'_>, err: Error) -> PyErr {
     }
 }
 
-/// `Result<T, Error>` to `PyResult<T>`.
-pub trait IntoPy<T> {
-    fn py_err(self, py: Python<'_>) -> PyResult<T>;
-}
-
-impl<T> IntoPy<T> for Result<T, Error> {
-    fn py_err(self, py: Python<'_>) -> PyResult<T> {
-        self.map_err(|e| to_pyerr(py, e))
+impl From<Error> for PyErr {
+    fn from(err: Error) -> PyErr {
+        Python::attach(|py| to_pyerr(py, err))
     }
 }

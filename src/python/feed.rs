@@ -9,8 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use super::args::client_config;
-use super::errors::IntoPy;
-use super::media::json_to_py;
+use super::convert::json_to_py;
 use super::rt;
 use crate::feed::{Feed, Options};
 use crate::transport::{ENV_MEDIA_URL, ENV_SCOREBOARD_URL};
@@ -28,7 +27,6 @@ impl PyFeed {
     #[pyo3(signature = (media=None, scoreboard=None, *, interval=0.5, port=0, host="127.0.0.1", write=None, api_key=None, timeout=5.0, verify=true, ca_cert=None, tls_fingerprint=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        py: Python<'_>,
         media: Option<String>,
         scoreboard: Option<String>,
         interval: f64,
@@ -46,7 +44,7 @@ impl PyFeed {
                 "port: must be from 0 (pick a free port) to 65535, got {port}"
             ))
         })?;
-        let interval = crate::score::watch_interval(interval).py_err(py)?;
+        let interval = crate::score::watch_interval(interval)?;
         let config = |url: Option<String>, env: &str| {
             url.map(|u| {
                 client_config(
@@ -65,14 +63,14 @@ impl PyFeed {
             .transpose()
         };
         let options = Options {
-            media: config(media, ENV_MEDIA_URL).py_err(py)?,
-            scoreboard: config(scoreboard, ENV_SCOREBOARD_URL).py_err(py)?,
+            media: config(media, ENV_MEDIA_URL)?,
+            scoreboard: config(scoreboard, ENV_SCOREBOARD_URL)?,
             interval,
             host: host.to_string(),
             port,
             write,
         };
-        let feed = Feed::new(options).py_err(py)?;
+        let feed = Feed::new(options)?;
         Ok(PyFeed {
             feed: Arc::new(feed),
         })
@@ -80,8 +78,7 @@ impl PyFeed {
 
     /// Start polling and serving (a no-op when running); returns the feed.
     fn start(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        let py = slf.py();
-        slf.get().feed.start().py_err(py)?;
+        slf.get().feed.start()?;
         Ok(slf)
     }
 
@@ -124,7 +121,7 @@ impl PyFeed {
     /// The `/transport.json` document now, as a dict (None when stopped or without `media`).
     fn transport(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match self.feed.transport() {
-            Some(doc) => json_to_py(py, &doc),
+            Some(doc) => Ok(json_to_py(py, &doc)?.unbind()),
             None => Ok(py.None()),
         }
     }
@@ -132,7 +129,7 @@ impl PyFeed {
     /// The `/scores.json` document now, as a dict (None when stopped or without `scoreboard`).
     fn scores(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         match self.feed.scores() {
-            Some(doc) => json_to_py(py, &doc),
+            Some(doc) => Ok(json_to_py(py, &doc)?.unbind()),
             None => Ok(py.None()),
         }
     }
@@ -186,9 +183,4 @@ impl PyFeed {
             None => format!("Feed({}, running=False)", sources.join(", ")),
         }
     }
-}
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PyFeed>()?;
-    Ok(())
 }

@@ -1,51 +1,99 @@
-//! The PyO3 binding layer: argument conversion, GIL release, sync/async twins, errors and
-//! model classes. No logic of its own beyond conversion.
+//! The PyO3 binding layer: it only converts. In layers:
+//! - [`convert`] (JSON to and from Python, the model and reply traits) and [`args`] (argument
+//!   conversion, one [`args::FromPyArg`] per argument kind of the operation tables);
+//! - [`errors`] (core errors to the exception classes of `showctl.exceptions`);
+//! - [`ops`] (what a method runs, blocking or awaitable, and the macros that turn an
+//!   operation table into methods, twins and `Command` constructors) on the runtime glue of
+//!   [`rt`] (and [`bridge`]);
+//! - the classes: [`models`], [`tree`] and [`score_models`] (the models), [`client`] (the
+//!   base of the clients), [`player`], [`layer`], [`command`], [`events`], [`scoreboard`],
+//!   [`score_view`], [`score_events`], [`probe`] (the clients' `probe()` and `record()`),
+//!   [`feed`], [`simulator`].
+//!
+//! The module `showctl._core` is declared below, class by class.
 
 use pyo3::prelude::*;
 
 pub mod args;
-pub mod automation;
 #[cfg(unix)]
 pub mod bridge;
+pub mod client;
+pub mod command;
 pub mod convert;
 pub mod errors;
+pub mod events;
 pub mod feed;
-pub mod media;
+pub mod guard;
+pub mod layer;
+pub mod models;
+pub mod ops;
+pub mod player;
 pub mod probe;
 pub mod rt;
 pub mod score_events;
+pub mod score_models;
+pub mod score_view;
 pub mod scoreboard;
 pub mod simulator;
 pub mod tree;
 mod watch;
 
 #[pymodule]
-#[pyo3(name = "_core")]
-fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
-    rt::init(py)?;
-    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add_class::<scoreboard::PyScoreboard>()?;
-    m.add_class::<scoreboard::PyScoreWatch>()?;
-    m.add_class::<scoreboard::PyScoreRecord>()?;
-    m.add_class::<scoreboard::AustralianFootballScore>()?;
-    m.add_class::<scoreboard::BaseballScore>()?;
-    m.add_class::<scoreboard::BasketballScore>()?;
-    m.add_class::<scoreboard::FootballScore>()?;
-    m.add_class::<scoreboard::HockeyScore>()?;
-    m.add_class::<scoreboard::LacrosseScore>()?;
-    m.add_class::<scoreboard::SoccerScore>()?;
-    m.add_class::<scoreboard::TennisScore>()?;
-    m.add_class::<scoreboard::VolleyballScore>()?;
-    m.add_class::<scoreboard::CustomScore>()?;
-    m.add_function(wrap_pyfunction!(scoreboard::_score_from_json, m)?)?;
-    // The media playback client, its Layer handle and models.
-    media::register(m)?;
-    automation::register(m)?;
-    // The built-in simulator.
-    simulator::register(m)?;
-    // Score views and events, and the feed.
-    score_events::register(m)?;
-    feed::register(m)?;
-    Ok(())
+mod _core {
+    use super::*;
+
+    #[pymodule_export]
+    use super::client::PyClient;
+    #[pymodule_export]
+    use super::command::{PyBatchResult, PyCommand};
+    #[pymodule_export]
+    use super::events::{PyMirrorStatus, PyTransportEvent, PyTransportWatch};
+    #[pymodule_export]
+    use super::feed::PyFeed;
+    #[pymodule_export]
+    use super::layer::PyLayer;
+    #[pymodule_export]
+    use super::models::{
+        _models, PyBlendMode, PyColorBase, PyEffect, PyEffectPreset, PyFloatBase, PyLayerBlend,
+        PyLayerPreset, PyLayerState, PyMedia, PyTargetSet, PyTransition, PyTransportState,
+        PyVariable,
+    };
+    #[pymodule_export]
+    use super::ops::_operations;
+    #[pymodule_export]
+    use super::player::PyMediaPlayer;
+    #[pymodule_export]
+    use super::score_events::{PyScoreEvent, PyScoreEventWatch};
+    #[pymodule_export]
+    use super::score_models::{
+        _score_from_json, _sports, AustralianFootballScore, BaseballScore, BasketballScore,
+        CustomScore, FootballScore, HockeyScore, LacrosseScore, PyScoreRecord, SoccerScore,
+        TennisScore, VolleyballScore,
+    };
+    #[pymodule_export]
+    use super::score_view::{PyScoreView, PyTeamScore};
+    #[pymodule_export]
+    use super::scoreboard::{PyScoreWatch, PyScoreboard};
+    #[pymodule_export]
+    use super::simulator::{PyRecordedRequest, PySimulator};
+    #[pymodule_export]
+    use super::tree::{PyCue, PyPlaylist};
+
+    #[pymodule_init]
+    fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        let py = m.py();
+        rt::init(py)?;
+        m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        // The watches are iterators and async iterators at once: the `_async` names are the
+        // same methods.
+        for (class, name) in [
+            ("MediaPlayer", "watch_transport"),
+            ("Scoreboard", "watch"),
+            ("Scoreboard", "watch_events"),
+        ] {
+            let cls = m.getattr(class)?;
+            cls.setattr(format!("{name}_async"), cls.getattr(name)?)?;
+        }
+        Ok(())
+    }
 }

@@ -6,14 +6,12 @@
 
 use std::cell::OnceCell;
 use std::future::Future;
-use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use futures::FutureExt;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -22,6 +20,7 @@ use pyo3::IntoPyObjectExt;
 use pyo3_async_runtimes::generic::{self, ContextExt, Runtime as GenericRuntime};
 use pyo3_async_runtimes::TaskLocals;
 
+use super::guard::guarded;
 use crate::error::Error;
 use crate::python::errors::to_pyerr;
 use crate::runtime;
@@ -191,26 +190,6 @@ fn on_main_thread() -> bool {
         Some(Some(id)) => *id == std::thread::current().id(),
         // Imported off the main thread: check signals everywhere (harmless elsewhere).
         _ => true,
-    }
-}
-
-pub(crate) fn panic_message(p: Box<dyn std::any::Any + Send>) -> Error {
-    let msg = p
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    Error::Internal(format!("internal error in showctl (please report): {msg}"))
-}
-
-/// Catch a panic inside a core future and turn it into an error.
-pub async fn guarded<T, F>(fut: F) -> Result<T, Error>
-where
-    F: Future<Output = Result<T, Error>>,
-{
-    match AssertUnwindSafe(fut).catch_unwind().await {
-        Ok(r) => r,
-        Err(p) => Err(panic_message(p)),
     }
 }
 

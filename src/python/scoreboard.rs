@@ -1,332 +1,126 @@
-//! `Scoreboard`, `ScoreRecord` and the per-sport record classes.
+//! `Scoreboard`: the client of the scoreboard application. `scores()` comes from the
+//! scoreboard's operation table (`crate::score`); options, closing and the context managers
+//! are the base class's ([`super::client`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{IntoPyDict, PyDict, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{IntoPyDict, PyType};
 
-use crate::python::args::{self, client_config};
-use crate::python::errors::IntoPy;
-use crate::python::rt;
-use crate::python::watch::watch_class;
-use crate::score::{self, fields_of, FieldValue, ScoreRecord, ScoreWatch, Sport};
+use super::args::{self, client_config};
+use super::client::PyClient;
+use super::ops::workspace_methods;
+use super::rt;
+use super::score_events::PyScoreEventWatch;
+use super::score_models::{other_sport, score_to_py, PyScoreRecord};
+use super::watch::watch_class;
+use crate::score::ops as core_ops;
+use crate::score::{self, score_ops, ScoreEventWatch, ScoreRecord, ScoreWatch};
 use crate::transport::{Transport, ENV_SCOREBOARD_URL};
 
-/// The live score record of the active game.
-#[pyclass(module = "showctl._core", name = "ScoreRecord", frozen, subclass)]
-pub struct PyScoreRecord {
-    pub rec: Arc<ScoreRecord>,
+/// Client for the scoreboard application.
+#[pyclass(module = "showctl._core", name = "Scoreboard", frozen, extends = PyClient)]
+pub struct PyScoreboard {
+    client: score::Scoreboard,
 }
 
-use crate::python::convert::{json_to_py, py_to_json};
-
-fn field_to_py<'py>(py: Python<'py>, v: FieldValue) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match v {
-        FieldValue::Missing => py.None().into_bound(py),
-        FieldValue::Str(s) => s.into_pyobject(py)?.into_any(),
-        FieldValue::Int(i) => i.into_pyobject(py)?.into_any(),
-        FieldValue::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
-        FieldValue::Series(items) => PyList::new(py, items)?.into_any(),
-    })
-}
-
-impl PyScoreRecord {
-    /// The typed value of attribute `attr` of this record's sport.
-    fn typed<'py>(&self, py: Python<'py>, attr: &str) -> PyResult<Bound<'py, PyAny>> {
-        let field = self
-            .rec
-            .sport()
-            .and_then(|s| fields_of(s).iter().find(|f| f.attr == attr));
-        match field {
-            Some(f) => field_to_py(py, self.rec.field(f)),
-            None => Ok(py.None().into_bound(py)),
-        }
+score_ops!(workspace_methods! { PyScoreboard, core_ops, {
+    #[new]
+    #[pyo3(signature = (url=None, api_key=None, *, timeout=5.0, verify=true, ca_cert=None, tls_fingerprint=None, retries=2, retry_commands=false, max_body=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        #[pyo3(from_py_with = args::url)] url: Option<String>,
+        #[pyo3(from_py_with = args::api_key)] api_key: Option<String>,
+        #[pyo3(from_py_with = args::timeout)] timeout: f64,
+        #[pyo3(from_py_with = args::verify)] verify: bool,
+        #[pyo3(from_py_with = args::ca_cert)] ca_cert: Option<PathBuf>,
+        #[pyo3(from_py_with = args::tls_fingerprint)] tls_fingerprint: Option<String>,
+        #[pyo3(from_py_with = args::retries)] retries: i64,
+        #[pyo3(from_py_with = args::retry_commands)] retry_commands: bool,
+        #[pyo3(from_py_with = args::max_body)] max_body: Option<i64>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let config = client_config(
+            url,
+            api_key,
+            ENV_SCOREBOARD_URL,
+            timeout,
+            verify,
+            ca_cert,
+            tls_fingerprint,
+            retries,
+            retry_commands,
+            max_body,
+        )?;
+        let transport = Transport::new(&config)?;
+        let client = score::Scoreboard::new(Arc::new(transport));
+        Ok(PyClassInitializer::from(PyClient::new(client.clone()))
+            .add_subclass(PyScoreboard { client }))
     }
 
-    fn fields_repr(&self, py: Python<'_>) -> PyResult<String> {
-        let mut parts = Vec::new();
-        for (name, v) in [
-            ("uuid", self.rec.uuid()),
-            ("version", self.rec.version()),
-            ("sport_mode", self.rec.sport_mode()),
-        ] {
-            parts.push(format!("{name}={}", v.into_pyobject(py)?.repr()?));
-        }
-        if let Some(sport) = self.rec.sport() {
-            for f in fields_of(sport) {
-                let v = field_to_py(py, self.rec.field(f))?;
-                parts.push(format!("{}={}", f.attr, v.repr()?));
-            }
-            if sport == Sport::Custom {
-                let games = self.games_list(py)?;
-                parts.push(format!("games={}", games.repr()?));
-            }
-        }
-        Ok(parts.join(", "))
-    }
-
-    fn games_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let list = PyList::empty(py);
-        for game in self.rec.games() {
-            let d = PyDict::new(py);
-            for (k, v) in game {
-                d.set_item(k, v)?;
-            }
-            list.append(d)?;
-        }
-        Ok(list)
-    }
-}
-
-/// The value under a wire name, when `key` is a `str` the record holds.
-fn lookup<'a>(rec: &'a ScoreRecord, key: &Bound<'_, PyAny>) -> Option<&'a serde_json::Value> {
-    let key = key.cast::<PyString>().ok()?;
-    rec.raw().get(&*key.to_cow().ok()?)
-}
-
-/// Text escaped for HTML element content and attribute values.
-fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-const TABLE_STYLE: &str = "border-collapse:collapse;font-family:monospace;margin:0 0 .5em 0";
-const CELL_STYLE: &str = "border:1px solid #888;padding:2px 8px;text-align:center";
-
-/// A compact HTML scoreboard: per board a caption (sport, then game fields such as the
-/// period), a heading row of score fields and one row per team. A record of an unknown sport
-/// is shown as a two-column field table. All text is escaped.
-fn record_html(rec: &ScoreRecord) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::from("<div class=\"showctl-score\">");
-    let boards = rec.boards();
-    for b in &boards {
-        let mut caption = escape_html(&b.title);
-        for (k, v) in &b.notes {
-            let _ = write!(caption, " · {} {}", escape_html(k), escape_html(v));
-        }
-        let _ = write!(
-            out,
-            "<table style=\"{TABLE_STYLE}\"><caption style=\"text-align:left\">{caption}</caption>\
-             <tr><th style=\"{CELL_STYLE}\"></th>"
-        );
-        for col in &b.columns {
-            let _ = write!(out, "<th style=\"{CELL_STYLE}\">{}</th>", escape_html(col));
-        }
-        out.push_str("</tr>");
-        for (team, cells) in &b.rows {
-            let _ = write!(
-                out,
-                "<tr><th style=\"{CELL_STYLE};text-align:left\">{}</th>",
-                escape_html(team)
-            );
-            for cell in cells {
-                let _ = write!(out, "<td style=\"{CELL_STYLE}\">{}</td>", escape_html(cell));
-            }
-            out.push_str("</tr>");
-        }
-        out.push_str("</table>");
-    }
-    if boards.is_empty() {
-        let title = rec.sport_mode().unwrap_or_else(|| "score record".into());
-        let _ = write!(
-            out,
-            "<table style=\"{TABLE_STYLE}\"><caption style=\"text-align:left\">{}</caption>",
-            escape_html(&title)
-        );
-        for (k, v) in rec.raw() {
-            if k == "sportMode" {
-                continue;
-            }
-            let text = score::as_text(v).unwrap_or_else(|| v.to_string());
-            let _ = write!(
-                out,
-                "<tr><th style=\"{CELL_STYLE};text-align:left\">{}</th>\
-                 <td style=\"{CELL_STYLE}\">{}</td></tr>",
-                escape_html(k),
-                escape_html(&text)
-            );
-        }
-        out.push_str("</table>");
-    }
-    out.push_str("</div>");
-    out
-}
-
-/// Build the Python object of the class of the record's sport (`ScoreRecord` when unknown).
-pub fn score_to_py(py: Python<'_>, rec: ScoreRecord) -> PyResult<Py<PyAny>> {
-    let sport = rec.sport();
-    let init = PyClassInitializer::from(PyScoreRecord { rec: Arc::new(rec) });
-    macro_rules! sub {
-        ($ty:ident) => {
-            Ok(Py::new(py, init.add_subclass($ty))?.into_any())
-        };
-    }
-    match sport {
-        Some(Sport::AustralianFootball) => sub!(AustralianFootballScore),
-        Some(Sport::Baseball) => sub!(BaseballScore),
-        Some(Sport::Basketball) => sub!(BasketballScore),
-        Some(Sport::Football) => sub!(FootballScore),
-        Some(Sport::Hockey) => sub!(HockeyScore),
-        Some(Sport::Lacrosse) => sub!(LacrosseScore),
-        Some(Sport::Soccer) => sub!(SoccerScore),
-        Some(Sport::Tennis) => sub!(TennisScore),
-        Some(Sport::Volleyball) => sub!(VolleyballScore),
-        Some(Sport::Custom) => sub!(CustomScore),
-        None => Ok(Py::new(py, init)?.into_any()),
-    }
-}
-
-#[pymethods]
-impl PyScoreRecord {
-    /// Record identifier (`None` when absent or the text "null").
-    #[getter]
-    fn uuid(&self) -> Option<String> {
-        self.rec.uuid()
-    }
-    /// Record format version.
-    #[getter]
-    fn version(&self) -> Option<String> {
-        self.rec.version()
-    }
-    /// The wire `sportMode` (the last one, when the record carries the key twice).
-    #[getter]
-    fn sport_mode(&self) -> Option<String> {
-        self.rec.sport_mode()
-    }
-
-    /// The value under a wire field name, as sent.
-    fn __getitem__<'py>(&self, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        match lookup(&self.rec, key) {
-            Some(v) => json_to_py(key.py(), v),
-            None => Err(PyKeyError::new_err(key.clone().unbind())),
-        }
-    }
-
-    fn __contains__(&self, key: &Bound<'_, PyAny>) -> bool {
-        lookup(&self.rec, key).is_some()
-    }
-
-    /// The wire field names, in the order sent.
-    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        PyList::new(py, self.rec.raw().keys())?
-            .try_iter()
-            .map(|it| it.into_any())
-    }
-
-    fn __len__(&self) -> usize {
-        self.rec.raw().len()
-    }
-
-    /// The value under a wire field name, or `default`.
-    #[pyo3(signature = (key, default=None))]
-    fn get<'py>(
+    /// Poll every `interval` seconds; yield the first record, then each one that differs. The
+    /// watch is an iterator and an async iterator: `watch_async` is the same method under its
+    /// async name.
+    #[pyo3(signature = (interval=0.5))]
+    fn watch(
         &self,
-        key: &Bound<'py, PyAny>,
-        default: Option<Bound<'py, PyAny>>,
+        #[pyo3(from_py_with = args::interval)] interval: f64,
+    ) -> PyResult<PyScoreWatch> {
+        let interval = score::watch_interval(interval)?;
+        Ok(PyScoreWatch::new(ScoreWatch::new(
+            self.client.clone(),
+            interval,
+        )))
+    }
+
+    /// GET /data/scores as a record of class `cls` (`BasketballScore`, ...): typed for a type
+    /// checker. A record of another sport raises `SportMismatchError` (its `record` holds the
+    /// record read).
+    fn scores_as(&self, py: Python<'_>, cls: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let cls = record_class(cls)?;
+        let (board, url) = (self.client.clone(), self.scores_url());
+        let rec = rt::wait(py, async move { board.scores().await })?;
+        record_as(py, rec, &cls, &url)
+    }
+
+    /// GET /data/scores as a record of class `cls` (`BasketballScore`, ...): typed for a type
+    /// checker. A record of another sport raises `SportMismatchError` (its `record` holds the
+    /// record read).
+    ///
+    /// Awaitable twin.
+    fn scores_as_async<'py>(
+        &self,
+        py: Python<'py>,
+        cls: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let py = key.py();
-        match lookup(&self.rec, key) {
-            Some(v) => json_to_py(py, v),
-            None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
-        }
+        let cls = record_class(cls)?.unbind();
+        let (board, url) = (self.client.clone(), self.scores_url());
+        rt::spawn(py, async move { board.scores().await }, move |py, rec| {
+            record_as(py, rec, cls.bind(py), &url)
+        })
     }
 
-    /// The wire field names, in the order sent.
-    fn keys(&self) -> Vec<String> {
-        self.rec.raw().keys().cloned().collect()
+    /// Poll every `interval` seconds and yield typed changes: scores, period, possession,
+    /// sport, other fields, poll failed and recovered. The watch is an iterator and an async
+    /// iterator: `watch_events_async` is the same method under its async name.
+    #[pyo3(signature = (interval=0.5))]
+    fn watch_events(
+        &self,
+        #[pyo3(from_py_with = args::interval)] interval: f64,
+    ) -> PyResult<PyScoreEventWatch> {
+        let interval = score::watch_interval(interval)?;
+        Ok(PyScoreEventWatch::new(ScoreEventWatch::new(
+            self.client.clone(),
+            interval,
+        )))
     }
+} });
 
-    /// The JSON object as the application sent it.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        json_to_py(py, &serde_json::Value::Object(self.rec.raw().clone()))
+impl PyScoreboard {
+    fn scores_url(&self) -> String {
+        format!("{}/data/scores", self.client.transport().base_url())
     }
-
-    /// Build a record from a dict of wire fields: `ScoreRecord.from_dict` gives the class of
-    /// the record's sport; a sport's class (`BasketballScore.from_dict`) refuses a record of
-    /// another sport (or of none) with `ValueError`.
-    #[classmethod]
-    fn from_dict(cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let py = cls.py();
-        let value = py_to_json(data, "data")?;
-        let rec = ScoreRecord::from_value(value)
-            .map_err(|e| PyValueError::new_err(format!("data: {e}")))?;
-        let record = score_to_py(py, rec)?;
-        if let Some(sport) = other_sport(record.bind(py), cls)? {
-            return Err(PyValueError::new_err(format!(
-                "data: {sport}: {}.from_dict() reads only its own sport's records \
-                 (ScoreRecord.from_dict() reads any)",
-                cls.name()?
-            )));
-        }
-        Ok(record)
-    }
-
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let py = other.py();
-        match other.cast::<PyScoreRecord>() {
-            Ok(o) => Ok((self.rec.raw() == o.get().rec.raw())
-                .into_pyobject(py)?
-                .to_owned()
-                .into_any()
-                .unbind()),
-            Err(_) => Ok(py.NotImplemented()),
-        }
-    }
-
-    /// The hash of the JSON object `==` compares.
-    fn __hash__(&self) -> u64 {
-        crate::json::hash_object(self.rec.raw())
-    }
-
-    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
-        let name = slf.get_type().name()?;
-        Ok(format!("{}({})", name, slf.get().fields_repr(slf.py())?))
-    }
-
-    /// The sport-independent view: teams (name, score as int), period, possession, extras.
-    fn view(&self) -> crate::python::score_events::PyScoreView {
-        crate::python::score_events::PyScoreView::new(self.rec.view())
-    }
-
-    /// A compact scoreboard table for Jupyter: team rows by score fields, escaped.
-    fn _repr_html_(&self) -> String {
-        record_html(&self.rec)
-    }
-
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
-        let json = serde_json::to_string(slf.get().rec.raw())
-            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
-        let ctor = py.import("showctl._core")?.getattr("_score_from_json")?;
-        PyTuple::new(py, [ctor, PyTuple::new(py, [json])?.into_any()])
-    }
-}
-
-/// When `cls` is a sport's class and `record` is not of it: what the record's sport is, for
-/// the message (`None` when `cls` is `ScoreRecord` itself, or the record's class).
-fn other_sport(record: &Bound<'_, PyAny>, cls: &Bound<'_, PyType>) -> PyResult<Option<String>> {
-    let py = record.py();
-    if cls.is(py.get_type::<PyScoreRecord>()) || record.get_type().is(cls) {
-        return Ok(None);
-    }
-    let mode = record.cast::<PyScoreRecord>()?.get().rec.sport_mode();
-    Ok(Some(match mode {
-        Some(m) => format!("the record's sportMode is {}", m.into_pyobject(py)?.repr()?),
-        None => "the record has no sportMode".to_string(),
-    }))
 }
 
 /// `cls` as the class `scores_as` was asked for: `ScoreRecord` or one of its sport classes.
@@ -369,436 +163,6 @@ fn record_as(
         .getattr("SportMismatchError")?
         .call((message,), Some(&kwargs))?;
     Err(PyErr::from_value(exc))
-}
-
-/// Rebuild a record from its JSON text (used by pickle).
-#[pyfunction]
-pub fn _score_from_json(py: Python<'_>, json: &str) -> PyResult<Py<PyAny>> {
-    let rec = ScoreRecord::from_slice(json.as_bytes())
-        .map_err(pyo3::exceptions::PyValueError::new_err)?;
-    score_to_py(py, rec)
-}
-
-macro_rules! sport_class {
-    ($ty:ident, $name:literal, [$($attr:ident),* $(,)?]) => {
-        #[doc = concat!("A ", $name, " score record: typed attributes for its wire fields.")]
-        #[pyclass(module = "showctl._core", name = $name, frozen, extends = PyScoreRecord)]
-        pub struct $ty;
-
-        #[pymethods]
-        impl $ty {
-            $(
-                #[getter]
-                fn $attr<'py>(slf: PyRef<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-                    let py = slf.py();
-                    slf.as_super().typed(py, stringify!($attr))
-                }
-            )*
-        }
-    };
-}
-
-sport_class!(
-    AustralianFootballScore,
-    "AustralianFootballScore",
-    [
-        quarter,
-        team1_behinds,
-        team1_goals,
-        team1_name,
-        team1_score,
-        team2_behinds,
-        team2_goals,
-        team2_name,
-        team2_score,
-    ]
-);
-sport_class!(
-    BaseballScore,
-    "BaseballScore",
-    [
-        balls,
-        errors,
-        hits,
-        inning,
-        outs,
-        period,
-        runs,
-        strikes,
-        possession,
-        top_bottom,
-        team_one_runs,
-        team_one_errors,
-        team_one_hits,
-        team_one_line_score,
-        team_two_runs,
-        team_two_errors,
-        team_two_hits,
-        team_two_line_score,
-    ]
-);
-sport_class!(
-    BasketballScore,
-    "BasketballScore",
-    [
-        period,
-        possession,
-        team1_bonus1,
-        team1_bonus2,
-        team1_fouls,
-        team1_score,
-        team1_time_outs,
-        team2_bonus1,
-        team2_bonus2,
-        team2_fouls,
-        team2_score,
-        team2_time_outs,
-    ]
-);
-sport_class!(
-    FootballScore,
-    "FootballScore",
-    [
-        ball_location,
-        down,
-        period,
-        to_go,
-        possession,
-        team1_score,
-        team1_time_outs,
-        team2_score,
-        team2_time_outs,
-    ]
-);
-sport_class!(
-    HockeyScore,
-    "HockeyScore",
-    [
-        period,
-        team1_saves,
-        team1_score,
-        team1_shots,
-        team1_time_outs,
-        team2_saves,
-        team2_score,
-        team2_shots,
-        team2_time_outs,
-    ]
-);
-sport_class!(
-    LacrosseScore,
-    "LacrosseScore",
-    [
-        period,
-        possession,
-        team1_saves,
-        team1_score,
-        team1_shots,
-        team1_time_outs,
-        team2_saves,
-        team2_score,
-        team2_shots,
-        team2_time_outs,
-    ]
-);
-sport_class!(
-    SoccerScore,
-    "SoccerScore",
-    [
-        extra_time,
-        period,
-        team1_corner,
-        team1_saves,
-        team1_score,
-        team1_shots,
-        team1_time_outs,
-        team2_corner,
-        team2_saves,
-        team2_score,
-        team2_shots,
-        team2_time_outs,
-    ]
-);
-sport_class!(
-    TennisScore,
-    "TennisScore",
-    [
-        current_set,
-        period,
-        possession,
-        team1_games,
-        team1_score,
-        team1_sets,
-        team1_time_outs,
-        team1_set_scores,
-        team2_games,
-        team2_score,
-        team2_sets,
-        team2_time_outs,
-        team2_set_scores,
-    ]
-);
-sport_class!(
-    VolleyballScore,
-    "VolleyballScore",
-    [
-        current_set,
-        period,
-        possession,
-        team1_games,
-        team1_score,
-        team1_time_outs,
-        team1_set_scores,
-        team2_games,
-        team2_score,
-        team2_time_outs,
-        team2_set_scores,
-    ]
-);
-
-/// A Custom score record: user-defined games.
-#[pyclass(module = "showctl._core", name = "CustomScore", frozen, extends = PyScoreRecord)]
-pub struct CustomScore;
-
-#[pymethods]
-impl CustomScore {
-    /// The games (`game1`, `game2`, … in order), each a dict of its properties as text.
-    #[getter]
-    fn games<'py>(slf: PyRef<'py, Self>) -> PyResult<Bound<'py, PyList>> {
-        let py = slf.py();
-        slf.as_super().games_list(py)
-    }
-}
-
-/// Client for the scoreboard application.
-#[pyclass(module = "showctl._core", name = "Scoreboard", frozen)]
-pub struct PyScoreboard {
-    board: score::Scoreboard,
-}
-
-impl PyScoreboard {
-    fn scores_url(&self) -> String {
-        format!("{}/data/scores", self.board.transport().base_url())
-    }
-}
-
-#[pymethods]
-impl PyScoreboard {
-    #[new]
-    #[pyo3(signature = (url=None, api_key=None, *, timeout=5.0, verify=true, ca_cert=None, tls_fingerprint=None, retries=2, retry_commands=false, max_body=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        py: Python<'_>,
-        #[pyo3(from_py_with = args::url)] url: Option<String>,
-        #[pyo3(from_py_with = args::api_key)] api_key: Option<String>,
-        #[pyo3(from_py_with = args::timeout)] timeout: f64,
-        #[pyo3(from_py_with = args::verify)] verify: bool,
-        #[pyo3(from_py_with = args::ca_cert)] ca_cert: Option<PathBuf>,
-        #[pyo3(from_py_with = args::tls_fingerprint)] tls_fingerprint: Option<String>,
-        #[pyo3(from_py_with = args::retries)] retries: i64,
-        #[pyo3(from_py_with = args::retry_commands)] retry_commands: bool,
-        #[pyo3(from_py_with = args::max_body)] max_body: Option<i64>,
-    ) -> PyResult<Self> {
-        let config = client_config(
-            url,
-            api_key,
-            ENV_SCOREBOARD_URL,
-            timeout,
-            verify,
-            ca_cert,
-            tls_fingerprint,
-            retries,
-            retry_commands,
-            max_body,
-        )
-        .py_err(py)?;
-        let transport = Transport::new(&config).py_err(py)?;
-        Ok(PyScoreboard {
-            board: score::Scoreboard::new(Arc::new(transport)),
-        })
-    }
-
-    /// The base URL of the API (`scheme://host:port/api/0`).
-    #[getter]
-    fn url(&self) -> String {
-        self.board.transport().base_url().to_string()
-    }
-
-    /// Per-attempt timeout in seconds.
-    #[getter]
-    fn timeout(&self) -> f64 {
-        self.board.transport().timeout().as_secs_f64()
-    }
-
-    /// True once `close()` was called.
-    #[getter]
-    fn closed(&self) -> bool {
-        self.board.transport().is_closed()
-    }
-
-    /// GET /data/scores: the score record of the active game.
-    fn scores(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let board = self.board.clone();
-        let rec = rt::wait(py, async move { board.scores().await })?;
-        score_to_py(py, rec)
-    }
-
-    /// GET /data/scores, awaitable.
-    fn scores_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let board = self.board.clone();
-        rt::spawn(py, async move { board.scores().await }, score_to_py)
-    }
-
-    /// GET /data/scores as a record of class `cls` (`BasketballScore`, ...): typed for a type
-    /// checker. A record of another sport raises `SportMismatchError` (its `record` holds the
-    /// record read).
-    fn scores_as(&self, py: Python<'_>, cls: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let cls = record_class(cls)?;
-        let (board, url) = (self.board.clone(), self.scores_url());
-        let rec = rt::wait(py, async move { board.scores().await })?;
-        record_as(py, rec, &cls, &url)
-    }
-
-    /// Awaitable twin of `scores_as`.
-    fn scores_as_async<'py>(
-        &self,
-        py: Python<'py>,
-        cls: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let cls = record_class(cls)?.unbind();
-        let (board, url) = (self.board.clone(), self.scores_url());
-        rt::spawn(py, async move { board.scores().await }, move |py, rec| {
-            record_as(py, rec, cls.bind(py), &url)
-        })
-    }
-
-    /// Poll every `interval` seconds; yield the first record, then each one that differs.
-    #[pyo3(signature = (interval=0.5))]
-    fn watch(
-        &self,
-        py: Python<'_>,
-        #[pyo3(from_py_with = args::interval)] interval: f64,
-    ) -> PyResult<PyScoreWatch> {
-        let interval = score::watch_interval(interval).py_err(py)?;
-        Ok(PyScoreWatch::new(ScoreWatch::new(
-            self.board.clone(),
-            interval,
-        )))
-    }
-
-    /// Async twin of `watch`: an async iterator.
-    #[pyo3(signature = (interval=0.5))]
-    fn watch_async(
-        &self,
-        py: Python<'_>,
-        #[pyo3(from_py_with = args::interval)] interval: f64,
-    ) -> PyResult<PyScoreWatch> {
-        self.watch(py, interval)
-    }
-
-    /// Poll every `interval` seconds and yield typed changes: scores, period, possession, sport,
-    /// other fields, poll failed and recovered.
-    #[pyo3(signature = (interval=0.5))]
-    fn watch_events(
-        &self,
-        py: Python<'_>,
-        interval: f64,
-    ) -> PyResult<crate::python::score_events::PyScoreEventWatch> {
-        let interval = score::watch_interval(interval).py_err(py)?;
-        let w = score::ScoreEventWatch::new(self.board.clone(), interval);
-        Ok(crate::python::score_events::PyScoreEventWatch::new(w))
-    }
-
-    /// Async twin of `watch_events`: an async iterator.
-    #[pyo3(signature = (interval=0.5))]
-    fn watch_events_async(
-        &self,
-        py: Python<'_>,
-        interval: f64,
-    ) -> PyResult<crate::python::score_events::PyScoreEventWatch> {
-        self.watch_events(py, interval)
-    }
-
-    /// A read-only pre-show check (GET requests only, each sent once; no command): reachability,
-    /// HTTP or HTTPS, the certificate and the exact `tls_fingerprint=` to pin it, the key,
-    /// every documented read with its status, time and variant, counts, and a verdict.
-    fn probe(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        super::probe::probe(
-            py,
-            self.board.transport().clone(),
-            crate::probe::App::Scoreboard,
-        )
-    }
-
-    /// Async twin of `probe`.
-    fn probe_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        super::probe::probe_async(
-            py,
-            self.board.transport().clone(),
-            crate::probe::App::Scoreboard,
-        )
-    }
-
-    /// Record every documented read (GET only) into the new or empty directory `dir`, in the
-    /// recording format, with `workspace.json` for `Simulator(workspace=dir)`. Returns the
-    /// number of recordings written.
-    fn record(&self, py: Python<'_>, dir: PathBuf) -> PyResult<usize> {
-        super::probe::record(
-            py,
-            self.board.transport().clone(),
-            crate::probe::App::Scoreboard,
-            dir,
-        )
-    }
-
-    /// Async twin of `record`.
-    fn record_async<'py>(&self, py: Python<'py>, dir: PathBuf) -> PyResult<Bound<'py, PyAny>> {
-        super::probe::record_async(
-            py,
-            self.board.transport().clone(),
-            crate::probe::App::Scoreboard,
-            dir,
-        )
-    }
-
-    /// Close the client: later calls raise `ClientClosedError`.
-    fn close(&self) {
-        self.board.transport().close();
-    }
-
-    /// Async twin of `close`.
-    fn aclose<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.close();
-        rt::ready(py, ())
-    }
-
-    fn __enter__(slf: Py<Self>) -> Py<Self> {
-        slf
-    }
-
-    #[pyo3(signature = (*_args))]
-    fn __exit__(&self, _args: &Bound<'_, PyTuple>) {
-        self.close();
-    }
-
-    fn __aenter__<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-        let py = slf.py();
-        let obj = slf.unbind();
-        rt::ready(py, obj)
-    }
-
-    #[pyo3(signature = (*_args))]
-    fn __aexit__<'py>(
-        &self,
-        py: Python<'py>,
-        _args: &Bound<'py, PyTuple>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        self.aclose(py)
-    }
-
-    fn __repr__(&self) -> String {
-        format!("Scoreboard(url='{}')", self.board.transport().base_url())
-    }
 }
 
 watch_class!(

@@ -179,6 +179,7 @@ impl PySimulator {
         })
     }
 
+    /// True while the simulator serves.
     #[getter]
     fn running(&self) -> bool {
         self.sim.addr().is_some()
@@ -236,6 +237,7 @@ impl PySimulator {
             .collect()
     }
 
+    /// Forget the requests recorded so far (`requests` starts empty again).
     fn clear_requests(&self) {
         self.sim.clear_requests();
     }
@@ -342,10 +344,4 @@ impl PySimulator {
             None => format!("Simulator(port={}, running=False)", self.sim.port()),
         }
     }
-}
-
-pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<PySimulator>()?;
-    m.add_class::<PyRecordedRequest>()?;
-    Ok(())
 }

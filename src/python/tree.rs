@@ -16,7 +16,9 @@ use serde_json::{Map, Value};
 
 use crate::media::tree::{model_of, Flat, PlaylistTree, Text};
 use crate::media::{Cue, Found, Model, Playlist};
-use crate::python::media::{dataclass_repr, html, json_to_py, model_from_py, Attr, Reply, Wrapped};
+use crate::python::convert::{
+    dataclass_repr, html, json_to_py, model_from_py, Attr, Reply, Wrapped,
+};
 
 /// Where a node's core model comes from.
 enum Source<M> {
@@ -113,13 +115,18 @@ impl Reply for PlaylistTree {
             PlaylistTree::Model(p) => Playlist::wrap(py, Arc::new(p)),
         }
     }
+    fn py_type() -> String {
+        "Playlist".into()
+    }
 }
 
 /// A cue summary (playlist item).
 #[pyclass(module = "showctl._core", name = "Cue", frozen)]
 pub struct PyCue {
+    /// The cue's UUID (None when absent or the text "null").
     #[pyo3(get)]
     uuid: Py<PyAny>,
+    /// The cue's name (None when absent).
     #[pyo3(get)]
     name: Py<PyAny>,
     src: Source<Cue>,
@@ -149,7 +156,7 @@ impl PyCue {
 impl PyCue {
     /// The JSON object as the application sent it (wire names, unknown fields kept).
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        json_to_py(py, &Value::Object(self.src.model().raw().clone()))
+        Ok(json_to_py(py, &Value::Object(self.src.model().raw().clone()))?.unbind())
     }
 
     /// Read one from a dict shaped like the application's JSON.
@@ -194,8 +201,10 @@ impl PyCue {
 /// A playlist: its cues (`items`) and nested playlists (`children`).
 #[pyclass(module = "showctl._core", name = "Playlist", frozen)]
 pub struct PyPlaylist {
+    /// The playlist's UUID (None when absent or the text "null").
     #[pyo3(get)]
     uuid: Py<PyAny>,
+    /// The playlist's name (None when absent).
     #[pyo3(get)]
     name: Py<PyAny>,
     items: PyOnceLock<Py<PyList>>,
@@ -269,7 +278,7 @@ impl PyPlaylist {
 
     /// The JSON object as the application sent it (wire names, unknown fields kept).
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        json_to_py(py, &Value::Object(self.src.model().raw().clone()))
+        Ok(json_to_py(py, &Value::Object(self.src.model().raw().clone()))?.unbind())
     }
 
     /// Read one from a dict shaped like the application's JSON.
@@ -339,6 +348,7 @@ impl PyPlaylist {
         all.try_iter().map(Bound::into_any)
     }
 
+    /// An HTML tree of the playlist, its cues and nested playlists, for Jupyter.
     fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
         html(slf.as_any(), "playlist_html")
     }

@@ -62,20 +62,13 @@ async fn a_fade_sends_its_steps_in_order() {
     layers.layers[0].opacity = 0.0;
     let (url, log, state) = serve_layers(layers).await;
     let c = client(&url);
-    let report = fade(
+    fade(
         &c,
         &Ident::from("Main"),
         Fade::new(1.0, 0.2, Some(4)).unwrap(),
     )
     .await
     .unwrap();
-    assert_eq!(
-        report,
-        FadeReport {
-            sent: 4,
-            skipped: 0
-        }
-    );
     assert_eq!(posted_values(&log), [0.25, 0.5, 0.75, 1.0]);
     assert_eq!(lines(&log, "GET")[0], "GET /opacity/layer/Main");
     assert_eq!(state.lock().unwrap().layers[0].opacity, 1.0);
@@ -88,17 +81,18 @@ async fn a_fade_behind_schedule_skips_steps_but_ends_on_time_on_the_target() {
         _ => Reply::ok("").after(Duration::from_millis(120)),
     })
     .await;
-    let report = fade(
+    fade(
         &client(&url),
         &Ident::Index(0),
         Fade::new(0.0, 0.2, Some(10)).unwrap(),
     )
     .await
     .unwrap();
-    assert!(report.skipped > 0, "{report:?}");
-    assert_eq!(report.sent + report.skipped, 10);
     let values = posted_values(&log);
-    assert_eq!(values.len() as u32, report.sent);
+    assert!(
+        values.len() < 10,
+        "steps behind schedule are skipped: {values:?}"
+    );
     assert_eq!(*values.last().unwrap(), 0.0);
     assert!(values.windows(2).all(|w| w[0] > w[1]), "{values:?}");
 }
@@ -150,10 +144,10 @@ async fn a_batch_returns_every_outcome_in_order_within_its_concurrency() {
     })
     .await;
     let c = client(&url);
-    let calls = (0..20)
-        .map(|i| MUTE_LAYER.at(&[&Ident::Index(i)]).unwrap())
+    let commands = (0..20)
+        .map(|i| MUTE_LAYER.at(&[&Ident::Index(i)]).unwrap().into())
         .collect();
-    let results = batch(&c, calls, 4).await;
+    let results = batch(&c, commands, 4).await;
     assert_eq!(results.len(), 20);
     for (i, r) in results.iter().enumerate() {
         match i {

@@ -2,6 +2,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::ident::Ident;
+use crate::media::client::MediaClient;
 use crate::media::endpoints::{BlendSpec, Call, MUTE_LAYER, SET_LAYER_BLEND, SET_LAYER_OPACITY};
 use crate::media::testing::{config, dead_url, lines, mirrored, serve, Reply};
 
@@ -128,10 +129,10 @@ async fn a_full_queue_drops_commands_for_that_mirror_only() {
     cfg.timeout = Duration::from_millis(500);
     let c = mirrored(&cfg, &[(&stuck, None)]);
     let n = QUEUE + 50;
-    let calls: Vec<Call<()>> = (0..n)
-        .map(|_| MUTE_LAYER.at(&[&Ident::Index(0)]).unwrap())
+    let commands = (0..n)
+        .map(|_| MUTE_LAYER.at(&[&Ident::Index(0)]).unwrap().into())
         .collect();
-    let results = crate::media::automation::batch(&c, calls, 64).await;
+    let results = crate::media::automation::batch(&c, commands, 64).await;
     assert!(results.iter().all(Result::is_ok));
     assert_eq!(lines(&primary_log, "POST").len(), n);
     let st = &c.mirror_status()[0];

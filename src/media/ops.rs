@@ -1,0 +1,228 @@
+//! One core builder per operation of the table ([`super::table`]): it takes the checked
+//! identifiers and argument (and `confirm` where the operation can be read back) and returns
+//! the call to send, or for a command the [`Confirmable`] (the call and its read-back check).
+//! The builders are grouped by scope: [`workspace`], [`layer`] and [`both`] (`None`: the
+//! workspace). [`operations`] lists the table for the docs, the stubs and the tests.
+
+use std::future::Future;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::client::MediaClient;
+use super::confirm::{self, Expect, Flag};
+use super::endpoints::*;
+use super::models::*;
+use super::tree::{self, PlaylistTree};
+use crate::error::Result;
+use crate::ident::Ident;
+
+// ---------------------------------------------------------------------------------------------
+// Argument kinds: what an argument is, which names its conversion (in the binding) and its
+// value in the core (checked by the endpoint's encoder)
+// ---------------------------------------------------------------------------------------------
+
+/// An argument kind of the operation table and the core value it becomes.
+pub trait ArgKind {
+    type Value;
+}
+
+/// A number (an int or a float, never a bool).
+pub struct Number;
+/// A text, or a model carrying it in its `name` field.
+pub struct NameOf<M>(PhantomData<M>);
+/// A text, or a model carrying it in its `uuid` field.
+pub struct UuidOf<M>(PhantomData<M>);
+/// Another kind, or `None`.
+pub struct OrNone<K>(PhantomData<K>);
+/// An effect: an `Effect` (its documented fields) or an object with a `uuid`.
+pub struct EffectArg;
+/// A layer blend: a `LayerBlend` or an object `{"type": ..., "base": {...}}`.
+pub struct BlendArg;
+
+impl ArgKind for Number {
+    type Value = f64;
+}
+impl<M> ArgKind for NameOf<M> {
+    type Value = String;
+}
+impl<M> ArgKind for UuidOf<M> {
+    type Value = String;
+}
+impl<K: ArgKind> ArgKind for OrNone<K> {
+    type Value = Option<K::Value>;
+}
+impl ArgKind for EffectArg {
+    type Value = Map<String, Value>;
+}
+impl ArgKind for BlendArg {
+    type Value = BlendSpec;
+}
+
+/// A model that carries a name and/or a UUID to send in its place.
+pub trait Labelled: Model {
+    fn label_name(&self) -> Option<String> {
+        None
+    }
+    fn label_uuid(&self) -> Option<String> {
+        None
+    }
+}
+
+impl Labelled for BlendMode {
+    fn label_name(&self) -> Option<String> {
+        self.name.clone()
+    }
+}
+impl Labelled for LayerPreset {
+    fn label_name(&self) -> Option<String> {
+        self.name.clone()
+    }
+}
+impl Labelled for TargetSet {
+    fn label_name(&self) -> Option<String> {
+        self.name.clone()
+    }
+    fn label_uuid(&self) -> Option<String> {
+        self.uuid.clone()
+    }
+}
+impl Labelled for EffectPreset {
+    fn label_name(&self) -> Option<String> {
+        self.name.clone()
+    }
+    fn label_uuid(&self) -> Option<String> {
+        self.uuid.clone()
+    }
+}
+impl Labelled for Transition {
+    fn label_name(&self) -> Option<String> {
+        self.name.clone()
+    }
+    fn label_uuid(&self) -> Option<String> {
+        self.uuid.clone()
+    }
+}
+
+/// The names the table's entries use (argument kinds, models, reply types), for the consumers
+/// of the table outside this module.
+pub mod prelude {
+    pub use super::super::models::*;
+    pub use super::super::tree::PlaylistTree;
+    pub use super::{BlendArg, EffectArg, NameOf, Number, OrNone, UuidOf};
+    pub use std::sync::Arc;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the builders return
+// ---------------------------------------------------------------------------------------------
+
+/// A command, and what to read back until it shows (`confirm=True`), when anything.
+#[derive(Clone)]
+pub struct Confirmable {
+    pub call: Call<()>,
+    pub expect: Option<Expect>,
+}
+
+impl From<Call<()>> for Confirmable {
+    fn from(call: Call<()>) -> Self {
+        Confirmable { call, expect: None }
+    }
+}
+
+impl Confirmable {
+    /// Send the command, and read back when asked to.
+    pub async fn send(self, client: &MediaClient) -> Result<()> {
+        confirm::send(client, self.call, self.expect.as_ref()).await
+    }
+}
+
+impl Client for MediaClient {
+    fn run<T: Send + 'static>(&self, call: Call<T>) -> impl Future<Output = Result<T>> + Send {
+        MediaClient::run(self, call)
+    }
+}
+
+/// A playlist call whose reply is read in one pass (see [`tree`]).
+fn tree(call: Result<Call<Playlist>>) -> Result<Call<PlaylistTree>> {
+    call.map(|c| Call {
+        request: c.request,
+        fallback: c.fallback,
+        decode: tree::decode,
+    })
+}
+
+/// The workspace's endpoint for `None`, else the layer's.
+fn either(
+    layer: Option<&Ident>,
+    workspace: &Endpoint<(), ()>,
+    on_layer: &Endpoint<(), ()>,
+) -> Result<Call<()>> {
+    match layer {
+        None => workspace.at(&[]),
+        Some(l) => on_layer.at(&[l]),
+    }
+}
+
+use crate::endpoint::builders;
+
+super::table::media_ops!(builders! {});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_operation_is_listed_once_per_scope_with_its_endpoints() {
+        let ops = operations();
+        assert!(ops.len() >= 50, "{}", ops.len());
+        for op in &ops {
+            assert_eq!(op.async_name, format!("{}_async", op.name));
+            assert!(
+                !op.endpoints.is_empty() && !op.doc.trim().is_empty(),
+                "{}",
+                op.name
+            );
+            let same = ops
+                .iter()
+                .filter(|o| o.name == op.name && o.scope == op.scope)
+                .count();
+            assert_eq!(same, 1, "{} is declared twice", op.name);
+        }
+    }
+
+    #[test]
+    fn a_builder_checks_its_argument_and_picks_its_read_back() {
+        let main = Ident::from("Main");
+        let c = layer::set_opacity(&main, 0.5, true).unwrap();
+        assert_eq!(c.call.request.path, "/opacity/layer/Main");
+        assert!(matches!(c.expect, Some(Expect::Opacity { value, .. }) if value == 0.5));
+        assert!(layer::set_opacity(&main, 0.5, false)
+            .unwrap()
+            .expect
+            .is_none());
+        let e = layer::set_opacity(&main, 1.5, false).err().unwrap();
+        assert!(e.to_string().starts_with("value: "), "{e}");
+        let ws = both::mute(None, true).unwrap();
+        assert_eq!(ws.call.request.path, "/mute/workspace");
+        assert!(matches!(
+            ws.expect,
+            Some(Expect::Flag {
+                layer: None,
+                flag: Flag::Muted,
+                value: true
+            })
+        ));
+        assert_eq!(
+            both::mute(Some(&main), false).unwrap().call.request.path,
+            "/mute/layer/Main"
+        );
+        let end = layer::go_to(&main, -0.0)
+            .unwrap()
+            .call
+            .request
+            .path_and_query();
+        assert!(end.starts_with("/goToEnd/layer/Main"), "{end}");
+    }
+}

@@ -1,0 +1,204 @@
+//! The base class of `MediaPlayer` and `Scoreboard`: the client options (`url`, `timeout`,
+//! `closed`), `close()`/`aclose()`, `with` and `async with`, and the repr. A client class
+//! `extends` it and hands it its core client through [`Closer`]; its own methods are written
+//! in its file or come from an operation table.
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use super::{probe, rt};
+use crate::media::MediaClient;
+use crate::probe::App;
+use crate::score::Scoreboard;
+use crate::transport::Transport;
+
+/// What the base class needs of a core client.
+pub(crate) trait Closer: Send + Sync + 'static {
+    fn transport(&self) -> &Arc<Transport>;
+    /// Which application the client talks to (what `probe()` and `record()` read).
+    fn app(&self) -> App;
+    /// Close at once: later calls fail with `ClientClosedError`.
+    fn close_now(&self);
+    /// Whether closing should first wait for queued work (mirrors).
+    fn busy(&self) -> bool {
+        false
+    }
+    /// Close, letting queued work finish first (within the client's timeout).
+    fn shutdown(&self) -> Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
+}
+
+impl Closer for MediaClient {
+    fn transport(&self) -> &Arc<Transport> {
+        MediaClient::transport(self)
+    }
+    fn app(&self) -> App {
+        App::Media
+    }
+    fn close_now(&self) {
+        self.close();
+    }
+    fn busy(&self) -> bool {
+        self.mirrors_busy()
+    }
+    fn shutdown(&self) -> Pin<Box<dyn Future<Output = ()> + Send + 'static>> {
+        let client = self.clone();
+        Box::pin(async move { client.shutdown().await })
+    }
+}
+
+impl Closer for Scoreboard {
+    fn transport(&self) -> &Arc<Transport> {
+        Scoreboard::transport(self)
+    }
+    fn app(&self) -> App {
+        App::Scoreboard
+    }
+    fn close_now(&self) {
+        self.transport().close();
+    }
+    fn shutdown(&self) -> Pin<Box<dyn Future<Output = ()> + Send + 'static>> {
+        self.close_now();
+        Box::pin(async {})
+    }
+}
+
+/// The base of the client classes (`MediaPlayer`, `Scoreboard`): options, closing and the
+/// context managers.
+#[pyclass(module = "showctl._core", name = "_Client", subclass, frozen)]
+pub struct PyClient {
+    inner: Arc<dyn Closer>,
+}
+
+impl PyClient {
+    pub(crate) fn new(inner: impl Closer) -> Self {
+        PyClient {
+            inner: Arc::new(inner),
+        }
+    }
+}
+
+#[pymethods]
+impl PyClient {
+    /// The base URL of the API (`scheme://host:port/api/0`).
+    #[getter]
+    fn url(&self) -> String {
+        self.inner.transport().base_url().to_string()
+    }
+
+    /// Per-attempt timeout in seconds.
+    #[getter]
+    fn timeout(&self) -> f64 {
+        self.inner.transport().timeout().as_secs_f64()
+    }
+
+    /// True once `close()` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.inner.transport().is_closed()
+    }
+
+    /// Close the client: later calls raise `ClientClosedError`. A media player's mirrors get
+    /// up to `timeout` seconds to send what they still have queued; what is left is dropped
+    /// (and counted in `mirror_status()`).
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        if !self.inner.busy() || crate::runtime::inside_runtime() {
+            self.inner.close_now();
+            return Ok(());
+        }
+        let done = self.inner.shutdown();
+        let waited = rt::wait(py, async move {
+            done.await;
+            Ok(())
+        });
+        self.inner.close_now();
+        waited
+    }
+
+    /// Close the client: later calls raise `ClientClosedError`. A media player's mirrors get
+    /// up to `timeout` seconds to send what they still have queued; what is left is dropped
+    /// (and counted in `mirror_status()`).
+    ///
+    /// Awaitable twin of `close`.
+    fn aclose<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let done = self.inner.shutdown();
+        rt::spawn(
+            py,
+            async move {
+                done.await;
+                Ok(())
+            },
+            |_, ()| Ok(()),
+        )
+    }
+
+    /// A read-only pre-show check (GET requests only, each sent once; no command):
+    /// reachability, HTTP or HTTPS, the certificate and the exact `tls_fingerprint=` to pin
+    /// it, the key, every documented read with its status, time and variant, counts, and a
+    /// verdict.
+    fn probe(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        probe::probe(py, self.inner.transport().clone(), self.inner.app())
+    }
+
+    /// A read-only pre-show check (GET requests only, each sent once; no command):
+    /// reachability, HTTP or HTTPS, the certificate and the exact `tls_fingerprint=` to pin
+    /// it, the key, every documented read with its status, time and variant, counts, and a
+    /// verdict.
+    ///
+    /// Awaitable twin.
+    fn probe_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        probe::probe_async(py, self.inner.transport().clone(), self.inner.app())
+    }
+
+    /// Record every documented read (GET only) into the new or empty directory `dir`, in the
+    /// recording format, with `workspace.json` for `Simulator(workspace=dir)`. Returns the
+    /// number of recordings written.
+    fn record(&self, py: Python<'_>, dir: PathBuf) -> PyResult<usize> {
+        probe::record(py, self.inner.transport().clone(), self.inner.app(), dir)
+    }
+
+    /// Record every documented read (GET only) into the new or empty directory `dir`, in the
+    /// recording format, with `workspace.json` for `Simulator(workspace=dir)`. Returns the
+    /// number of recordings written.
+    ///
+    /// Awaitable twin.
+    fn record_async<'py>(&self, py: Python<'py>, dir: PathBuf) -> PyResult<Bound<'py, PyAny>> {
+        probe::record_async(py, self.inner.transport().clone(), self.inner.app(), dir)
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, PyTuple>) -> PyResult<()> {
+        self.close(py)
+    }
+
+    fn __aenter__<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let obj = slf.unbind();
+        rt::ready(py, obj)
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __aexit__<'py>(
+        &self,
+        py: Python<'py>,
+        _args: &Bound<'py, PyTuple>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.aclose(py)
+    }
+
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        Ok(format!(
+            "{}(url='{}')",
+            slf.get_type().name()?,
+            slf.get().inner.transport().base_url()
+        ))
+    }
+}

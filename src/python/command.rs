@@ -1,0 +1,210 @@
+//! `Command` (the commands of a batch, built by its static methods from the command groups of
+//! the operation table, also reachable as `showctl.cmd`) and `BatchResult`.
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use pyo3::IntoPyObjectExt;
+
+use super::args::{self, ident, params_arg};
+use super::convert::{dataclass_repr, hash_of, json_to_py, py_to_json, type_name, Reply};
+use super::errors::to_pyerr;
+use super::layer::PyLayer;
+use super::ops::command_methods;
+use crate::endpoint::Call;
+use crate::error::Result;
+use crate::ident::Ident;
+use crate::media::endpoints::{self as ep, parse};
+use crate::media::ops::prelude::*;
+use crate::media::ops::{self as core_ops, Confirmable};
+use crate::media::table::media_ops;
+
+/// One command for `MediaPlayer.batch()`, checked when it is built (bad input raises
+/// `ValueError` here, before anything is sent). Build it with the static methods, which take
+/// the arguments of the `MediaPlayer` and `Layer` method of the same name (`layer` first for a
+/// layer's command; `None` for the workspace where both exist), `confirm` included, or through
+/// `showctl.cmd`.
+#[pyclass(module = "showctl._core", name = "Command", frozen)]
+pub struct PyCommand {
+    job: Confirmable,
+}
+
+/// A layer argument: an index, a name, a UUID or a `Layer` handle.
+fn layer_arg(obj: &Bound<'_, PyAny>) -> PyResult<Ident> {
+    match obj.cast::<PyLayer>() {
+        Ok(l) => Ok(l.get().ident.clone()),
+        Err(_) => ident(obj, "layer"),
+    }
+}
+
+media_ops!(command_methods! { {
+    /// "POST".
+    #[getter]
+    fn method(&self) -> &'static str {
+        self.job.call.request.method.as_str()
+    }
+    /// The path below /api/0 as sent, with its query.
+    #[getter]
+    fn path(&self) -> String {
+        self.job.call.request.path_and_query()
+    }
+    /// The JSON body as sent (decoded), or None.
+    #[getter]
+    fn body(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match self.job.call.request.body.as_deref().map(parse) {
+            Some(Ok(Some(v))) => Ok(json_to_py(py, &v)?.unbind()),
+            _ => Ok(py.None()),
+        }
+    }
+    /// True when the command is read back after it is sent (built with `confirm=True`).
+    #[getter]
+    fn confirm(&self) -> bool {
+        self.job.expect.is_some()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = other.py();
+        match other.cast::<PyCommand>() {
+            Ok(o) => {
+                let o = &o.get().job;
+                let same = self.job.call.request == o.call.request
+                    && self.job.expect.is_some() == o.expect.is_some();
+                same.into_py_any(py)
+            }
+            Err(_) => Ok(py.NotImplemented()),
+        }
+    }
+
+    /// The hash of what `==` compares (the request, and whether it is read back).
+    fn __hash__(&self) -> u64 {
+        hash_of(&(&self.job.call.request, self.job.expect.is_some()))
+    }
+
+    fn __repr__(&self) -> String {
+        let body = self
+            .job
+            .call
+            .request
+            .body
+            .as_deref()
+            .map(|b| format!(" {}", String::from_utf8_lossy(b)))
+            .unwrap_or_default();
+        let confirm = if self.confirm() { ", confirm=True" } else { "" };
+        format!("Command('{} {}{body}'{confirm})", self.method(), self.path())
+    }
+
+    /// Any POST: `path` relative to /api/0, `json` a body, `params` the query.
+    #[staticmethod]
+    #[pyo3(signature = (path, json=None, params=None))]
+    fn request(
+        #[pyo3(from_py_with = args::request_path)] path: String,
+        json: Option<&Bound<'_, PyAny>>,
+        #[pyo3(from_py_with = args::params)] params: Option<Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let body = json.map(|j| py_to_json(j, "json")).transpose()?;
+        let raw = ep::raw("POST", &path, body, params_arg(params.as_ref())?)?;
+        let call = Call {
+            request: raw.request,
+            fallback: None,
+            decode: |_| Ok(()),
+        };
+        Ok(PyCommand { job: call.into() })
+    }
+} });
+
+/// The commands of a batch (to report) and their jobs (to send).
+type Commands = (Vec<Py<PyCommand>>, Vec<Confirmable>);
+
+/// The commands of a batch, checked.
+pub(crate) fn batch_commands(commands: &Bound<'_, PyAny>) -> PyResult<Commands> {
+    let mut objects = Vec::new();
+    let mut jobs = Vec::new();
+    for (i, item) in commands.try_iter()?.enumerate() {
+        let item = item?;
+        let cmd = item.cast::<PyCommand>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "commands[{i}]: expected a showctl.Command (see showctl.cmd), got {}",
+                type_name(&item)
+            ))
+        })?;
+        jobs.push(cmd.get().job.clone());
+        objects.push(cmd.clone().unbind());
+    }
+    Ok((objects, jobs))
+}
+
+/// The outcome of one command of `MediaPlayer.batch()`.
+#[pyclass(module = "showctl._core", name = "BatchResult", frozen)]
+pub struct PyBatchResult {
+    /// Position of the command in the batch.
+    #[pyo3(get)]
+    index: usize,
+    /// The command.
+    #[pyo3(get)]
+    command: Py<PyCommand>,
+    /// The exception the command met (a `ShowctlError`), or None.
+    #[pyo3(get)]
+    error: Option<Py<PyAny>>,
+}
+
+#[pymethods]
+impl PyBatchResult {
+    /// True when the command was answered with a 2xx.
+    #[getter]
+    fn ok(&self) -> bool {
+        self.error.is_none()
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        dataclass_repr(
+            py,
+            "BatchResult",
+            &[
+                ("index", self.index.into_py_any(py)?),
+                ("ok", self.ok().into_py_any(py)?),
+                (
+                    "error",
+                    self.error
+                        .as_ref()
+                        .map(|e| e.clone_ref(py))
+                        .into_py_any(py)?,
+                ),
+                ("command", self.command.clone_ref(py).into_any()),
+            ],
+        )
+    }
+}
+
+/// A batch's commands and what each met.
+pub(crate) struct BatchOut {
+    pub commands: Vec<Py<PyCommand>>,
+    pub results: Vec<Result<()>>,
+}
+
+impl Reply for BatchOut {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let items = self
+            .commands
+            .into_iter()
+            .zip(self.results)
+            .enumerate()
+            .map(|(index, (command, result))| {
+                let error = result
+                    .err()
+                    .map(|e| to_pyerr(py, e).into_value(py).into_any());
+                Py::new(
+                    py,
+                    PyBatchResult {
+                        index,
+                        command,
+                        error,
+                    },
+                )
+            })
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(PyList::new(py, items)?.into_any().unbind())
+    }
+    fn py_type() -> String {
+        "list[BatchResult]".into()
+    }
+}

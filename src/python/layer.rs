@@ -1,0 +1,163 @@
+//! `Layer`: a handle on one layer of the media application. Its methods come from the layer
+//! groups of the operation table (`crate::media::table`); the fade and the relative opacity
+//! change are written here.
+
+use pyo3::prelude::*;
+use pyo3::IntoPyObjectExt;
+
+use super::args::{self, number};
+use super::convert::{hash_of, Reply};
+use super::ops::{awaitable, block, layer_methods, Work};
+use crate::ident::Ident;
+use crate::media::ops as core_ops;
+use crate::media::ops::prelude::*;
+use crate::media::table::media_ops;
+use crate::media::{automation, MediaClient};
+
+/// A handle on one layer of the media application (from `MediaPlayer.layer(id)`).
+#[pyclass(module = "showctl._core", name = "Layer", frozen)]
+pub struct PyLayer {
+    pub(crate) client: MediaClient,
+    pub(crate) ident: Ident,
+}
+
+impl Reply for PyLayer {
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(Py::new(py, self)?.into_any())
+    }
+    fn py_type() -> String {
+        "Layer".into()
+    }
+}
+
+impl PyLayer {
+    fn adjust_job(
+        &self,
+        delta: &Bound<'_, PyAny>,
+        confirm: bool,
+    ) -> PyResult<Work<impl std::future::Future<Output = crate::Result<f64>>>> {
+        let delta = automation::delta(number(delta, "delta")?)?;
+        let (client, layer) = (self.client.clone(), self.ident.clone());
+        Ok(Work(async move {
+            automation::adjust_opacity(&client, &layer, delta, confirm).await
+        }))
+    }
+
+    fn fade_job(
+        &self,
+        to: &Bound<'_, PyAny>,
+        seconds: &Bound<'_, PyAny>,
+        steps: Option<i64>,
+    ) -> PyResult<Work<impl std::future::Future<Output = crate::Result<()>>>> {
+        let plan = automation::Fade::new(number(to, "to")?, number(seconds, "seconds")?, steps)?;
+        let (client, layer) = (self.client.clone(), self.ident.clone());
+        Ok(Work(async move {
+            automation::fade(&client, &layer, plan).await
+        }))
+    }
+}
+
+media_ops!(layer_methods! { {
+    /// Read the opacity, add `delta` (-1.0 to 1.0), clamp to 0.0–1.0 and set it; returns the
+    /// value set. Two requests: another controller may change the opacity between them.
+    /// `confirm=True`: read back until the new value shows.
+    #[pyo3(signature = (delta, *, confirm=false))]
+    fn adjust_opacity(
+        &self,
+        py: Python<'_>,
+        delta: &Bound<'_, PyAny>,
+        #[pyo3(from_py_with = args::confirm)] confirm: bool,
+    ) -> PyResult<Py<PyAny>> {
+        block(py, &self.client, self.adjust_job(delta, confirm)?)
+    }
+
+    /// Read the opacity, add `delta` (-1.0 to 1.0), clamp to 0.0–1.0 and set it; returns the
+    /// value set. Two requests: another controller may change the opacity between them.
+    /// `confirm=True`: read back until the new value shows.
+    ///
+    /// Awaitable twin.
+    #[pyo3(signature = (delta, *, confirm=false))]
+    fn adjust_opacity_async<'py>(
+        &self,
+        py: Python<'py>,
+        delta: &Bound<'_, PyAny>,
+        #[pyo3(from_py_with = args::confirm)] confirm: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        awaitable(py, &self.client, self.adjust_job(delta, confirm)?)
+    }
+
+    /// Fade the opacity from its current value to `to` (0.0–1.0) over `seconds`, in `steps`
+    /// evenly spaced in time (20 a second when None, 50 a second at most); the last lands
+    /// exactly on `to` at `seconds`. Steps the application answers too late for are skipped so
+    /// the fade ends on time. Cancel with asyncio cancellation or Ctrl-C: the opacity stays
+    /// where the fade was.
+    #[pyo3(signature = (to, seconds, steps=None))]
+    fn fade(
+        &self,
+        py: Python<'_>,
+        to: &Bound<'_, PyAny>,
+        seconds: &Bound<'_, PyAny>,
+        #[pyo3(from_py_with = args::steps)] steps: Option<i64>,
+    ) -> PyResult<Py<PyAny>> {
+        block(py, &self.client, self.fade_job(to, seconds, steps)?)
+    }
+
+    /// Fade the opacity from its current value to `to` (0.0–1.0) over `seconds`, in `steps`
+    /// evenly spaced in time (20 a second when None, 50 a second at most); the last lands
+    /// exactly on `to` at `seconds`. Steps the application answers too late for are skipped so
+    /// the fade ends on time. Cancel with asyncio cancellation or Ctrl-C: the opacity stays
+    /// where the fade was.
+    ///
+    /// Awaitable twin.
+    #[pyo3(signature = (to, seconds, steps=None))]
+    fn fade_async<'py>(
+        &self,
+        py: Python<'py>,
+        to: &Bound<'_, PyAny>,
+        seconds: &Bound<'_, PyAny>,
+        #[pyo3(from_py_with = args::steps)] steps: Option<i64>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        awaitable(py, &self.client, self.fade_job(to, seconds, steps)?)
+    }
+
+    /// The identifier this handle was made with (an index, a name or a UUID).
+    #[getter]
+    fn id(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        match &self.ident {
+            Ident::Index(i) => i.into_py_any(py),
+            Ident::Name(n) => n.into_py_any(py),
+        }
+    }
+
+    /// The base URL of the API of the player this layer belongs to.
+    #[getter]
+    fn url(&self) -> String {
+        self.client.transport().base_url().to_string()
+    }
+
+    /// Two handles are equal when they address the same identifier on the same client.
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = other.py();
+        match other.cast::<PyLayer>() {
+            Ok(o) => {
+                let o = o.get();
+                (self.client.same(&o.client) && self.ident == o.ident).into_py_any(py)
+            }
+            Err(_) => Ok(py.NotImplemented()),
+        }
+    }
+
+    /// The hash of what `==` compares.
+    fn __hash__(&self) -> u64 {
+        hash_of(&(self.client.identity(), &self.ident))
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let id = self.id(py)?;
+        Ok(format!(
+            "Layer(id={}, url='{}')",
+            id.bind(py).repr()?,
+            self.client.transport().base_url()
+        ))
+    }
+} });

@@ -1,0 +1,145 @@
+//! Binding of the score view: `ScoreView` and `TeamScore` (from `ScoreRecord.view()`). The
+//! work is in the core (`crate::score::view`).
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::IntoPyObjectExt;
+use serde::Serialize;
+
+use super::convert::dataclass_repr;
+use crate::score::{ScoreView, Team};
+
+/// Any serializable core value as plain Python objects (int, str, bool, None, dict, list).
+pub(crate) fn plain<T: Serialize>(py: Python<'_>, v: &T) -> PyResult<Py<PyAny>> {
+    super::convert::serialize_to_py(py, v)
+}
+
+/// One team of a `ScoreView`.
+#[pyclass(module = "showctl._core", name = "TeamScore", frozen)]
+pub struct PyTeamScore {
+    team: Team,
+}
+
+#[pymethods]
+impl PyTeamScore {
+    /// The team's name field, when the sport has one (`team1Name`).
+    #[getter]
+    fn name(&self) -> Option<String> {
+        self.team.name.clone()
+    }
+    /// The score: an `int` where the wire text is a whole number, else the text.
+    #[getter]
+    fn score(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        plain(py, &self.team.score)
+    }
+    /// The team's other fields in snake case (`fouls`, `time_outs`, `hits`), typed the same way.
+    #[getter]
+    fn stats(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        plain(py, &self.team.stats)
+    }
+    /// Baseball runs per inning (None for an inning not played); empty for other sports.
+    #[getter]
+    fn line_score(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        plain(py, &self.team.line_score)
+    }
+    /// Tennis and Volleyball points per set (None for a set not played); empty otherwise.
+    #[getter]
+    fn sets(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        plain(py, &self.team.sets)
+    }
+    /// The team as a dict (the shape of the feed's `/scores.json`).
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        plain(py, &self.team)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<PyTeamScore>()
+            .is_ok_and(|o| o.get().team == self.team)
+    }
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        dataclass_repr(
+            py,
+            "TeamScore",
+            &[
+                ("name", self.name().into_py_any(py)?),
+                ("score", self.score(py)?),
+            ],
+        )
+    }
+}
+
+/// The sport-independent view of a score record, from `ScoreRecord.view()`.
+#[pyclass(module = "showctl._core", name = "ScoreView", frozen)]
+pub struct PyScoreView {
+    view: Arc<ScoreView>,
+}
+
+impl PyScoreView {
+    pub fn new(view: ScoreView) -> Self {
+        PyScoreView {
+            view: Arc::new(view),
+        }
+    }
+}
+
+#[pymethods]
+impl PyScoreView {
+    /// The wire `sportMode`.
+    #[getter]
+    fn sport(&self) -> Option<String> {
+        self.view.sport.clone()
+    }
+    /// Team 1 and team 2 (empty for an unknown sport; the first game's for Custom).
+    #[getter]
+    fn teams(&self) -> Vec<PyTeamScore> {
+        self.view
+            .teams
+            .iter()
+            .map(|t| PyTeamScore { team: t.clone() })
+            .collect()
+    }
+    /// The period (Australian football's quarter, Baseball's inning): int or text.
+    #[getter]
+    fn period(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        plain(py, &self.view.period)
+    }
+    /// Possession: int or text (None when the sport has none).
+    #[getter]
+    fn possession(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        plain(py, &self.view.possession)
+    }
+    /// The other game fields in snake case (`down`, `to_go`, `current_set`, `top_bottom`).
+    #[getter]
+    fn fields(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        plain(py, &self.view.fields)
+    }
+    /// A Custom record's games in order, each a `ScoreView`; empty for other sports.
+    #[getter]
+    fn games(&self) -> Vec<PyScoreView> {
+        self.view.games.iter().cloned().map(Self::new).collect()
+    }
+    /// The view as a dict (the `view` of the feed's `/scores.json`).
+    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        plain(py, &*self.view)
+    }
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<PyScoreView>()
+            .is_ok_and(|o| o.get().view == self.view)
+    }
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let teams: Vec<String> = self
+            .teams()
+            .iter()
+            .map(|t| t.__repr__(py))
+            .collect::<PyResult<_>>()?;
+        Ok(format!(
+            "ScoreView(sport={}, teams=[{}], period={}, possession={})",
+            self.sport().into_py_any(py)?.bind(py).repr()?,
+            teams.join(", "),
+            self.period(py)?.bind(py).repr()?,
+            self.possession(py)?.bind(py).repr()?,
+        ))
+    }
+}
