@@ -634,7 +634,7 @@ class TeamScore:
     def to_dict(self) -> dict[str, Any]:
         """The team as a dict (the shape of the feed's `/scores.json`)."""
     def __eq__(self, other: object, /) -> bool:
-        """Equal when both hold the same JSON object."""
+        """Equal when both hold the same fields."""
 
 @final
 class ScoreView:
@@ -661,7 +661,7 @@ class ScoreView:
     def to_dict(self) -> dict[str, Any]:
         """The view as a dict (the `view` of the feed's `/scores.json`)."""
     def __eq__(self, other: object, /) -> bool:
-        """Equal when both hold the same JSON object."""
+        """Equal when both hold the same fields."""
 
 @final
 class ScoreEvent:
@@ -1594,7 +1594,7 @@ class Layer:
     def url(self) -> str:
         """The base URL of the API of the player this layer belongs to."""
     def __eq__(self, other: object, /) -> bool:
-        """Equal when both hold the same JSON object."""
+        """Equal when both address the same identifier on the same client."""
     def __hash__(self) -> int:
         """The hash of what ``==`` compares: equal objects hash the same."""
     def adjust_opacity(self, delta: float, *, confirm: bool = False) -> float:
@@ -2053,7 +2053,7 @@ class Command:
     def body(self) -> Any:
         """The JSON body as sent (decoded), or None."""
     def __eq__(self, other: object, /) -> bool:
-        """Equal when both hold the same JSON object."""
+        """Equal when both send the same request (and both are read back, or neither)."""
     def __hash__(self) -> int:
         """The hash of what ``==`` compares: equal objects hash the same."""
     @staticmethod
@@ -2275,7 +2275,7 @@ class RecordedRequest:
     def json(self) -> Any:
         """The body decoded as JSON; `None` when empty."""
     def __eq__(self, other: object, /) -> bool:
-        """Equal when both hold the same JSON object."""
+        """Equal when both hold the same request and answer."""
     def __hash__(self) -> int:
         """The hash of what ``==`` compares: equal objects hash the same."""
 
