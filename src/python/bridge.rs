@@ -8,7 +8,8 @@
 //! wake-up, not one thread hand-off each.
 //!
 //! Loops that cannot watch a socket (the Windows proactor loop) use the generic bridge of
-//! pyo3-async-runtimes instead (see `rt::spawn`).
+//! pyo3-async-runtimes instead (see `rt::spawn`), as do all loops when built with `simple-rt`.
+#![cfg(not(feature = "simple-rt"))]
 
 use std::future::Future;
 use std::io::{Read, Write};
