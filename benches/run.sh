@@ -6,10 +6,6 @@
 # created if needed), then runs benches/bench.py, which starts nginx on a loopback port, measures
 # every client against it, prints the table, writes benches/results/latest.json and puts the
 # table into benches/README.md.
-#
-# SHOWCTL_BENCH_VARIANTS="feature ..." also builds showctl with each cargo feature (release, into
-# a temporary directory) and measures it in the same rounds, as "showctl FEATURE", with its own
-# goal rows; such a comparison run leaves benches/README.md as it is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,20 +35,4 @@ if ! maturin develop --release --extras bench >"$log" 2>&1; then
     exit 1
 fi
 
-variants=()
-work=$(mktemp -d)
-trap 'rm -rf "$log" "$work"' EXIT
-for feature in ${SHOWCTL_BENCH_VARIANTS:-}; do
-    echo "building showctl --features $feature (release)"
-    if ! maturin build --release --features "python,$feature" --out "$work/$feature" >"$log" 2>&1; then
-        cat "$log" >&2
-        exit 1
-    fi
-    python -m zipfile -e "$work/$feature"/*.whl "$work/$feature/site"
-    variants+=(--variant "$feature=$work/$feature/site")
-done
-if [ ${#variants[@]} -eq 0 ]; then
-    variants=(--readme)
-fi
-
-python benches/bench.py "${variants[@]}" "$@"
+python benches/bench.py --readme "$@"

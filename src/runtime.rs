@@ -7,20 +7,13 @@
 //! or LAN round trip those wake-ups cost more than the rest of the call). Connections made on a
 //! lane are only driven while that thread is in a call, so a lane keeps its own connections (see
 //! `transport`); everything else (asyncio calls, background work) uses the process runtime.
-//!
-//! Built with the `simple-rt` feature there are no lanes: a blocking call is `block_on` on the
-//! process runtime, whose worker threads drive its connections (kept to be measured against
-//! the lanes, see docs/architecture.md).
+//! (`block_on` on the process runtime instead costs 1.5–2× per call: docs/architecture.md.)
 
-#[cfg(not(feature = "simple-rt"))]
 use std::cell::{Cell, RefCell};
-#[cfg(not(feature = "simple-rt"))]
-use std::rc::Rc;
-#[cfg(not(feature = "simple-rt"))]
-use std::time::{Duration, Instant};
-
 use std::future::Future;
+use std::rc::Rc;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use tokio::runtime::Runtime;
 
@@ -64,7 +57,6 @@ pub fn inside_runtime() -> bool {
     tokio::runtime::Handle::try_current().is_ok()
 }
 
-#[cfg(not(feature = "simple-rt"))]
 thread_local! {
     /// This thread's lane runtime and the process it was built in.
     static LANE: RefCell<Option<(u32, Rc<Runtime>)>> = const { RefCell::new(None) };
@@ -74,14 +66,11 @@ thread_local! {
     static LANE_LEFT: Cell<Option<Instant>> = const { Cell::new(None) };
 }
 
-#[cfg(not(feature = "simple-rt"))]
 /// A lane idle for longer than this catches up before a call (see [`block_on_here`]).
 const LANE_IDLE: Duration = Duration::from_millis(5);
-#[cfg(not(feature = "simple-rt"))]
 /// How long a call looks for its answer before its thread sleeps (see [`block_on_here`]).
 const LANE_SPIN: Duration = Duration::from_micros(100);
 
-#[cfg(not(feature = "simple-rt"))]
 fn lane() -> Rc<Runtime> {
     let pid = std::process::id();
     LANE.with(|slot| {
@@ -106,7 +95,6 @@ fn lane() -> Rc<Runtime> {
     })
 }
 
-#[cfg(not(feature = "simple-rt"))]
 /// Run a future to completion on the calling thread, on its lane (see the module
 /// documentation). Must not be called from inside a runtime (see [`inside_runtime`]).
 ///
@@ -153,24 +141,10 @@ pub fn block_on_here<F: Future>(fut: F) -> F::Output {
     })
 }
 
-#[cfg(not(feature = "simple-rt"))]
 /// True while the calling thread is running a future with [`block_on_here`]: work started here
 /// must use this lane's connections.
 pub fn in_lane() -> bool {
     IN_LANE.with(|f| f.get())
-}
-
-/// Run a future to completion on the process runtime, from a thread outside it (`simple-rt`).
-/// Must not be called from inside a runtime (see [`inside_runtime`]).
-#[cfg(feature = "simple-rt")]
-pub fn block_on_here<F: Future>(fut: F) -> F::Output {
-    get().block_on(fut)
-}
-
-/// Always false: without lanes, every connection belongs to the process runtime (`simple-rt`).
-#[cfg(feature = "simple-rt")]
-pub fn in_lane() -> bool {
-    false
 }
 
 #[cfg(test)]
@@ -184,7 +158,6 @@ mod tests {
     }
 
     #[test]
-    #[cfg(not(feature = "simple-rt"))]
     fn lane_runs_on_the_calling_thread() {
         let me = std::thread::current().id();
         assert!(!super::in_lane());

@@ -8,8 +8,7 @@
 //! wake-up, not one thread hand-off each.
 //!
 //! Loops that cannot watch a socket (the Windows proactor loop) use the generic bridge of
-//! pyo3-async-runtimes instead (see `rt::spawn`), as do all loops when built with `simple-rt`.
-#![cfg(not(feature = "simple-rt"))]
+//! pyo3-async-runtimes instead (see `rt::spawn`).
 
 use std::future::Future;
 use std::io::{Read, Write};

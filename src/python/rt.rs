@@ -3,10 +3,8 @@
 //! runtime, which is rebuilt after `fork()`, and is settled by the loop's completion queue:
 //! see `bridge`; pyo3-async-runtimes' generic bridge for loops that cannot watch a socket).
 //! Panics are caught here and become `ShowctlError`, never `PanicException`.
-//!
-//! Built with the `simple-rt` feature, a blocking call is `block_on` on the process runtime and
-//! every asyncio call goes through pyo3-async-runtimes' `future_into_py` (no lanes, no completion
-//! queue), to be measured against the default (docs/architecture.md).
+//! The plain way (`block_on` on the process runtime, `future_into_py` for every loop) was
+//! measured against this and misses the latency goal: see docs/architecture.md.
 
 use std::cell::OnceCell;
 use std::future::Future;
@@ -363,7 +361,7 @@ where
             let (fut, convert) = taken.ok_or_else(|| {
                 PyRuntimeError::new_err("this showctl awaitable was already awaited")
             })?;
-            #[cfg(all(unix, not(feature = "simple-rt")))]
+            #[cfg(unix)]
             let (fut, convert) = match crate::python::bridge::spawn(py, fut, convert)? {
                 Ok(awaitable) => return Ok(awaitable.unbind()),
                 Err(unstarted) => unstarted,
