@@ -205,13 +205,16 @@ def floor_fanout(base: str, seconds: int, commands: int, in_flight: int) -> dict
     return {"wall_ms": commands / float(rps.group(1)) * 1000, "requests_per_s": float(rps.group(1))}
 
 
-def run_case(bench: str, client: str, base: str) -> dict[str, Any]:
+def run_case(bench: str, client: str, base: str, path: str | None = None) -> dict[str, Any]:
+    """Run one case in a fresh interpreter; `path` first on its import path (a variant build)."""
+    env = dict(os.environ, PYTHONPATH=path) if path else None
     proc = subprocess.run(
         [sys.executable, str(CASES), bench, client, base],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
+        env=env,
     )
     if proc.returncode != 0:
         raise RuntimeError(f"{bench}/{client} failed ({proc.returncode}):\n{proc.stderr}")
@@ -252,7 +255,9 @@ def combine(samples: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def measure(base: str, rounds: int, import_runs: int, wrk_seconds: int) -> dict[str, Any]:
+def measure(
+    base: str, rounds: int, import_runs: int, wrk_seconds: int, variants: dict[str, str]
+) -> dict[str, Any]:
     per_round: dict[str, dict[str, list[dict[str, Any]]]] = {
         b: {} for b in ["sync", "fanout", "tree", "import"]
     }
@@ -262,18 +267,22 @@ def measure(base: str, rounds: int, import_runs: int, wrk_seconds: int) -> dict[
         key = KEY[bench]
         print(f"  {bench:7} {client:26} {figures[key]:10.2f} {key}", flush=True)
 
+    def cases(bench: str, clients: list[str]) -> None:
+        for c in clients:
+            add(bench, c, run_case(bench, c, base))
+            if c == "showctl":  # each variant right after the build it is compared with
+                for label, path in variants.items():
+                    add(bench, f"showctl {label}", run_case(bench, c, base, path))
+
     for module in IMPORTS:  # warm the bytecode caches
         import_time(module)
     for r in range(rounds):
         print(f"round {r + 1} of {rounds}", flush=True)
         add("sync", "floor", floor_sync(base, wrk_seconds))
-        for c in SYNC_CLIENTS:
-            add("sync", c, run_case("sync", c, base))
+        cases("sync", SYNC_CLIENTS)
         add("fanout", "floor", floor_fanout(base, wrk_seconds, 2000, 64))
-        for c in FANOUT_CLIENTS:
-            add("fanout", c, run_case("fanout", c, base))
-        for c in TREE_CLIENTS:
-            add("tree", c, run_case("tree", c, base))
+        cases("fanout", FANOUT_CLIENTS)
+        cases("tree", TREE_CLIENTS)
         for module in IMPORTS:
             runs = [import_time(module) for _ in range(import_runs)]
             add("import", module, combine(runs))
@@ -317,16 +326,18 @@ def machine() -> dict[str, Any]:
     }
 
 
-def ratios(results: dict[str, Any]) -> list[dict[str, Any]]:
+def ratios(results: dict[str, Any], variants: list[str]) -> list[dict[str, Any]]:
     goals = []
-    for label, (nb, nc), (db, dc), target, kind in GOALS:
-        num = results[nb].get(nc, {}).get(KEY[nb])
-        den = results[db].get(dc, {}).get(KEY[db])
-        value = num / den if num and den else None
-        met = None
-        if value is not None and target is not None:
-            met = value <= target if kind == "max" else value >= target
-        goals.append({"goal": label, "ratio": value, "target": target, "kind": kind, "met": met})
+    for build in ["showctl"] + [f"showctl {v}" for v in variants]:  # each build's own goals
+        for label, (nb, nc), (db, dc), target, kind in GOALS:
+            num = results[nb].get(build if nc == "showctl" else nc, {}).get(KEY[nb])
+            den = results[db].get(build if dc == "showctl" else dc, {}).get(KEY[db])
+            value = num / den if num and den else None
+            met = None
+            if value is not None and target is not None:
+                met = value <= target if kind == "max" else value >= target
+            goal = label.replace("showctl", build)
+            goals.append({"goal": goal, "ratio": value, "target": target, "kind": kind, "met": met})
     imp = results["import"].get("showctl", {}).get("median_ms")
     goals.append(
         {
@@ -400,7 +411,15 @@ def main() -> int:
     ap.add_argument("--wrk-seconds", type=int, default=3, help="length of each wrk run")
     ap.add_argument("--readme", action="store_true", help="write the table into README.md")
     ap.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON figures")
+    ap.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="LABEL=DIR",
+        help="also measure the showctl package in DIR (another build), as 'showctl LABEL'",
+    )
     args = ap.parse_args()
+    variants = dict(v.split("=", 1) for v in args.variant)
     if shutil.which("wrk") is None:
         raise SystemExit("wrk not found (benches/run.sh installs it)")
 
@@ -408,7 +427,7 @@ def main() -> int:
     info = machine()
     with nginx_server() as (base, server):
         print(f"server: {server['software']} at {base}", flush=True)
-        results = measure(base, args.rounds, args.import_runs, args.wrk_seconds)
+        results = measure(base, args.rounds, args.import_runs, args.wrk_seconds, variants)
     info["loadavg_at_end"] = os.getloadavg()[0]
     report: dict[str, Any] = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -419,10 +438,11 @@ def main() -> int:
             "import_runs": args.import_runs,
             "wrk_seconds": args.wrk_seconds,
             "duration_s": round(time.monotonic() - started, 1),
+            "variants": list(variants),
         },
         "results": results,
     }
-    report["goals"] = ratios(results)
+    report["goals"] = ratios(results, list(variants))
     text = table(report)
     print()
     print(text)

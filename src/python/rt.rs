@@ -2,7 +2,9 @@
 //! thread's own lane: see `runtime`) and asyncio (a coroutine whose future runs on the process
 //! runtime, which is rebuilt after `fork()`, and is settled by the loop's completion queue:
 //! see `bridge`; pyo3-async-runtimes' generic bridge for loops that cannot watch a socket).
-//! Panics are caught here and become `ShowctlError`, never `PanicException`.
+//! Panics are caught (see `guard`) and become `ShowctlError`, never `PanicException`.
+//! The plain way (`block_on` on the process runtime, `future_into_py` for every loop) was
+//! measured against this and misses the latency goal: see docs/architecture.md.
 
 use std::cell::OnceCell;
 use std::future::Future;
