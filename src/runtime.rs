@@ -169,3 +169,16 @@ mod tests {
         assert!(!super::in_lane());
     }
 }
+
+/// Bodies at least this large give their decoding memory back to the system once freed.
+pub const RELEASE_AFTER: usize = 1024 * 1024;
+
+/// Give memory freed by the allocator back to the system (glibc keeps freed small blocks in
+/// its arenas: after decoding a large reply, hundreds of MB would otherwise stay resident).
+pub fn release_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only walks the allocator's own free lists; it takes no pointer.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import socket
 from collections.abc import Iterator
@@ -138,3 +139,40 @@ def test_a_mirror_never_hides_the_primary_error(
     player.close()
     assert player.mirror_status()[0].sent == 1
     asyncio.run(player.aclose())  # closing twice is harmless
+
+
+def opacity_values(sim: showctl.Simulator) -> list[float]:
+    return [
+        float(json.loads(r.body)["value"])
+        for r in sim.requests
+        if r.method == "POST" and r.path == "/api/0/opacity/layer/0"
+    ]
+
+
+def test_a_burst_reaches_a_mirror_that_keeps_up(caplog: pytest.LogCaptureFixture) -> None:
+    """2,000 commands in one batch (16 at a time on the primary) all reach the mirror, in the
+    order given; it stays healthy and nothing is logged as dropped."""
+    caplog.set_level(logging.INFO, logger="showctl")
+    values = [i / 2048 for i in range(2000)]
+    with showctl.Simulator() as primary, showctl.Simulator() as mirror:
+        with showctl.MediaPlayer(primary.url, mirrors=[mirror.url], timeout=120) as player:
+            results = player.batch([showctl.cmd.set_opacity(0, v) for v in values])
+            assert all(r.ok for r in results)
+        (status,) = player.mirror_status()
+        assert (status.sent, status.failed, status.dropped, status.pending) == (2000, 0, 0, 0)
+        assert status.healthy
+        assert opacity_values(mirror) == values
+    assert not [r for r in caplog.records if r.name == "showctl.mirror"]
+
+
+async def test_a_gathered_burst_reaches_a_mirror_that_keeps_up() -> None:
+    """2,000 gathered set_opacity_async() calls all reach the mirror, each once."""
+    values = [i / 2048 for i in range(2000)]
+    with showctl.Simulator() as primary, showctl.Simulator() as mirror:
+        async with showctl.MediaPlayer(primary.url, mirrors=[mirror.url], timeout=120) as player:
+            layer = player.layer(0)
+            await asyncio.gather(*(layer.set_opacity_async(v) for v in values))
+        (status,) = player.mirror_status()
+        assert (status.sent, status.failed, status.dropped, status.pending) == (2000, 0, 0, 0)
+        assert status.healthy
+        assert sorted(opacity_values(mirror)) == values
