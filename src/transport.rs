@@ -524,6 +524,7 @@ impl Transport {
 
     /// Send a request, retrying as configured, and return the body of a 2xx answer.
     pub async fn send(&self, req: &Request) -> Result<Bytes> {
+        crate::runtime::release_pending_memory();
         let retries = if req.method == Method::Get || self.retry_commands {
             self.retries
         } else {
