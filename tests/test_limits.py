@@ -86,7 +86,8 @@ CHILD = textwrap.dedent(
     base_rss, base_peak = rss(), peak()
     try:
         result = eval(call)
-        outcome = type(result).__name__ + " " + str(len(result) if hasattr(result, "__len__") else "")
+        size = len(result) if hasattr(result, "__len__") else ""
+        outcome = type(result).__name__ + " " + str(size)
     except showctl.ShowctlError as e:
         outcome = type(e).__name__ + ": " + str(e)
     result = None
@@ -104,7 +105,7 @@ CHILD = textwrap.dedent(
 def measure(body: bytes, call: str) -> dict[str, object]:
     with raw_server(http_reply(body)) as url, socket.socket() as refusing:
         refusing.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused
-        dead = "http://127.0.0.1:%d" % refusing.getsockname()[1]
+        dead = f"http://127.0.0.1:{refusing.getsockname()[1]}"
         out = subprocess.run(
             [sys.executable, "-c", CHILD, url, call, dead],
             capture_output=True,
