@@ -146,30 +146,6 @@ pub fn in_lane() -> bool {
     IN_LANE.with(|f| f.get())
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn same_runtime_twice() {
-        let a = super::get();
-        let b = super::get();
-        assert!(std::sync::Arc::ptr_eq(&a, &b));
-        assert_eq!(a.block_on(async { 1 + 1 }), 2);
-    }
-
-    #[test]
-    fn lane_runs_on_the_calling_thread() {
-        let me = std::thread::current().id();
-        assert!(!super::in_lane());
-        let (on, id) = super::block_on_here(async {
-            tokio::task::yield_now().await;
-            (super::in_lane(), std::thread::current().id())
-        });
-        assert!(on);
-        assert_eq!(id, me);
-        assert!(!super::in_lane());
-    }
-}
-
 /// Bodies at least this large give their decoding memory back to the system once freed.
 pub const RELEASE_AFTER: usize = 1024 * 1024;
 
@@ -197,5 +173,29 @@ fn trim() {
     // SAFETY: malloc_trim only walks the allocator's own free lists; it takes no pointer.
     unsafe {
         libc::malloc_trim(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn same_runtime_twice() {
+        let a = super::get();
+        let b = super::get();
+        assert!(std::sync::Arc::ptr_eq(&a, &b));
+        assert_eq!(a.block_on(async { 1 + 1 }), 2);
+    }
+
+    #[test]
+    fn lane_runs_on_the_calling_thread() {
+        let me = std::thread::current().id();
+        assert!(!super::in_lane());
+        let (on, id) = super::block_on_here(async {
+            tokio::task::yield_now().await;
+            (super::in_lane(), std::thread::current().id())
+        });
+        assert!(on);
+        assert_eq!(id, me);
+        assert!(!super::in_lane());
     }
 }

@@ -167,9 +167,11 @@ fn scheme_typo(url: &str) -> Option<String> {
         return None;
     }
     let lower = url.to_ascii_lowercase();
-    let (scheme, rest) = ["https", "http"]
-        .iter()
-        .find_map(|s| lower.strip_prefix(s).map(|r| (*s, &url[url.len() - r.len()..])))?;
+    let (scheme, rest) = ["https", "http"].iter().find_map(|s| {
+        lower
+            .strip_prefix(s)
+            .map(|r| (*s, &url[url.len() - r.len()..]))
+    })?;
     // `http:8080` is a host named `http` on port 8080: a digit after the colon is a port.
     let typo = rest.starts_with('/')
         || rest.starts_with(":/")

@@ -650,9 +650,11 @@ pub const PLAYLIST: Endpoint<(), Playlist> = get("/data/playlist/{playlist:id}",
 pub const CUE: Endpoint<(), Cue> = get(
     "/data/playlist/{playlist:playlist_id}/cue/{cue:cue_id}",
     one,
-).capped(OBJECT_REPLY);
+)
+.capped(OBJECT_REPLY);
 pub const LAYERS: Endpoint<(), LayerList> = get("/data/layers", layers);
-pub const LAYER_STATE: Endpoint<(), LayerState> = get("/data/layer/{layer:id}", one).capped(OBJECT_REPLY);
+pub const LAYER_STATE: Endpoint<(), LayerState> =
+    get("/data/layer/{layer:id}", one).capped(OBJECT_REPLY);
 
 // Clear, mute, unmute, hide, unhide
 pub const CLEAR_WORKSPACE: Endpoint<(), ()> = post0("/clear/workspace");
@@ -679,12 +681,15 @@ pub const TRIGGER_LAYER: Endpoint<(), ()> =
     post0("/trigger/layer/{layer:id}/playlist/{playlist:playlist_id}/cue/{cue:cue_id}");
 
 // Opacity
-pub const LAYER_OPACITY: Endpoint<(), f64> = get("/opacity/layer/{layer:id}", opacity).capped(NUMBER_REPLY);
+pub const LAYER_OPACITY: Endpoint<(), f64> =
+    get("/opacity/layer/{layer:id}", opacity).capped(NUMBER_REPLY);
 pub const SET_LAYER_OPACITY: Endpoint<f64, ()> = post("/opacity/layer/{layer:id}", opacity_body);
 
 // Blend mode
-pub const BLEND_MODES: Endpoint<(), Vec<Arc<BlendMode>>> = get("/blendMode", list).capped(LIST_REPLY);
-pub const LAYER_BLEND_MODE: Endpoint<(), BlendMode> = get("/blendMode/layer/{layer:id}", one).capped(OBJECT_REPLY);
+pub const BLEND_MODES: Endpoint<(), Vec<Arc<BlendMode>>> =
+    get("/blendMode", list).capped(LIST_REPLY);
+pub const LAYER_BLEND_MODE: Endpoint<(), BlendMode> =
+    get("/blendMode/layer/{layer:id}", one).capped(OBJECT_REPLY);
 pub const SET_LAYER_BLEND_MODE: Endpoint<String, ()> =
     post("/blendMode/layer/{layer:id}", value_body);
 
@@ -699,14 +704,16 @@ pub const SET_LAYER_BLEND: Endpoint<BlendSpec, ()> = Endpoint {
 };
 
 // Layer preset
-pub const LAYER_PRESETS: Endpoint<(), Vec<Arc<LayerPreset>>> = get("/layerPreset", list).capped(LIST_REPLY);
+pub const LAYER_PRESETS: Endpoint<(), Vec<Arc<LayerPreset>>> =
+    get("/layerPreset", list).capped(LIST_REPLY);
 pub const LAYER_LAYER_PRESETS: Endpoint<(), Vec<Arc<LayerPreset>>> =
     get("/layerPreset/layer/{layer:id}", list).capped(LIST_REPLY);
 pub const APPLY_LAYER_PRESET: Endpoint<String, ()> =
     post("/layerPreset/layer/{layer:id}", value_body);
 
 // Target set
-pub const TARGET_SETS: Endpoint<(), Vec<Arc<TargetSet>>> = get("/targetSet", list).capped(LIST_REPLY);
+pub const TARGET_SETS: Endpoint<(), Vec<Arc<TargetSet>>> =
+    get("/targetSet", list).capped(LIST_REPLY);
 pub const LAYER_TARGET_SET: Endpoint<(), Option<TargetSet>> =
     get("/targetSet/layer/{layer:id}", maybe).capped(OBJECT_REPLY);
 pub const SET_LAYER_TARGET_SET: Endpoint<Option<String>, ()> =
@@ -714,15 +721,18 @@ pub const SET_LAYER_TARGET_SET: Endpoint<Option<String>, ()> =
 
 // Effects
 pub const EFFECTS: Endpoint<(), Vec<Arc<Effect>>> = get("/effects", list).capped(LIST_REPLY);
-pub const WORKSPACE_EFFECTS: Endpoint<(), Vec<Arc<Effect>>> = get("/effects/workspace", list).capped(LIST_REPLY);
+pub const WORKSPACE_EFFECTS: Endpoint<(), Vec<Arc<Effect>>> =
+    get("/effects/workspace", list).capped(LIST_REPLY);
 pub const SET_WORKSPACE_EFFECT: Endpoint<Map<String, Value>, ()> =
     post("/effects/workspace", effect_body);
-pub const LAYER_EFFECTS: Endpoint<(), Vec<Arc<Effect>>> = get("/effects/layer/{layer:id}", list).capped(LIST_REPLY);
+pub const LAYER_EFFECTS: Endpoint<(), Vec<Arc<Effect>>> =
+    get("/effects/layer/{layer:id}", list).capped(LIST_REPLY);
 pub const SET_LAYER_EFFECT: Endpoint<Map<String, Value>, ()> =
     post("/effects/layer/{layer:id}", effect_body);
 
 // Effects preset
-pub const EFFECT_PRESETS: Endpoint<(), Vec<Arc<EffectPreset>>> = get("/effectsPreset", list).capped(LIST_REPLY);
+pub const EFFECT_PRESETS: Endpoint<(), Vec<Arc<EffectPreset>>> =
+    get("/effectsPreset", list).capped(LIST_REPLY);
 pub const WORKSPACE_EFFECT_PRESET: Endpoint<(), Option<EffectPreset>> =
     get("/effectsPreset/workspace", maybe).capped(OBJECT_REPLY);
 pub const SET_WORKSPACE_EFFECT_PRESET: Endpoint<Option<String>, ()> =
@@ -733,7 +743,8 @@ pub const SET_LAYER_EFFECT_PRESET: Endpoint<Option<String>, ()> =
     post("/effectsPreset/layer/{layer:id}", value_or_null_body);
 
 // Transition (sent as `{"value": uuid}`; `{"value": null}` returns a layer to the master)
-pub const TRANSITIONS: Endpoint<(), Vec<Arc<Transition>>> = get("/transition", list).capped(LIST_REPLY);
+pub const TRANSITIONS: Endpoint<(), Vec<Arc<Transition>>> =
+    get("/transition", list).capped(LIST_REPLY);
 pub const WORKSPACE_TRANSITION: Endpoint<(), Option<Transition>> =
     get("/transition/workspace", maybe).capped(OBJECT_REPLY);
 pub const SET_WORKSPACE_TRANSITION: Endpoint<String, ()> =

@@ -221,8 +221,11 @@ impl Mirror {
         drop(queue);
         if let Err(e) = sender.try_send(job) {
             let request = e.into_inner().request;
-            self.shared
-                .dropped(self.capacity, request.method.as_str(), &request.path_and_query());
+            self.shared.dropped(
+                self.capacity,
+                request.method.as_str(),
+                &request.path_and_query(),
+            );
         }
     }
 

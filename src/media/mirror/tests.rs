@@ -173,7 +173,12 @@ async fn a_burst_reaches_a_mirror_that_keeps_up() {
         "{st:?}"
     );
     let expected: Vec<String> = (0..n)
-        .map(|i| format!("POST /opacity/layer/0 {}", serde_json::json!({"value": i as f64 / 4096.0})))
+        .map(|i| {
+            format!(
+                "POST /opacity/layer/0 {}",
+                serde_json::json!({"value": i as f64 / 4096.0})
+            )
+        })
         .collect();
     assert_eq!(lines(&mirror_log, "POST"), expected);
 }
