@@ -151,11 +151,19 @@ def _in_use(prefix: str) -> bool:
 
 class FaultProxy:
     """A TCP proxy on loopback in front of `upstream` (host, port): each chunk is forwarded
-    `delay` seconds late; with `stall_every=N`, connections 1, N+1, 2N+1, ... are accepted
-    and never forwarded (their count is `stalled`)."""
+    `delay` seconds late, and only once `hold` (if given) is set; with `stall_every=N`,
+    connections 1, N+1, 2N+1, ... are accepted and never forwarded (their count is
+    `stalled`)."""
 
-    def __init__(self, upstream: tuple[str, int], delay: float = 0.0, stall_every: int = 0):
+    def __init__(
+        self,
+        upstream: tuple[str, int],
+        delay: float = 0.0,
+        stall_every: int = 0,
+        hold: threading.Event | None = None,
+    ):
         self.upstream, self.delay, self.stall_every = upstream, delay, stall_every
+        self.hold = hold
         self.connections = 0
         self.stalled = 0
         self.listener = socket.create_server(("127.0.0.1", 0))
@@ -187,6 +195,8 @@ class FaultProxy:
     def _pump(self, src: socket.socket, dst: socket.socket) -> None:
         with contextlib.suppress(OSError):
             while chunk := src.recv(65536):
+                if self.hold is not None:
+                    self.hold.wait(60)
                 if self.delay:
                     time.sleep(self.delay)  # the fault itself: this chunk is late
                 dst.sendall(chunk)

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 import showctl
+from netkit import free_port, sigint_default
 
 COMMANDS = [
     "simulate",
@@ -60,6 +61,7 @@ def start(*args: str) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         env=env(),
+        preexec_fn=sigint_default,
     )
 
 
@@ -268,7 +270,7 @@ def test_exit_codes_and_one_line_errors(sim: showctl.Simulator) -> None:
     assert no_url.returncode == 2
     assert "SHOWCTL_MEDIA_URL" in one_error_line(no_url)
 
-    refused = showctl_cli("layers", "--url", "http://127.0.0.1:9", "--timeout", "2")
+    refused = showctl_cli("layers", "--url", f"http://127.0.0.1:{free_port()}", "--timeout", "2")
     assert refused.returncode == 1
     one_error_line(refused)
 

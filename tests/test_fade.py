@@ -100,8 +100,12 @@ def test_ctrl_c_stops_a_blocking_fade(httpserver: HTTPServer, base_url: str) -> 
         layer.fade(1.0, 3.0, 30)
     assert time.monotonic() - started < 2.5
     count = len(posted(httpserver))
+    # A step sent just before the interrupt may still land; after that, nothing more.
     time.sleep(0.3)
-    assert len(posted(httpserver)) == count and count < 30
+    landed = len(posted(httpserver))
+    assert landed <= count + 1 and landed < 30
+    time.sleep(0.3)
+    assert len(posted(httpserver)) == landed
 
 
 @pytest.mark.parametrize("mode", MODES)

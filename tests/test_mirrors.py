@@ -9,16 +9,21 @@ import contextlib
 import json
 import logging
 import socket
+import threading
 from collections.abc import Iterator
 
 import pytest
 import showctl
+from nethosts import FaultProxy
 
 
-def dead_url() -> str:
+@contextlib.contextmanager
+def dead_url() -> Iterator[str]:
+    """A loopback URL where connections are refused: its port is bound and never listened on
+    (held for the whole test, so nothing else can take it)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{s.getsockname()[1]}"
+        yield f"http://127.0.0.1:{s.getsockname()[1]}"
 
 
 @pytest.fixture
@@ -36,17 +41,36 @@ def test_a_dead_and_a_slow_mirror(
     sims: tuple[showctl.Simulator, showctl.Simulator], caplog: pytest.LogCaptureFixture
 ) -> None:
     primary, slow = sims
-    dead = dead_url()
     caplog.set_level(logging.WARNING, logger="showctl")
-    player = showctl.MediaPlayer(primary.url, mirrors=[dead, slow.url])
+    # The slow mirror answers nothing until `release` is set (a proxy holds its traffic).
+    release = threading.Event()
+    held = FaultProxy(("127.0.0.1", slow.port), hold=release)
+    with dead_url() as dead:
+        try:
+            check_the_dead_and_the_slow(primary, slow, dead, held, release, caplog)
+        finally:
+            release.set()
+            held.close()
+
+
+def check_the_dead_and_the_slow(
+    primary: showctl.Simulator,
+    slow: showctl.Simulator,
+    dead: str,
+    held: FaultProxy,
+    release: threading.Event,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    player = showctl.MediaPlayer(primary.url, mirrors=[dead, held.url])
     main = player.layer("Main")
     for value in (0.1, 0.2, 0.3, 0.4, 0.5):
         main.set_opacity(value)
     main.mute(confirm=True)  # reads go to the primary only
     assert main.opacity() == 0.5
     status = player.mirror_status()
-    assert [s.url for s in status] == [f"{dead}/api/0", f"{slow.url}/api/0"]
-    assert status[1].pending > 0, "the primary's results did not wait for the slow mirror"
+    assert [s.url for s in status] == [f"{dead}/api/0", f"{held.url}/api/0"]
+    assert status[1].pending == 6, "the primary's results did not wait for the slow mirror"
+    release.set()
     player.close()
     dead_status, slow_status = player.mirror_status()
     assert (dead_status.sent, dead_status.failed, dead_status.healthy) == (0, 6, False)

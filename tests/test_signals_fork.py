@@ -3,15 +3,17 @@ use new clients (its runtime is rebuilt). Each case runs in a subprocess."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
 import sys
 import textwrap
 import threading
 import time
+from collections.abc import Iterator
 
 import pytest
-from netkit import slow_server
+from netkit import sigint_default, slow_server
 from pytest_httpserver import HTTPServer
 from recording import load, serve
 
@@ -36,19 +38,33 @@ BLOCKED = textwrap.dedent(
 )
 
 
+@contextlib.contextmanager
+def parent_sigint(ignored: bool) -> Iterator[None]:
+    """This process as started by `nohup` or as a background job (SIGINT ignored), or not."""
+    if not ignored:
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.parametrize("parent_ignores_sigint", [False, True])
 @pytest.mark.parametrize("call", ["scores", "watch"])
-def test_ctrl_c_interrupts_a_blocking_call(call: str) -> None:
+def test_ctrl_c_interrupts_a_blocking_call(call: str, parent_ignores_sigint: bool) -> None:
     arrived = threading.Event()
-    with slow_server(30.0, arrived=arrived) as url:
+    with slow_server(30.0, arrived=arrived) as url, parent_sigint(parent_ignores_sigint):
         child = subprocess.Popen(
             [sys.executable, "-c", BLOCKED, url, call],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=sigint_default,
         )
         try:
             assert arrived.wait(20), "the child never sent its request"
-            time.sleep(0.1)  # the child is blocked waiting for the answer
             sent_at = time.monotonic()
             child.send_signal(signal.SIGINT)
             assert child.stdout is not None
@@ -60,7 +76,8 @@ def test_ctrl_c_interrupts_a_blocking_call(call: str) -> None:
                 child.kill()
                 child.wait()
     assert line == "interrupted"
-    assert took < 0.5
+    # Interrupted, not answered after 30 s (the latency itself is measured in benches/).
+    assert took < 5.0
 
 
 FORKED = textwrap.dedent(
