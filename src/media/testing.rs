@@ -118,7 +118,6 @@ where
     (url, log, peak)
 }
 
-/// A URL where nothing listens (connections are refused).
 /// A loopback URL where connections are refused: its port is bound and never listened on, and
 /// stays bound until the tests end (a released port could be taken by another process).
 pub async fn dead_url() -> String {
