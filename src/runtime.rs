@@ -26,9 +26,39 @@ fn build() -> Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
         .thread_name("showctl-io")
+        .on_thread_start(leave_signals_to_the_caller)
         .enable_all()
         .build()
         .expect("showctl: cannot start the tokio runtime")
+}
+
+/// Signals sent to the process (Ctrl-C's SIGINT, SIGTERM, an alarm...) are delivered to any
+/// thread that does not block them. One taken by a runtime thread would leave the program's
+/// own thread asleep: Python runs its handler only when that thread next runs, so
+/// `time.sleep(3600)` ignored Ctrl-C for an hour. The runtime's threads block them, so the
+/// kernel always picks a thread of the program.
+fn leave_signals_to_the_caller() {
+    #[cfg(unix)]
+    // SAFETY: the set is initialised by sigemptyset before use; pthread_sigmask changes the
+    // mask of this (runtime) thread only.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for signal in [
+            libc::SIGINT,
+            libc::SIGTERM,
+            libc::SIGHUP,
+            libc::SIGQUIT,
+            libc::SIGUSR1,
+            libc::SIGUSR2,
+            libc::SIGALRM,
+            libc::SIGCHLD,
+            libc::SIGWINCH,
+        ] {
+            libc::sigaddset(&mut set, signal);
+        }
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
 }
 
 /// The runtime of this process (built on first use, and again in a forked child).

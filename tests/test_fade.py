@@ -83,9 +83,13 @@ async def test_cancelling_the_task_stops_the_fade(httpserver: HTTPServer, base_u
     with pytest.raises(asyncio.CancelledError):
         await task
     sent_at_cancel = len(posted(httpserver))
+    # A step sent just before the cancel may still land; after that, nothing more.
+    await asyncio.sleep(0.4)
+    landed = len(posted(httpserver))
+    assert landed <= sent_at_cancel + 1
     await asyncio.sleep(0.4)
     values = posted(httpserver)
-    assert len(values) == sent_at_cancel, "nothing is sent after the cancel"
+    assert len(values) == landed, "nothing is sent after the cancel"
     assert 1 <= len(values) < 20
     assert values[-1] < 1.0
 

@@ -164,3 +164,44 @@ def test_the_interpreter_exits_cleanly_after_async_use(
         if child.returncode != 0:
             failures.append((child.returncode, err[-500:]))
     assert failures == []
+
+
+SIGNAL_TO_THE_PROGRAM = textwrap.dedent(
+    """
+    import os, signal, sys
+    import showctl
+
+    # showctl's threads run: a simulator, and an asyncio call answered by it.
+    sim = showctl.Simulator().start()
+    import asyncio
+    asyncio.run(showctl.MediaPlayer(sim.url).layers_async())
+    # The program's thread blocks SIGINT for a moment: a process-directed SIGINT now goes to
+    # another thread that accepts it, or stays pending when none does.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    os.kill(os.getpid(), signal.SIGINT)
+    pending = signal.SIGINT in signal.sigpending()
+    print("pending" if pending else "taken by another thread", flush=True)
+    try:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        import time
+        time.sleep(30)
+        print("not interrupted", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    sim.stop()
+    """
+)
+
+
+def test_a_signal_to_the_process_reaches_the_program_not_a_runtime_thread() -> None:
+    """Ctrl-C's SIGINT goes to any thread that accepts it; taken by one of showctl's threads,
+    it left the program's `time.sleep(3600)` asleep for the hour (`showctl simulate` ignored
+    Ctrl-C one time in two). showctl's threads block it, so it waits for the program's."""
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNAL_TO_THE_PROGRAM],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=sigint_default,
+    )
+    assert done.stdout.split() == ["pending", "interrupted"], done.stdout + done.stderr
