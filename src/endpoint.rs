@@ -34,6 +34,19 @@ pub struct Endpoint<A, T> {
     pub decode: Decode<T>,
     /// The path used in the field when the documented one answers 404 or 405.
     pub fallback: Option<&'static str>,
+    /// The largest reply accepted (see [`Request::max_reply`]); `None`: the client's
+    /// `max_body`.
+    pub max_reply: Option<usize>,
+}
+
+impl<A, T> Endpoint<A, T> {
+    /// This endpoint with its replies capped at `max` bytes.
+    pub const fn capped(self, max: usize) -> Self {
+        Endpoint {
+            max_reply: Some(max),
+            ..self
+        }
+    }
 }
 
 /// A request ready to send, with the decoder of its reply.
@@ -67,6 +80,7 @@ impl<A, T> Endpoint<A, T> {
                 .json
                 .as_ref()
                 .map(|v| serde_json::to_vec(v).expect("a JSON value always serializes")),
+            max_reply: self.max_reply,
         };
         let fallback = match self.fallback {
             Some(template) => Some(build(fill(template, ids)?)),
@@ -140,6 +154,7 @@ pub const fn get<T>(path: &'static str, decode: Decode<T>) -> Endpoint<(), T> {
         encode: nothing,
         decode,
         fallback: None,
+        max_reply: None,
     }
 }
 
@@ -151,6 +166,7 @@ pub const fn post<A>(path: &'static str, encode: Encode<A>) -> Endpoint<A, ()> {
         encode,
         decode: done,
         fallback: None,
+        max_reply: None,
     }
 }
 

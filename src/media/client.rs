@@ -64,6 +64,15 @@ impl MediaClient {
     /// A client whose commands also go to each of `mirrors` (sharing the primary's options).
     /// A mirror that repeats the primary's URL or another mirror's is refused.
     pub fn with_mirrors(transport: Arc<Transport>, mirrors: Vec<Target>) -> Result<Self> {
+        Self::with_mirror_queues(transport, mirrors, super::mirror::QUEUE)
+    }
+
+    /// [`MediaClient::with_mirrors`] with each mirror's queue holding `capacity` commands.
+    pub fn with_mirror_queues(
+        transport: Arc<Transport>,
+        mirrors: Vec<Target>,
+        capacity: usize,
+    ) -> Result<Self> {
         let mut seen = vec![transport.base_url().to_string()];
         let mut built = Vec::with_capacity(mirrors.len());
         for (i, target) in mirrors.into_iter().enumerate() {
@@ -79,9 +88,10 @@ impl MediaClient {
                 )));
             }
             seen.push(base);
-            built.push(Mirror::new(Sender::new(Arc::new(
-                transport.with_target(target)?,
-            ))));
+            built.push(Mirror::with_capacity(
+                Sender::new(Arc::new(transport.with_target(target)?)),
+                capacity,
+            ));
         }
         Ok(Self::build(transport, built))
     }

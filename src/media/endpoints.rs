@@ -13,6 +13,16 @@ use crate::ident::Ident;
 use crate::score::json_kind;
 use crate::transport::{Method, Request};
 
+/// Reply caps: far above the largest reply of each shape seen or imaginable, far below the
+/// default `max_body` (64 MiB), so a runaway reply costs at most this much memory.
+/// A number (`{"value": 0.5}`).
+pub const NUMBER_REPLY: usize = 64 * 1024;
+/// One object (a layer's state, blend, target set, preset, transition, transport state).
+pub const OBJECT_REPLY: usize = 1024 * 1024;
+/// A list of small objects (blend modes, presets, target sets, effects, transitions, the
+/// transport state of each layer).
+pub const LIST_REPLY: usize = 16 * 1024 * 1024;
+
 // ---------------------------------------------------------------------------------------------
 // Argument checks and body forms (writing is strict: one form each)
 // ---------------------------------------------------------------------------------------------
@@ -401,18 +411,32 @@ fn array(v: Value) -> Result<Vec<Value>, String> {
 
 /// A list of resources, each bare or wrapped under its key.
 fn list<M: Model>(body: &[u8]) -> Result<Vec<Arc<M>>, String> {
+    // Items are moved out of the parsed tree, never copied: decoding holds the tree once.
     array(required(body)?)?
-        .iter()
+        .into_iter()
         .enumerate()
-        .map(|(i, item)| match unwrap_item::<M>(item) {
-            Some(obj) => Ok(Arc::new(M::from_raw(obj.clone()))),
-            None => Err(format!(
-                "item {i} should be a {} object, got {}",
+        .map(|(i, item)| match into_item::<M>(item) {
+            Ok(obj) => Ok(Arc::new(M::from_raw(obj))),
+            Err(kind) => Err(format!(
+                "item {i} should be a {} object, got {kind}",
                 M::NAME,
-                json_kind(item)
             )),
         })
         .collect()
+}
+
+/// [`unwrap_item`] taking the item: its object (bare or under the model's key), or the kind of
+/// what was there instead.
+fn into_item<M: Model>(item: Value) -> Result<Raw, &'static str> {
+    let kind = json_kind(&item);
+    let Value::Object(mut obj) = item else {
+        return Err(kind);
+    };
+    match M::KEY.and_then(|k| obj.remove(k)) {
+        Some(Value::Object(inner)) => Ok(inner),
+        Some(_) => Err(kind),
+        None => Ok(obj),
+    }
 }
 
 fn layers(body: &[u8]) -> Result<LayerList, String> {
@@ -494,12 +518,29 @@ pub fn raw(
 ) -> Result<Call<Option<Value>>> {
     let method = Method::parse(method)?;
     let path = raw_path(path)?;
+    let max = crate::ident::MAX_RAW;
+    if path.len() > max {
+        return Err(Error::invalid(format!(
+            "path: at most {max} bytes once encoded, got {}",
+            path.len()
+        )));
+    }
+    for (k, v) in &params {
+        let len = crate::ident::encode_segment(k).len() + crate::ident::encode_segment(v).len();
+        if len > max {
+            return Err(Error::invalid(format!(
+                "params[{:?}]: at most {max} bytes once encoded, got {len}",
+                crate::error::capped(k, 64, "bytes")
+            )));
+        }
+    }
     Ok(Call {
         request: Request {
             method,
             path,
             query: params,
             body: json.map(|v| serde_json::to_vec(&v).expect("a JSON value always serializes")),
+            max_reply: None,
         },
         fallback: None,
         decode: json_or_none,

@@ -40,7 +40,13 @@ impl Sender {
     /// Send a call and decode its reply (no mirroring: see `MediaClient::run`).
     pub async fn call<T>(&self, call: Call<T>) -> Result<T> {
         let (req, body) = self.exchange(&call.request, call.fallback.as_ref()).await?;
-        (call.decode)(&body).map_err(|e| self.transport.decode_error(req, &body, e))
+        let out = (call.decode)(&body).map_err(|e| self.transport.decode_error(req, &body, e));
+        if body.len() >= crate::runtime::RELEASE_AFTER {
+            // A big reply: hand its memory back to the system once it is dropped.
+            drop(body);
+            crate::runtime::release_memory();
+        }
+        out
     }
 
     /// Send a request to this target, or its field fallback where the documented path is

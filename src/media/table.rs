@@ -40,7 +40,8 @@ macro_rules! media_ops {
                 /// GET /data/playlist/{p}/cue/{c}: a cue summary.
                 cue / cue_async [playlist_id, cue_id]() -> Cue {
                     CUE: Endpoint<(), Cue> =
-                        get("/data/playlist/{playlist:playlist_id}/cue/{cue:cue_id}", one);
+                        get("/data/playlist/{playlist:playlist_id}/cue/{cue:cue_id}", one)
+                        .capped(OBJECT_REPLY);
                 }
 
                 /// GET /data/layers: the state of every layer (a `LayerList`).
@@ -50,34 +51,40 @@ macro_rules! media_ops {
 
                 /// GET /blendMode: the blend modes.
                 blend_modes / blend_modes_async []() -> Vec<Arc<BlendMode>> {
-                    BLEND_MODES: Endpoint<(), Vec<Arc<BlendMode>>> = get("/blendMode", list);
+                    BLEND_MODES: Endpoint<(), Vec<Arc<BlendMode>>> = get("/blendMode", list)
+                        .capped(LIST_REPLY);
                 }
 
                 /// GET /layerPreset: the layer presets.
                 layer_presets / layer_presets_async []() -> Vec<Arc<LayerPreset>> {
-                    LAYER_PRESETS: Endpoint<(), Vec<Arc<LayerPreset>>> = get("/layerPreset", list);
+                    LAYER_PRESETS: Endpoint<(), Vec<Arc<LayerPreset>>> = get("/layerPreset", list)
+                        .capped(LIST_REPLY);
                 }
 
                 /// GET /targetSet: the target sets.
                 target_sets / target_sets_async []() -> Vec<Arc<TargetSet>> {
-                    TARGET_SETS: Endpoint<(), Vec<Arc<TargetSet>>> = get("/targetSet", list);
+                    TARGET_SETS: Endpoint<(), Vec<Arc<TargetSet>>> = get("/targetSet", list)
+                        .capped(LIST_REPLY);
                 }
 
                 /// GET /effects: all available effects.
                 effects / effects_async []() -> Vec<Arc<Effect>> {
-                    EFFECTS: Endpoint<(), Vec<Arc<Effect>>> = get("/effects", list);
+                    EFFECTS: Endpoint<(), Vec<Arc<Effect>>> = get("/effects", list)
+                        .capped(LIST_REPLY);
                 }
 
                 /// GET /effects/workspace: the effects active on the workspace.
                 workspace_effects / workspace_effects_async []() -> Vec<Arc<Effect>> {
                     WORKSPACE_EFFECTS: Endpoint<(), Vec<Arc<Effect>>> =
-                        get("/effects/workspace", list);
+                        get("/effects/workspace", list)
+                        .capped(LIST_REPLY);
                 }
 
                 /// GET /effectsPreset: the effects presets.
                 effect_presets / effect_presets_async []() -> Vec<Arc<EffectPreset>> {
                     EFFECT_PRESETS: Endpoint<(), Vec<Arc<EffectPreset>>> =
-                        get("/effectsPreset", list);
+                        get("/effectsPreset", list)
+                        .capped(LIST_REPLY);
                 }
 
                 /// GET /effectsPreset/workspace: the workspace's effects preset, or None.
@@ -85,18 +92,21 @@ macro_rules! media_ops {
                     -> Option<EffectPreset>
                 {
                     WORKSPACE_EFFECT_PRESET: Endpoint<(), Option<EffectPreset>> =
-                        get("/effectsPreset/workspace", maybe);
+                        get("/effectsPreset/workspace", maybe)
+                        .capped(OBJECT_REPLY);
                 }
 
                 /// GET /transition: the transitions.
                 transitions / transitions_async []() -> Vec<Arc<Transition>> {
-                    TRANSITIONS: Endpoint<(), Vec<Arc<Transition>>> = get("/transition", list);
+                    TRANSITIONS: Endpoint<(), Vec<Arc<Transition>>> = get("/transition", list)
+                        .capped(LIST_REPLY);
                 }
 
                 /// GET /transition/workspace: the workspace transition, or None.
                 workspace_transition / workspace_transition_async []() -> Option<Transition> {
                     WORKSPACE_TRANSITION: Endpoint<(), Option<Transition>> =
-                        get("/transition/workspace", maybe);
+                        get("/transition/workspace", maybe)
+                        .capped(OBJECT_REPLY);
                 }
 
                 /// GET /transitionDuration/workspace: seconds.
@@ -104,31 +114,36 @@ macro_rules! media_ops {
                     -> f64
                 {
                     WORKSPACE_TRANSITION_DURATION: Endpoint<(), f64> =
-                        get("/transitionDuration/workspace", transition_duration);
+                        get("/transitionDuration/workspace", transition_duration)
+                        .capped(NUMBER_REPLY);
                 }
 
                 /// GET /transportState/workspace: the transport state of every layer.
                 transport_state / transport_state_async []() -> Vec<Arc<TransportState>> {
                     TRANSPORT_STATES: Endpoint<(), Vec<Arc<TransportState>>> =
-                        get("/transportState/workspace", list);
+                        get("/transportState/workspace", list)
+                        .capped(LIST_REPLY);
                 }
             }
 
             layer_reads {
                 /// GET /data/layer/{id}: the layer's state.
                 state / state_async [layer]() -> LayerState {
-                    LAYER_STATE: Endpoint<(), LayerState> = get("/data/layer/{layer:id}", one);
+                    LAYER_STATE: Endpoint<(), LayerState> = get("/data/layer/{layer:id}", one)
+                        .capped(OBJECT_REPLY);
                 }
 
                 /// GET /opacity/layer/{id}: the opacity, 0.0 to 1.0.
                 opacity / opacity_async [layer]() -> f64 {
-                    LAYER_OPACITY: Endpoint<(), f64> = get("/opacity/layer/{layer:id}", opacity);
+                    LAYER_OPACITY: Endpoint<(), f64> = get("/opacity/layer/{layer:id}", opacity)
+                        .capped(NUMBER_REPLY);
                 }
 
                 /// GET /blendMode/layer/{id}: the layer's blend mode.
                 blend_mode / blend_mode_async [layer]() -> BlendMode {
                     LAYER_BLEND_MODE: Endpoint<(), BlendMode> =
-                        get("/blendMode/layer/{layer:id}", one);
+                        get("/blendMode/layer/{layer:id}", one)
+                        .capped(OBJECT_REPLY);
                 }
 
                 /// GET /blend/layer/{id} (or /layerBlend/layer/{id} where /blend answers 404 or
@@ -136,51 +151,58 @@ macro_rules! media_ops {
                 blend / blend_async [layer]() -> LayerBlend {
                     LAYER_BLEND: Endpoint<(), LayerBlend> = Endpoint {
                         fallback: Some("/layerBlend/layer/{layer:id}"),
-                        ..get("/blend/layer/{layer:id}", one)
+                        ..get("/blend/layer/{layer:id}", one).capped(OBJECT_REPLY)
                     };
                 }
 
                 /// GET /layerPreset/layer/{id}: the layer presets of the layer.
                 presets / presets_async [layer]() -> Vec<Arc<LayerPreset>> {
                     LAYER_LAYER_PRESETS: Endpoint<(), Vec<Arc<LayerPreset>>> =
-                        get("/layerPreset/layer/{layer:id}", list);
+                        get("/layerPreset/layer/{layer:id}", list)
+                        .capped(LIST_REPLY);
                 }
 
                 /// GET /targetSet/layer/{id}: the layer's target set, or None.
                 target_set / target_set_async [layer]() -> Option<TargetSet> {
                     LAYER_TARGET_SET: Endpoint<(), Option<TargetSet>> =
-                        get("/targetSet/layer/{layer:id}", maybe);
+                        get("/targetSet/layer/{layer:id}", maybe)
+                        .capped(OBJECT_REPLY);
                 }
 
                 /// GET /effects/layer/{id}: the effects of the layer.
                 effects / effects_async [layer]() -> Vec<Arc<Effect>> {
                     LAYER_EFFECTS: Endpoint<(), Vec<Arc<Effect>>> =
-                        get("/effects/layer/{layer:id}", list);
+                        get("/effects/layer/{layer:id}", list)
+                        .capped(LIST_REPLY);
                 }
 
                 /// GET /effectsPreset/layer/{id}: the layer's effects preset, or None.
                 effect_preset / effect_preset_async [layer]() -> Option<EffectPreset> {
                     LAYER_EFFECT_PRESET: Endpoint<(), Option<EffectPreset>> =
-                        get("/effectsPreset/layer/{layer:id}", maybe);
+                        get("/effectsPreset/layer/{layer:id}", maybe)
+                        .capped(OBJECT_REPLY);
                 }
 
                 /// GET /transition/layer/{id}: the layer's transition, or None (the master is
                 /// used).
                 transition / transition_async [layer]() -> Option<Transition> {
                     LAYER_TRANSITION: Endpoint<(), Option<Transition>> =
-                        get("/transition/layer/{layer:id}", maybe);
+                        get("/transition/layer/{layer:id}", maybe)
+                        .capped(OBJECT_REPLY);
                 }
 
                 /// GET /transitionDuration/layer/{id}: seconds.
                 transition_duration / transition_duration_async [layer]() -> f64 {
                     LAYER_TRANSITION_DURATION: Endpoint<(), f64> =
-                        get("/transitionDuration/layer/{layer:id}", transition_duration);
+                        get("/transitionDuration/layer/{layer:id}", transition_duration)
+                        .capped(NUMBER_REPLY);
                 }
 
                 /// GET /transportState/layer/{id}: the layer's transport state.
                 transport_state / transport_state_async [layer]() -> TransportState {
                     LAYER_TRANSPORT_STATE: Endpoint<(), TransportState> =
-                        get("/transportState/layer/{layer:id}", transport_one);
+                        get("/transportState/layer/{layer:id}", transport_one)
+                        .capped(OBJECT_REPLY);
                 }
             }
 
