@@ -261,7 +261,11 @@ def test_every_confirmable_command_that_never_lands_raises_with_what_was_read() 
             ws_other = next(t for t in direct.transitions() if t.uuid != ws_transition.uuid)
             real.hide()
             real.mute()
+            # Untargeted media plays on the layer selected with target=True (as in the
+            # application): Background for this cue, then Main is the target again.
+            direct.layer("Background").select(target=True)
             direct.layer("Background").trigger("Opening", "Intro Video")
+            direct.layer("Main").select(target=True)
             layers = direct.layers()
 
             def each(read: Callable[[showctl.LayerState], object]) -> dict[str, object]:
