@@ -20,8 +20,9 @@ Each sample records RSS, open file descriptors and threads of this process, and 
 made. The soak fails when RSS grows by more than ``--max-rss-growth`` MiB between the first
 sample (the warm-up) and the end; when file descriptors or threads end more than 4 above the
 most the first half of the run reached (pools fill up lazily, a leak keeps growing); when a
-steady loop makes no call during a sample; or when a call raises anything but a showctl error
-(a PanicException, a TypeError...). A summary is printed as a table and as one
+steady loop makes no call during a sample; when the mirror missed a command (it keeps up: every
+command must reach it); or when a call raises anything but a showctl error (a PanicException,
+a TypeError...). A summary is printed as a table and as one
 JSON line.
 """
 
@@ -322,10 +323,18 @@ def main(argv: list[str] | None = None) -> int:
         t.join(timeout=15)
     drive_stop.set()
     driver.join(timeout=15)
+    # Every command also went to the mirror, which keeps up: none may be lost or fail.
+    soak.player.close()
+    (backup,) = soak.player.mirror_status()
     ours.send(None)
     child.join(timeout=15)
 
     failures = list(soak.fatal)
+    if backup.failed or backup.dropped or backup.pending or not backup.sent:
+        failures.append(
+            f"the mirror missed commands: {backup.sent} sent, {backup.failed} failed, "
+            f"{backup.dropped} dropped, {backup.pending} pending"
+        )
     if stalled:
         failures.append(f"no progress in: {', '.join(sorted(stalled))}")
     alive = [t for t in loops if t.is_alive()]
@@ -354,10 +363,12 @@ def main(argv: list[str] | None = None) -> int:
         "errors": dict(soak.errors),
         "samples": [asdict(s) for s in samples],
         "rss_growth_mib": round(samples[-1].rss_mib - samples[0].rss_mib, 1) if samples else None,
+        "mirror": {"sent": backup.sent, "failed": backup.failed, "dropped": backup.dropped},
         "failures": failures,
     }
     total = sum(soak.calls.values())
     print(f"calls: {total} in {duration:.0f} s ({total / duration:.0f}/s)")
+    print(f"mirror: {backup.sent} commands sent, {backup.failed} failed, {backup.dropped} dropped")
     for loop, n in sorted(soak.calls.items()):
         print(f"  {loop:16} {n:8d}")
     for what, n in sorted(soak.errors.items()):

@@ -8,28 +8,96 @@
 
 use std::sync::Arc;
 
+use serde_json::Value;
 use showctl::error::Error;
-use showctl::ident::{Ident, Kind};
+use showctl::ident::{Ident, Kind, MAX_NAME};
 use showctl::media::endpoints as ep;
+use showctl::media::models::{
+    BlendMode, Cue, Effect, EffectPreset, LayerBlend, LayerList, LayerPreset, LayerState, Model,
+    Playlist, TargetSet, Transition, TransportState,
+};
 use showctl::score::{fields_of, ScoreRecord, Sport};
 use showctl::transport::Target;
 
 /// A reply decoder, its result dropped after it was looked at.
 pub type Decoder = fn(&[u8]) -> Result<(), String>;
 
+/// A reply decoder that gives back the objects it keeps (what `to_dict()` returns in Python).
+pub type WireDecoder = fn(&[u8]) -> Result<Vec<Value>, String>;
+
+/// The objects a decoded reply keeps, each as it was sent.
+pub trait Wire {
+    fn wire(&self) -> Vec<Value>;
+}
+
+macro_rules! wire_models {
+    ($($ty:ty),* $(,)?) => {$(
+        impl Wire for $ty {
+            fn wire(&self) -> Vec<Value> {
+                vec![Value::Object(self.raw().clone())]
+            }
+        }
+    )*};
+}
+wire_models![
+    Playlist,
+    Cue,
+    LayerState,
+    BlendMode,
+    LayerBlend,
+    LayerPreset,
+    TargetSet,
+    Effect,
+    EffectPreset,
+    Transition,
+    TransportState,
+];
+
+impl<M: Wire> Wire for Vec<Arc<M>> {
+    fn wire(&self) -> Vec<Value> {
+        self.iter().flat_map(|m| m.wire()).collect()
+    }
+}
+impl<M: Wire> Wire for Option<M> {
+    fn wire(&self) -> Vec<Value> {
+        self.iter().flat_map(Wire::wire).collect()
+    }
+}
+impl Wire for LayerList {
+    fn wire(&self) -> Vec<Value> {
+        self.0.wire()
+    }
+}
+impl Wire for f64 {
+    fn wire(&self) -> Vec<Value> {
+        Vec::new()
+    }
+}
+impl Wire for () {
+    fn wire(&self) -> Vec<Value> {
+        Vec::new()
+    }
+}
+
+/// [`MEDIA`]: every reply decoder of the media endpoint table (the commands' decoder reads
+/// nothing), and [`WIRE`]: each with its path template and the objects it keeps.
 macro_rules! decoders {
     ($($name:ident),* $(,)?) => {
-        &[$((stringify!($name), |body: &[u8]| {
+        pub const MEDIA: &[(&str, Decoder)] = &[$((stringify!($name), |body: &[u8]| {
             (ep::$name.decode)(body).map(|v| {
                 // Walk everything that was decoded, as the binding does when it converts.
                 std::hint::black_box(format!("{v:?}"));
             })
-        })),*]
+        })),*];
+        pub const WIRE: &[(&str, &str, WireDecoder)] = &[$((
+            stringify!($name),
+            ep::$name.path,
+            |body: &[u8]| (ep::$name.decode)(body).map(|v| v.wire()),
+        )),*];
     };
 }
 
-/// Every reply decoder of the media endpoint table (the commands' decoder reads nothing).
-pub const MEDIA: &[(&str, Decoder)] = decoders![
+decoders![
     PLAYLISTS,
     PLAYLIST,
     CUE,
@@ -161,8 +229,9 @@ pub fn ident(name: &str) {
                 assert_eq!(decode_percent(&seg), name.as_bytes(), "{name:?} -> {seg:?}");
             }
             Err(Error::InvalidInput(m)) => {
+                let too_long = name.chars().count() > MAX_NAME && m.contains("at most");
                 assert!(
-                    name.is_empty() || name == "." || name == "..",
+                    name.is_empty() || name == "." || name == ".." || too_long,
                     "{name:?} refused: {m}"
                 );
                 assert!(m.starts_with("arg: "), "{m}");
@@ -186,10 +255,16 @@ pub fn index(i: i64) {
 }
 
 /// `request()`'s path and params: the request stays below `/api/0` on the same host, with
-/// nothing leaking into the query, and each param stays one `key=value` pair.
-pub fn raw_request(path: &str, params: &[(String, String)]) {
-    let Ok(call) = ep::raw("GET", path, None, params.to_vec()) else {
-        return;
+/// nothing leaking into the query, and each param stays one `key=value` pair. Returns whether
+/// the request was accepted (a refusal is checked by the caller: not every path may be).
+pub fn raw_request(path: &str, params: &[(String, String)]) -> bool {
+    let call = match ep::raw("GET", path, None, params.to_vec()) {
+        Ok(call) => call,
+        Err(Error::InvalidInput(m)) => {
+            assert!(m.starts_with("path: ") || m.starts_with("params["), "{m}");
+            return false;
+        }
+        Err(other) => panic!("{path:?}: {other:?}"),
     };
     let p = &call.request.path;
     assert!(
@@ -221,6 +296,7 @@ pub fn raw_request(path: &str, params: &[(String, String)]) {
             assert_eq!(decode_percent(pv), v.as_bytes());
         }
     }
+    true
 }
 
 /// An echoed key never survives into what an error keeps.

@@ -90,7 +90,7 @@ impl Error {
     pub fn api(status: u16, method: &str, url: &str, body: &[u8]) -> Self {
         let body = excerpt(body);
         let reason = reason_phrase(status);
-        let mut message = format!("{status} {reason} for {method} {url}");
+        let mut message = format!("{status} {reason} for {method} {}", shown_url(url));
         match status {
             300..=399 => message.push_str(
                 ": the application answered with a redirect, which is not followed \
@@ -123,7 +123,10 @@ impl Error {
 
     pub fn decode(method: &str, url: &str, body: &[u8], what: impl std::fmt::Display) -> Self {
         let body = excerpt(body);
-        let mut message = format!("could not decode the answer to {method} {url}: {what}");
+        let mut message = format!(
+            "could not decode the answer to {method} {}: {what}",
+            shown_url(url)
+        );
         if is_html(&body) {
             let _ = write!(
                 message,
@@ -144,17 +147,42 @@ impl Error {
     }
 }
 
-/// The first [`BODY_EXCERPT`] bytes of a body as text, lossy, cut on a character boundary.
+/// The first [`BODY_EXCERPT`] bytes of a body as text, lossy, cut on a character boundary;
+/// a longer body ends with `… (N more bytes)`.
 pub fn excerpt(body: &[u8]) -> String {
-    let text = String::from_utf8_lossy(body);
-    if text.len() <= BODY_EXCERPT {
-        return text.into_owned();
+    if body.len() <= BODY_EXCERPT {
+        return String::from_utf8_lossy(body).into_owned();
     }
+    // Only the head is decoded: a huge body is never copied whole into an error.
     let mut end = BODY_EXCERPT;
+    while end > 0 && (body[end] & 0xC0) == 0x80 {
+        end -= 1;
+    }
+    format!(
+        "{}… ({} more bytes)",
+        String::from_utf8_lossy(&body[..end]),
+        body.len() - end
+    )
+}
+
+/// Longest URL shown in an error message (a request to a huge name says how much was cut).
+pub const URL_SHOWN: usize = 256;
+
+/// A URL as shown in an error message: at most [`URL_SHOWN`] bytes, then `… (N more bytes)`.
+pub fn shown_url(url: &str) -> String {
+    capped(url, URL_SHOWN, "bytes")
+}
+
+/// `text` cut to at most `max` bytes on a character boundary; what was cut is counted.
+pub fn capped(text: &str, max: usize, unit: &str) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut end = max;
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    format!("{}…", &text[..end])
+    format!("{}… ({} more {unit})", &text[..end], text.len() - end)
 }
 
 /// True when a body is an HTML page (a web server's error page, a documentation site).
@@ -254,8 +282,9 @@ mod tests {
     fn excerpt_cuts_on_a_char_boundary() {
         let body = "é".repeat(600);
         let e = excerpt(body.as_bytes());
-        assert!(e.ends_with('…'));
-        assert!(e.len() <= BODY_EXCERPT + '…'.len_utf8());
+        let (head, cut) = e.split_once("… (").unwrap();
+        assert!(head.len() <= BODY_EXCERPT);
+        assert_eq!(cut, format!("{} more bytes)", body.len() - head.len()));
     }
 
     #[test]

@@ -14,6 +14,13 @@ const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'_')
     .remove(b'~');
 
+/// Longest name or UUID sent, in characters: far above any name the application shows, far
+/// below what an HTTP request line carries (a longer one is refused before anything is sent).
+pub const MAX_NAME: usize = 1024;
+
+/// Longest path or query parameter accepted by `request()`, in bytes once encoded.
+pub const MAX_RAW: usize = 8192;
+
 /// An identifier as given by the caller.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Ident {
@@ -100,6 +107,15 @@ impl Ident {
                         kind.noun()
                     )));
                 }
+                let chars = name.chars().count();
+                if chars > MAX_NAME {
+                    return Err(Error::invalid(format!(
+                        "{arg}: a {} name or UUID is at most {MAX_NAME} characters, got {chars} \
+                         (starting {:?})",
+                        kind.noun(),
+                        name.chars().take(24).collect::<String>()
+                    )));
+                }
                 if name == "." || name == ".." {
                     return Err(Error::invalid(format!(
                         "{arg}: {name:?} cannot be sent as a {} name (a URL reads it as a \
@@ -160,6 +176,23 @@ mod tests {
             "%C3%89cran"
         );
         assert_eq!(Ident::from("12").segment(Kind::Layer, "id").unwrap(), "12");
+    }
+
+    #[test]
+    fn a_huge_name_is_refused_naming_the_argument_and_the_limit() {
+        let name = "N".repeat(70_000);
+        let e = Ident::from(name.as_str())
+            .segment(Kind::Layer, "layer_id")
+            .unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, Error::InvalidInput(_)));
+        assert!(
+            msg.starts_with("layer_id: a layer name or UUID is at most 1024 characters, got 70000"),
+            "{msg}"
+        );
+        assert!(msg.len() < 200, "the name is not echoed whole: {msg}");
+        let ok = "é".repeat(MAX_NAME);
+        assert!(Ident::from(ok.as_str()).segment(Kind::Cue, "c").is_ok());
     }
 
     #[test]

@@ -27,9 +27,39 @@ fn build() -> Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
         .thread_name("showctl-io")
+        .on_thread_start(leave_signals_to_the_caller)
         .enable_all()
         .build()
         .expect("showctl: cannot start the tokio runtime")
+}
+
+/// Signals sent to the process (Ctrl-C's SIGINT, SIGTERM, an alarm...) are delivered to any
+/// thread that does not block them. One taken by a runtime thread would leave the program's
+/// own thread asleep: Python runs its handler only when that thread next runs, so
+/// `time.sleep(3600)` ignored Ctrl-C for an hour. The runtime's threads block them, so the
+/// kernel always picks a thread of the program.
+fn leave_signals_to_the_caller() {
+    #[cfg(unix)]
+    // SAFETY: the set is initialised by sigemptyset before use; pthread_sigmask changes the
+    // mask of this (runtime) thread only.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for signal in [
+            libc::SIGINT,
+            libc::SIGTERM,
+            libc::SIGHUP,
+            libc::SIGQUIT,
+            libc::SIGUSR1,
+            libc::SIGUSR2,
+            libc::SIGALRM,
+            libc::SIGCHLD,
+            libc::SIGWINCH,
+        ] {
+            libc::sigaddset(&mut set, signal);
+        }
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
 }
 
 /// The runtime of this process (built on first use, and again in a forked child).
@@ -145,6 +175,36 @@ pub fn block_on_here<F: Future>(fut: F) -> F::Output {
 /// must use this lane's connections.
 pub fn in_lane() -> bool {
     IN_LANE.with(|f| f.get())
+}
+
+/// Bodies at least this large give their decoding memory back to the system once freed.
+pub const RELEASE_AFTER: usize = 1024 * 1024;
+
+/// Set when a large reply was decoded: its result is freed later, by its user (in Python, when
+/// the objects are collected), so the next request gives that memory back too.
+static RELEASE_PENDING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Give memory freed by the allocator back to the system (glibc keeps freed small blocks in
+/// its arenas: after decoding a large reply, hundreds of MB would otherwise stay resident),
+/// now and again at the start of the next request.
+pub fn release_memory() {
+    RELEASE_PENDING.store(true, std::sync::atomic::Ordering::Relaxed);
+    trim();
+}
+
+/// At the start of a request: give back what the result of an earlier large reply held.
+pub fn release_pending_memory() {
+    if RELEASE_PENDING.swap(false, std::sync::atomic::Ordering::Relaxed) {
+        trim();
+    }
+}
+
+fn trim() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only walks the allocator's own free lists; it takes no pointer.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }
 
 #[cfg(test)]

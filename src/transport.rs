@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
 
-use crate::error::{chain, Error, Result, BODY_EXCERPT};
+use crate::error::{chain, shown_url, Error, Result, BODY_EXCERPT};
 use crate::tls::{Fingerprint, TlsOptions};
 
 /// API path prefix the client adds to every base URL.
@@ -62,6 +62,9 @@ pub struct Request {
     pub query: Vec<(String, String)>,
     /// Serialized JSON body, sent with `Content-Type: application/json`.
     pub body: Option<Vec<u8>>,
+    /// The largest reply this request's endpoint can give (below the client's `max_body`): a
+    /// longer one is refused as soon as it is seen, never read whole.
+    pub max_reply: Option<usize>,
 }
 
 impl Request {
@@ -71,6 +74,7 @@ impl Request {
             path: path.into(),
             query: Vec::new(),
             body: None,
+            max_reply: None,
         }
     }
     pub fn post(path: impl Into<String>) -> Self {
@@ -79,6 +83,7 @@ impl Request {
             path: path.into(),
             query: Vec::new(),
             body: None,
+            max_reply: None,
         }
     }
     pub fn query(mut self, key: &str, value: impl Into<String>) -> Self {
@@ -169,6 +174,25 @@ impl Config {
     }
 }
 
+/// `https//h:p`, `http:/h:p`, `http:h` and the like: a scheme whose `://` is mistyped (which
+/// would otherwise read as a host named `https` or `http`); returns the likely intended URL.
+fn scheme_typo(url: &str) -> Option<String> {
+    if url.contains("://") {
+        return None;
+    }
+    let lower = url.to_ascii_lowercase();
+    let (scheme, rest) = ["https", "http"].iter().find_map(|s| {
+        lower
+            .strip_prefix(s)
+            .map(|r| (*s, &url[url.len() - r.len()..]))
+    })?;
+    // `http:8080` is a host named `http` on port 8080: a digit after the colon is a port.
+    let typo = rest.starts_with('/')
+        || rest.starts_with(":/")
+        || (rest.starts_with(':') && !rest[1..].starts_with(|c: char| c.is_ascii_digit()));
+    typo.then(|| format!("{scheme}://{}", rest.trim_start_matches([':', '/'])))
+}
+
 /// Turn `http://h:p`, `https://h:p` or `h:p` into `scheme://h:p/api/0` (no trailing slash).
 pub fn normalize_base(url: &str) -> Result<String> {
     // Checked before trimming: a URL with a CR or LF at either end (pasted, read from a file)
@@ -184,6 +208,12 @@ pub fn normalize_base(url: &str) -> Result<String> {
     }
     if url.contains(' ') {
         return Err(Error::invalid("url: contains a space"));
+    }
+    if let Some(fix) = scheme_typo(url) {
+        return Err(Error::invalid(format!(
+            "url: {:?} looks like a mistyped scheme (\"://\" is incomplete); did you mean {fix:?}?",
+            crate::error::capped(url, 256, "bytes")
+        )));
     }
     let with_scheme = if url.contains("://") {
         url.to_string()
@@ -525,6 +555,7 @@ impl Transport {
 
     /// Send a request, retrying as configured, and return the body of a 2xx answer.
     pub async fn send(&self, req: &Request) -> Result<Bytes> {
+        crate::runtime::release_pending_memory();
         let retries = if req.method == Method::Get || self.retry_commands {
             self.retries
         } else {
@@ -575,7 +606,8 @@ impl Transport {
                 method: method.to_string(),
                 url: url.clone(),
                 message: format!(
-                    "{method} {url} timed out: no complete answer within {:.3}s",
+                    "{method} {} timed out: no complete answer within {:.3}s",
+                    shown_url(&url),
                     self.timeout.as_secs_f64()
                 ),
             }),
@@ -611,9 +643,16 @@ impl Transport {
             .await
             .map_err(|e| transport_error(method, url, &e))?;
         let status = resp.status().as_u16();
+        // An error page is read up to max_body; a 2xx up to what its endpoint can answer.
+        let endpoint_cap = req.max_reply.filter(|m| *m < self.max_body && status < 300);
+        let max = endpoint_cap.unwrap_or(self.max_body);
+        let refuse = || match endpoint_cap {
+            Some(cap) => reply_too_large(method, url, cap),
+            None => too_large(method, url, self.max_body),
+        };
         if let Some(len) = resp.content_length() {
-            if len as usize > self.max_body {
-                return Err(too_large(method, url, self.max_body));
+            if len as usize > max {
+                return Err(refuse());
             }
         }
         let mut buf = Vec::with_capacity(resp.content_length().unwrap_or(0) as usize);
@@ -622,8 +661,8 @@ impl Transport {
             .await
             .map_err(|e| transport_error(method, url, &e))?
         {
-            if buf.len() + chunk.len() > self.max_body {
-                return Err(too_large(method, url, self.max_body));
+            if buf.len() + chunk.len() > max {
+                return Err(refuse());
             }
             buf.extend_from_slice(&chunk);
         }
@@ -651,8 +690,22 @@ fn too_large(method: &str, url: &str, max: usize) -> Error {
         url: url.to_string(),
         body: String::new(),
         message: format!(
-            "the answer to {method} {url} is larger than max_body ({max} bytes); \
-             raise max_body if this is expected"
+            "the answer to {method} {} is larger than max_body ({max} bytes); \
+             raise max_body if this is expected",
+            shown_url(url)
+        ),
+    }
+}
+
+fn reply_too_large(method: &str, url: &str, cap: usize) -> Error {
+    Error::Decode {
+        method: method.to_string(),
+        url: url.to_string(),
+        body: String::new(),
+        message: format!(
+            "the answer to {method} {} is larger than {cap} bytes, the reply cap of this \
+             endpoint (far above what its reply holds); refused without reading it whole",
+            shown_url(url)
         ),
     }
 }
@@ -668,12 +721,17 @@ fn short(e: &Error) -> String {
 
 /// Map a reqwest error to the core's error, keeping the whole cause chain.
 fn transport_error(method: &str, url: &str, e: &reqwest::Error) -> Error {
-    let detail = chain(e);
+    let mut detail = chain(e);
+    // The message starts with the URL already; reqwest's own " for url (…)" would repeat it.
+    if let Some(u) = e.url() {
+        detail = detail.replace(&format!(" for url ({u})"), "");
+    }
+    let shown = shown_url(url);
     if e.is_timeout() {
         return Error::Timeout {
             method: method.into(),
             url: url.into(),
-            message: format!("{method} {url} timed out: {detail}"),
+            message: format!("{method} {shown} timed out: {detail}"),
         };
     }
     if let Some(why) = crate::tls::refusal(e) {
@@ -681,7 +739,7 @@ fn transport_error(method: &str, url: &str, e: &reqwest::Error) -> Error {
         return Error::Connect {
             method: method.into(),
             url: url.into(),
-            message: format!("{method} {url} failed: invalid peer certificate: {why}"),
+            message: format!("{method} {shown} failed: invalid peer certificate: {why}"),
         };
     }
     let hint = if detail.contains("certificate") || detail.contains("Certificate") {
@@ -698,7 +756,7 @@ fn transport_error(method: &str, url: &str, e: &reqwest::Error) -> Error {
     Error::Connect {
         method: method.into(),
         url: url.into(),
-        message: format!("{method} {url} failed: {detail}{hint}"),
+        message: format!("{method} {shown} failed: {detail}{hint}"),
     }
 }
 

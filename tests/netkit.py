@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import socket
 import socketserver
 import sys
@@ -33,11 +34,26 @@ def scores(board: showctl.Scoreboard, mode: str) -> showctl.ScoreRecord:
     return asyncio.run(board.scores_async())
 
 
+def sigint_default() -> None:
+    """``preexec_fn`` of a child that the test sends SIGINT: the default disposition restored,
+    so the child's Python turns SIGINT into KeyboardInterrupt even when this process ignores
+    SIGINT (started with ``nohup``, or as a background job of a non-interactive shell, whose
+    children inherit the ignored signal)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+# Sockets of free_port(), kept bound (never listening) until the process ends.
+_HELD: list[socket.socket] = []
+
+
 def free_port() -> int:
-    """A loopback port with no listener (connections to it are refused)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A loopback port with no listener: connections to it are refused. Its socket stays bound
+    (without listening) until the tests end, so no other process can take the port between
+    here and the test's connection (as it could if the port were released)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    _HELD.append(s)
+    return int(s.getsockname()[1])
 
 
 @contextmanager

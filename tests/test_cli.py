@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import showctl
-from netkit import posix_signals
+from netkit import free_port, posix_signals, sigint_default
 
 COMMANDS = [
     "simulate",
@@ -63,6 +63,7 @@ def start(*args: str) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         env=env(),
+        preexec_fn=sigint_default,
     )
 
 
@@ -276,7 +277,7 @@ def test_exit_codes_and_one_line_errors(sim: showctl.Simulator) -> None:
     assert no_url.returncode == 2
     assert "SHOWCTL_MEDIA_URL" in one_error_line(no_url)
 
-    refused = showctl_cli("layers", "--url", "http://127.0.0.1:9", "--timeout", "2")
+    refused = showctl_cli("layers", "--url", f"http://127.0.0.1:{free_port()}", "--timeout", "2")
     assert refused.returncode == 1
     one_error_line(refused)
 
@@ -398,3 +399,66 @@ def test_demo_runs_to_completion() -> None:
         "Done:",
     ):
         assert expected in out, out
+
+
+def test_options_that_would_be_ignored_or_fail_late_are_usage_errors(
+    sim: showctl.Simulator,
+) -> None:
+    sim.clear_requests()
+    for args, words in (
+        (("opacity", "Main", "--fade", "1"), "--fade: needs VALUE"),
+        (("opacity", "Main", "--steps", "5"), "--steps: needs VALUE"),
+        (("transport", "--count", "3"), "--count: only with --watch"),
+        (("scores", "--count", "3"), "--count: only with --watch"),
+        (("demo", "--pace", "-1"), "--pace"),
+        (("demo", "--pace", "nan"), "--pace"),
+    ):
+        result = at(sim, *args)
+        assert result.returncode == 2, (args, result.returncode, result.stdout, result.stderr)
+        assert result.stdout == "", (args, result.stdout)
+        assert words in one_error_line(result), (args, result.stderr)
+    assert sim.requests == []
+
+
+ESC = "\x1b]0;pwned\x07\x1b[2J\x9b31m\u202eevil"
+
+
+def test_terminal_escapes_from_names_and_bodies_are_printed_escaped() -> None:
+    workspace = {
+        "playlists": {"name": "Workspace", "items": [], "children": []},
+        "layers": [{"name": f"Main{ESC}"}],
+    }
+    with showctl.Simulator(workspace=workspace) as sim:
+        for args in (("layers",), ("transport",), ("request", "GET", "/data/layers"),
+                     ("layers", "--json"), ("mute", f"Main{ESC}"), ("mute", f"No{ESC}")):
+            result = at(sim, *args)
+            printed = result.stdout + result.stderr
+            assert "Main" in printed or "No" in printed, (args, printed)
+            for raw in ("\x1b", "\x07", "\x9b", "\u202e"):
+                assert raw not in printed, (args, printed)
+            if args[0] == "request" or "--json" in args:
+                assert "\\u001b]0;pwned\\u0007\\u001b[2J\\u009b31m\\u202eevil" in printed
+            elif args == ("layers",):
+                assert "\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\u202eevil" in printed, printed
+        as_json = at(sim, "layers", "--json")
+        assert json.loads(as_json.stdout.splitlines()[0])["name"] == f"Main{ESC}"
+
+
+def test_an_ascii_only_locale_prints_non_ascii_names() -> None:
+    workspace = {
+        "playlists": {"name": "Workspace", "items": [], "children": []},
+        "layers": [{"name": "Écran"}, {"name": "Main"}],
+    }
+    ascii_only = env(LC_ALL="C", LANG="C", PYTHONUTF8="0", PYTHONCOERCECLOCALE="0")
+    ascii_only.pop("PYTHONIOENCODING", None)
+    with showctl.Simulator(workspace=workspace) as sim:
+        ascii_only["SHOWCTL_MEDIA_URL"] = sim.url
+        listed = showctl_cli("layers", environ=ascii_only)
+        assert listed.returncode == 0, listed.stderr
+        assert "\\xc9cran" in listed.stdout
+        muted = showctl_cli("mute", "Écran", environ=ascii_only)
+        assert muted.returncode == 0, muted.stderr
+        assert sim.requests[-1].path == "/api/0/mute/layer/%C3%89cran"
+        missing = showctl_cli("mute", "Écrin", environ=ascii_only)
+        assert missing.returncode == 1, missing.stderr
+        assert "\\xc9crin" in missing.stderr

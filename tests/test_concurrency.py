@@ -18,7 +18,7 @@ import pytest
 import showctl
 from faultserver import FaultServer, Reply, Seen, respond, serve, stall
 from mediakit import MODES, invoke
-from netkit import free_port, needs_fork, posix_signals
+from netkit import free_port, needs_fork, posix_signals, sigint_default
 
 THREADS = 16
 PER_THREAD = 40  # calls per thread, half reads, half commands
@@ -253,13 +253,13 @@ def test_ctrl_c_interrupts_a_blocking_call_and_the_client_goes_on(op: str) -> No
             stderr=subprocess.PIPE,
             text=True,
             cwd=ROOT,
+            preexec_fn=sigint_default,
         )
         try:
             deadline = time.monotonic() + 20
             while not server.requests and time.monotonic() < deadline:
                 time.sleep(0.01)
             assert server.requests, "the call never reached the server"
-            time.sleep(0.2)  # well inside the call
             sent = time.monotonic()
             proc.send_signal(signal.SIGINT)
             out, err = proc.communicate(timeout=20)
@@ -269,7 +269,8 @@ def test_ctrl_c_interrupts_a_blocking_call_and_the_client_goes_on(op: str) -> No
     interrupted, after = out.splitlines()
     assert after == "after 3.0"
     # CLOCK_MONOTONIC is one clock for every process of the machine.
-    assert float(interrupted.split()[1]) - sent < 1.0, interrupted
+    # Interrupted, not ended by its 30 s timeout (the latency itself is measured in benches/).
+    assert float(interrupted.split()[1]) - sent < 5.0, interrupted
     assert len(server.requests) == 2
 
 

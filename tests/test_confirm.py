@@ -5,8 +5,12 @@ playingItem), then against the simulator."""
 
 from __future__ import annotations
 
+import http.server
+import threading
 import time
-from collections.abc import Iterator
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
 
 import pytest
 import showctl
@@ -187,3 +191,146 @@ def test_every_confirmable_command_on_the_simulator(player: showctl.MediaPlayer,
     assert main.opacity() == 0.25
     assert main.transition_duration() == 2.5
     assert all(t.playing_media is None for t in player.transport_state())
+
+
+class DeafProxy:
+    """In front of a simulator: reads are forwarded, commands are answered 200 and dropped
+    (an application that accepts a command and never applies it)."""
+
+    def __init__(self, upstream: str) -> None:
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                try:
+                    with urllib.request.urlopen(upstream + self.path, timeout=10) as r:
+                        status, body = r.status, r.read()
+                except urllib.error.HTTPError as e:
+                    status, body = e.code, e.read()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def showing(ts: showctl.TransportState) -> str | None:
+    """What a layer shows, as NotConfirmedError reports it."""
+    if ts.playing_media is None:
+        return None
+    item = ts.playing_item
+    return item.name or item.uuid if item is not None else ts.playing_media.name
+
+
+def test_every_confirmable_command_that_never_lands_raises_with_what_was_read() -> None:
+    """Each confirmable command, sent to an application that accepts it and never applies it:
+    NotConfirmedError, whose `expected` is what was asked and whose `actual` is what the
+    application shows (read independently, before)."""
+    with showctl.Simulator() as sim, showctl.MediaPlayer(sim.url) as direct:
+        deaf = DeafProxy(sim.url)
+        try:
+            player = showctl.MediaPlayer(deaf.url)
+            main, real = player.layer("Main"), direct.layer("Main")
+            current = real.transition()
+            assert current is not None
+            transition = next(t for t in direct.transitions() if t.uuid != current.uuid)
+            modes = [m.name for m in direct.blend_modes()]
+            other_mode = next(m for m in modes if m != real.blend_mode().name)
+            was_target = real.target_set()
+            assert was_target is not None
+            target = next(t for t in direct.target_sets() if t.uuid != was_target.uuid)
+            preset = direct.effect_presets()[0]
+            assert real.effect_preset() is None and direct.workspace_effect_preset() is None
+            ws_transition = direct.workspace_transition()
+            assert ws_transition is not None
+            ws_other = next(t for t in direct.transitions() if t.uuid != ws_transition.uuid)
+            real.hide()
+            real.mute()
+            direct.layer("Background").trigger("Opening", "Intro Video")
+            layers = direct.layers()
+
+            def each(read: Callable[[showctl.LayerState], object]) -> dict[str, object]:
+                return {str(x.name): read(x) for x in layers}
+
+            shows = {ts.layer.name: showing(ts) for ts in direct.transport_state() if ts.layer}
+            assert shows["Background"] == "Intro Video"
+            blend = real.blend()
+            background = player.layer("Background")
+            named = (target.name, target.uuid), (preset.name, preset.uuid)
+            # (object, command, arguments, expected, actual); a pair of names for `expected`:
+            # either the name or the UUID given is what was asked.
+            cases: list[tuple[object, str, tuple[object, ...], object, object]] = [
+                (main, "set_opacity", (0.25,), 0.25, real.opacity()),
+                (main, "unmute", (), False, True),
+                (main, "unhide", (), False, True),
+                (background, "mute", (), True, False),
+                (background, "hide", (), True, False),
+                (main, "set_blend_mode", (other_mode,), other_mode, real.blend_mode().name),
+                (
+                    main,
+                    "set_blend",
+                    ({"type": "Luma Matte", "base": {"isInverted": True}},),
+                    {"type": "Luma Matte", "base": {"isInverted": True}},
+                    {"type": blend.type, "base": blend.base},
+                ),
+                (main, "set_target_set", (target,), named[0], was_target.name),
+                (main, "set_effect_preset", (preset,), named[1], None),
+                (main, "set_transition", (transition,), transition.uuid, current.name),
+                (main, "set_transition", (None,), None, current.name),
+                (main, "set_transition_duration", (3.5,), 3.5, real.transition_duration()),
+                (main, "trigger", ("Opening", "Intro Video"), "Intro Video", None),
+                (background, "clear", (), None, "Intro Video"),
+                (player, "trigger_playlist_cue", ("Highlights", 1), "cue", shows),
+                (player, "trigger_playlist", ("Main Show",), "cue", shows),
+                (player, "mute", (), True, each(lambda x: x.is_muted)),
+                (player, "unhide", (), False, each(lambda x: x.is_hidden)),
+                (player, "clear", (), None, shows),
+                (
+                    player,
+                    "set_workspace_transition",
+                    (ws_other,),
+                    ws_other.uuid,
+                    ws_transition.name,
+                ),
+                (
+                    player,
+                    "set_workspace_transition_duration",
+                    (4.5,),
+                    4.5,
+                    direct.workspace_transition_duration(),
+                ),
+                (player, "set_workspace_effect_preset", (preset,), named[1], None),
+            ]
+            for obj, name, args, expected, actual in cases:
+                with pytest.raises(showctl.NotConfirmedError) as info:
+                    getattr(obj, name)(*args, confirm=True)
+                err = info.value
+                label = (name, args, err.expected, err.actual)
+                if isinstance(expected, tuple):
+                    assert err.expected in expected, label
+                elif expected == "cue":  # the playlist's cue, read from the playlist
+                    assert isinstance(err.expected, str) and err.expected not in shows.values()
+                else:
+                    assert err.expected == expected, label
+                assert err.actual == actual, label
+                assert err.method == "POST", label
+                assert "read back" in str(err), label
+            # Nothing ever reached the application through the deaf proxy.
+            assert main.opacity() == real.opacity() != 0.25
+        finally:
+            deaf.close()

@@ -83,9 +83,13 @@ async def test_cancelling_the_task_stops_the_fade(httpserver: HTTPServer, base_u
     with pytest.raises(asyncio.CancelledError):
         await task
     sent_at_cancel = len(posted(httpserver))
+    # A step sent just before the cancel may still land; after that, nothing more.
+    await asyncio.sleep(0.4)
+    landed = len(posted(httpserver))
+    assert landed <= sent_at_cancel + 1
     await asyncio.sleep(0.4)
     values = posted(httpserver)
-    assert len(values) == sent_at_cancel, "nothing is sent after the cancel"
+    assert len(values) == landed, "nothing is sent after the cancel"
     assert 1 <= len(values) < 20
     assert values[-1] < 1.0
 
@@ -100,8 +104,12 @@ def test_ctrl_c_stops_a_blocking_fade(httpserver: HTTPServer, base_url: str) -> 
         layer.fade(1.0, 3.0, 30)
     assert time.monotonic() - started < 2.5
     count = len(posted(httpserver))
+    # A step sent just before the interrupt may still land; after that, nothing more.
     time.sleep(0.3)
-    assert len(posted(httpserver)) == count and count < 30
+    landed = len(posted(httpserver))
+    assert landed <= count + 1 and landed < 30
+    time.sleep(0.3)
+    assert len(posted(httpserver)) == landed
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -6,18 +6,24 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import socket
+import threading
 from collections.abc import Iterator
 
 import pytest
 import showctl
+from nethosts import FaultProxy
 
 
-def dead_url() -> str:
+@contextlib.contextmanager
+def dead_url() -> Iterator[str]:
+    """A loopback URL where connections are refused: its port is bound and never listened on
+    (held for the whole test, so nothing else can take it)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return f"http://127.0.0.1:{s.getsockname()[1]}"
+        yield f"http://127.0.0.1:{s.getsockname()[1]}"
 
 
 @pytest.fixture
@@ -35,17 +41,36 @@ def test_a_dead_and_a_slow_mirror(
     sims: tuple[showctl.Simulator, showctl.Simulator], caplog: pytest.LogCaptureFixture
 ) -> None:
     primary, slow = sims
-    dead = dead_url()
     caplog.set_level(logging.WARNING, logger="showctl")
-    player = showctl.MediaPlayer(primary.url, mirrors=[dead, slow.url])
+    # The slow mirror answers nothing until `release` is set (a proxy holds its traffic).
+    release = threading.Event()
+    held = FaultProxy(("127.0.0.1", slow.port), hold=release)
+    with dead_url() as dead:
+        try:
+            check_the_dead_and_the_slow(primary, slow, dead, held, release, caplog)
+        finally:
+            release.set()
+            held.close()
+
+
+def check_the_dead_and_the_slow(
+    primary: showctl.Simulator,
+    slow: showctl.Simulator,
+    dead: str,
+    held: FaultProxy,
+    release: threading.Event,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    player = showctl.MediaPlayer(primary.url, mirrors=[dead, held.url])
     main = player.layer("Main")
     for value in (0.1, 0.2, 0.3, 0.4, 0.5):
         main.set_opacity(value)
     main.mute(confirm=True)  # reads go to the primary only
     assert main.opacity() == 0.5
     status = player.mirror_status()
-    assert [s.url for s in status] == [f"{dead}/api/0", f"{slow.url}/api/0"]
-    assert status[1].pending > 0, "the primary's results did not wait for the slow mirror"
+    assert [s.url for s in status] == [f"{dead}/api/0", f"{held.url}/api/0"]
+    assert status[1].pending == 6, "the primary's results did not wait for the slow mirror"
+    release.set()
     player.close()
     dead_status, slow_status = player.mirror_status()
     assert (dead_status.sent, dead_status.failed, dead_status.healthy) == (0, 6, False)
@@ -142,3 +167,40 @@ def test_a_mirror_never_hides_the_primary_error(
     player.close()
     assert player.mirror_status()[0].sent == 1
     asyncio.run(player.aclose())  # closing twice is harmless
+
+
+def opacity_values(sim: showctl.Simulator) -> list[float]:
+    return [
+        float(json.loads(r.body)["value"])
+        for r in sim.requests
+        if r.method == "POST" and r.path == "/api/0/opacity/layer/0"
+    ]
+
+
+def test_a_burst_reaches_a_mirror_that_keeps_up(caplog: pytest.LogCaptureFixture) -> None:
+    """2,000 commands in one batch (16 at a time on the primary) all reach the mirror, in the
+    order given; it stays healthy and nothing is logged as dropped."""
+    caplog.set_level(logging.INFO, logger="showctl")
+    values = [i / 2048 for i in range(2000)]
+    with showctl.Simulator() as primary, showctl.Simulator() as mirror:
+        with showctl.MediaPlayer(primary.url, mirrors=[mirror.url], timeout=120) as player:
+            results = player.batch([showctl.cmd.set_opacity(0, v) for v in values])
+            assert all(r.ok for r in results)
+        (status,) = player.mirror_status()
+        assert (status.sent, status.failed, status.dropped, status.pending) == (2000, 0, 0, 0)
+        assert status.healthy
+        assert opacity_values(mirror) == values
+    assert not [r for r in caplog.records if r.name == "showctl.mirror"]
+
+
+async def test_a_gathered_burst_reaches_a_mirror_that_keeps_up() -> None:
+    """2,000 gathered set_opacity_async() calls all reach the mirror, each once."""
+    values = [i / 2048 for i in range(2000)]
+    with showctl.Simulator() as primary, showctl.Simulator() as mirror:
+        async with showctl.MediaPlayer(primary.url, mirrors=[mirror.url], timeout=120) as player:
+            layer = player.layer(0)
+            await asyncio.gather(*(layer.set_opacity_async(v) for v in values))
+        (status,) = player.mirror_status()
+        assert (status.sent, status.failed, status.dropped, status.pending) == (2000, 0, 0, 0)
+        assert status.healthy
+        assert sorted(opacity_values(mirror)) == values

@@ -3,15 +3,17 @@ use new clients (its runtime is rebuilt). Each case runs in a subprocess."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
 import sys
 import textwrap
 import threading
 import time
+from collections.abc import Iterator
 
 import pytest
-from netkit import needs_fork, posix_signals, slow_server
+from netkit import needs_fork, posix_signals, sigint_default, slow_server
 from pytest_httpserver import HTTPServer
 from recording import load, serve
 
@@ -36,20 +38,34 @@ BLOCKED = textwrap.dedent(
 )
 
 
+@contextlib.contextmanager
+def parent_sigint(ignored: bool) -> Iterator[None]:
+    """This process as started by `nohup` or as a background job (SIGINT ignored), or not."""
+    if not ignored:
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.parametrize("parent_ignores_sigint", [False, True])
 @pytest.mark.parametrize("call", ["scores", "watch"])
 @posix_signals
-def test_ctrl_c_interrupts_a_blocking_call(call: str) -> None:
+def test_ctrl_c_interrupts_a_blocking_call(call: str, parent_ignores_sigint: bool) -> None:
     arrived = threading.Event()
-    with slow_server(30.0, arrived=arrived) as url:
+    with slow_server(30.0, arrived=arrived) as url, parent_sigint(parent_ignores_sigint):
         child = subprocess.Popen(
             [sys.executable, "-c", BLOCKED, url, call],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=sigint_default,
         )
         try:
             assert arrived.wait(20), "the child never sent its request"
-            time.sleep(0.1)  # the child is blocked waiting for the answer
             sent_at = time.monotonic()
             child.send_signal(signal.SIGINT)
             assert child.stdout is not None
@@ -61,7 +77,8 @@ def test_ctrl_c_interrupts_a_blocking_call(call: str) -> None:
                 child.kill()
                 child.wait()
     assert line == "interrupted"
-    assert took < 0.5
+    # Interrupted, not answered after 30 s (the latency itself is measured in benches/).
+    assert took < 5.0
 
 
 FORKED = textwrap.dedent(
@@ -149,3 +166,44 @@ def test_the_interpreter_exits_cleanly_after_async_use(
         if child.returncode != 0:
             failures.append((child.returncode, err[-500:]))
     assert failures == []
+
+
+SIGNAL_TO_THE_PROGRAM = textwrap.dedent(
+    """
+    import os, signal, sys
+    import showctl
+
+    # showctl's threads run: a simulator, and an asyncio call answered by it.
+    sim = showctl.Simulator().start()
+    import asyncio
+    asyncio.run(showctl.MediaPlayer(sim.url).layers_async())
+    # The program's thread blocks SIGINT for a moment: a process-directed SIGINT now goes to
+    # another thread that accepts it, or stays pending when none does.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    os.kill(os.getpid(), signal.SIGINT)
+    pending = signal.SIGINT in signal.sigpending()
+    print("pending" if pending else "taken by another thread", flush=True)
+    try:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        import time
+        time.sleep(30)
+        print("not interrupted", flush=True)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    sim.stop()
+    """
+)
+
+
+def test_a_signal_to_the_process_reaches_the_program_not_a_runtime_thread() -> None:
+    """Ctrl-C's SIGINT goes to any thread that accepts it; taken by one of showctl's threads,
+    it left the program's `time.sleep(3600)` asleep for the hour (`showctl simulate` ignored
+    Ctrl-C one time in two). showctl's threads block it, so it waits for the program's."""
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNAL_TO_THE_PROGRAM],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=sigint_default,
+    )
+    assert done.stdout.split() == ["pending", "interrupted"], done.stdout + done.stderr

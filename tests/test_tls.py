@@ -164,3 +164,29 @@ def test_ca_cert_that_is_not_pem(tmp_path: Path) -> None:
     bad.write_text("not a certificate")
     with pytest.raises(ValueError, match="ca_cert: "):
         showctl.Scoreboard("https://127.0.0.1:1", ca_cert=bad)
+
+
+def test_tls_options_are_carried_to_the_mirrors(
+    trustme_server: HTTPServer, ca_pem: Path, tmp_path: Path
+) -> None:
+    """A mirror behind HTTPS is trusted by the primary's ca_cert (or verify=False), and is
+    refused, counted as failed, without it."""
+    trustme_server.clear()
+    trustme_server.expect_request("/api/0/mute/layer/0", method="POST").respond_with_data("")
+    with showctl.Simulator() as primary:
+        mirror = url_of(trustme_server)
+        for options, ok in (
+            ({"ca_cert": ca_pem}, True),
+            ({"verify": False}, True),
+            ({}, False),
+        ):
+            player = showctl.MediaPlayer(primary.url, KEY, mirrors=[mirror], retries=0, **options)
+            player.layer(0).mute()
+            player.close()
+            (st,) = player.mirror_status()
+            assert (st.sent, st.failed) == ((1, 0) if ok else (0, 1)), (options, st)
+            if not ok:
+                assert "certificate" in str(st.last_error)
+    mutes = [r for r in sent(trustme_server) if r.path == "/api/0/mute/layer/0"]
+    assert len(mutes) == 2
+    assert all(r.headers["Authorization"] == f"Bearer {KEY}" for r in mutes)

@@ -5,8 +5,10 @@ timeouts, retries, the API key, environment variables and refused arguments."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import pickle
+import socket
 import threading
 import time
 
@@ -455,3 +457,38 @@ async def test_cancelling_an_async_call(base_url: str) -> None:
 def test_asyncio_run_accepts_an_async_call(httpserver: HTTPServer, base_url: str) -> None:
     serve(httpserver, load("scoreboard/hockey"))
     assert isinstance(asyncio.run(showctl.Scoreboard(base_url).scores_async()), showctl.HockeyScore)
+
+
+@pytest.mark.parametrize(
+    ("url", "fix"),
+    [
+        ("https//10.0.0.5:4000", "https://10.0.0.5:4000"),
+        ("http:/127.0.0.1:8080", "http://127.0.0.1:8080"),
+        ("http//127.0.0.1:8080", "http://127.0.0.1:8080"),
+        ("HTTPS:/h:1", "https://h:1"),
+        ("http:h:1", "http://h:1"),
+    ],
+)
+def test_a_mistyped_scheme_is_refused_with_the_likely_fix(url: str, fix: str) -> None:
+    for make in (showctl.Scoreboard, showctl.MediaPlayer):
+        with pytest.raises(ValueError, match=r"^url: .*mistyped scheme") as info:
+            make(url)
+        assert f"did you mean {fix!r}" in str(info.value).replace('"', "'")
+    with pytest.raises(ValueError, match=r"^mirrors\[0\]: url: .*did you mean"):
+        showctl.MediaPlayer("h:1", mirrors=[url])
+
+
+def test_a_host_named_like_a_scheme_with_a_port_is_still_a_host() -> None:
+    assert showctl.Scoreboard("http:8080").url == "http://http:8080/api/0"
+    assert showctl.Scoreboard("httpbox:1").url == "http://httpbox:1/api/0"
+
+
+def test_the_connect_error_names_the_url_once() -> None:
+    with contextlib.closing(socket.socket()) as held:
+        held.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused
+        url = f"http://127.0.0.1:{held.getsockname()[1]}"
+        with pytest.raises(showctl.ConnectError) as info:
+            showctl.Scoreboard(url, retries=0).scores()
+    message = str(info.value)
+    assert message.count(url) == 1, message
+    assert "refused" in message

@@ -140,6 +140,35 @@ def sim() -> Iterator[showctl.Simulator]:
         yield s
 
 
+POLL = "/api/0/transportState/workspace"
+
+
+def polls_seen(sim: showctl.Simulator) -> int:
+    return sum(1 for r in sim.requests if r.method == "GET" and r.path == POLL)
+
+
+def polls_done(sim: showctl.Simulator, more: int) -> Callable[[], bool]:
+    """True once the watch has polled `more` more times than now. Polls never overlap, so
+    when the second has arrived, the first was answered and compared: a change made before
+    the first (the baseline included) has been seen."""
+    target = polls_seen(sim) + more
+    return lambda: polls_seen(sim) >= target
+
+
+def wait(done: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 20
+    while not done():
+        assert time.monotonic() < deadline, "the watch stopped polling"
+        time.sleep(0.005)
+
+
+async def wait_async(done: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 20
+    while not done():
+        assert time.monotonic() < deadline, "the watch stopped polling"
+        await asyncio.sleep(0.005)
+
+
 def test_simulated_show(sim: showctl.Simulator) -> None:
     """Real state changes, made from another thread while the watch polls every 50 ms."""
     player = showctl.MediaPlayer(sim.url, retries=0)
@@ -164,10 +193,10 @@ def test_simulated_show(sim: showctl.Simulator) -> None:
     ]
 
     def script() -> None:
-        time.sleep(0.3)  # the watch takes its baseline first
+        wait(polls_done(sim, 2))  # the watch has its baseline
         for step in steps:
             step()
-            time.sleep(0.3)
+            wait(polls_done(sim, 2))  # and has seen this step before the next
 
     actor = threading.Thread(target=script)
     events: list[showctl.TransportEvent] = []
@@ -201,7 +230,7 @@ async def test_simulated_pause_and_play_async(sim: showctl.Simulator) -> None:
         return await asyncio.wait_for(watch.__anext__(), 10)
 
     async def later(action: Callable[[], Awaitable[None]]) -> None:
-        await asyncio.sleep(0.2)  # the watch takes its baseline first
+        await wait_async(polls_done(sim, 2))  # the watch has its baseline first
         await action()
 
     task = asyncio.ensure_future(later(main.pause_async))

@@ -44,10 +44,33 @@ class _Parser(argparse.ArgumentParser):
 
 # --- output ----------------------------------------------------------------------------------
 
+# Control characters (C0, DEL, C1), line and paragraph separators and bidirectional overrides:
+# from a name or a server's body, they could move the cursor, recolour or retitle the terminal,
+# or make a line read other than it is. Printed escaped (`\x1b`, `\u202e`).
+_CONTROLS = (range(0x20), range(0x7F, 0xA0), (0x2028, 0x2029), range(0x202A, 0x202F))
+_UNSAFE = {
+    c: f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+    for group in (*_CONTROLS, range(0x2066, 0x206A))
+    for c in group
+}
+_UNSAFE_IN_JSON = {c: f"\\u{c:04x}" for c in _UNSAFE if c >= 0x7F}
+
+
+def safe(text: object) -> str:
+    """``text`` as printed on a terminal: control and bidirectional characters escaped."""
+    return str(text).translate(_UNSAFE)
+
+
+def dumps(obj: Any, **kw: Any) -> str:
+    """JSON text whose strings carry no raw control or bidirectional character (json escapes
+    those below U+0020 itself; the rest become ``\\uXXXX``, which reads back the same)."""
+    return json.dumps(obj, ensure_ascii=False, **kw).translate(_UNSAFE_IN_JSON)
+
+
 
 def emit_json(obj: Any) -> None:
     """One JSON document on one line."""
-    print(json.dumps(obj, ensure_ascii=False, separators=(",", ":")), flush=True)
+    print(dumps(obj, separators=(",", ":")), flush=True)
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], indent: str = "") -> None:
@@ -67,7 +90,7 @@ def _cell(v: Any) -> str:
         return "yes" if v else "no"
     if isinstance(v, float):
         return f"{v:.3g}" if abs(v) < 1 else f"{v:.1f}"
-    return str(v)
+    return safe(v)
 
 
 def _flatten(record: dict[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
@@ -186,7 +209,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             print("  Ctrl-C to stop", flush=True)
         board = showctl.Scoreboard(sim.url, key) if args.score_tick else None
         while True:
-            time.sleep(args.score_tick or 3600)
+            _sleep(args.score_tick or 3600)
             if board is not None:
                 _bump_score(sim, board)
     except KeyboardInterrupt:
@@ -236,12 +259,20 @@ def cmd_feed(args: argparse.Namespace) -> int:
                 print(f"  writing {', '.join(docs)} into {args.write} on each change")
             print("  Ctrl-C to stop", flush=True)
         while True:
-            time.sleep(3600)
+            _sleep(3600)
     except KeyboardInterrupt:
         pass
     finally:
         feed.stop()
     return EXIT_OK
+
+
+def _sleep(seconds: float) -> None:
+    """``time.sleep`` in steps of at most 0.25 s: Ctrl-C then ends the wait within 0.25 s even
+    when the signal did not wake this thread's sleep (it is still handled between steps)."""
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        time.sleep(min(left, 0.25))
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:
@@ -271,6 +302,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_scores(args: argparse.Namespace) -> int:
+    _watch_only(args)
     with scoreboard(args) as board:
         if not args.watch:
             record = board.scores()
@@ -293,7 +325,8 @@ def cmd_scores(args: argparse.Namespace) -> int:
                     for k, v in current.items()
                     if previous.get(k) != v
                 ]
-                print(f"{stamp}  {score_line(record)}  ({', '.join(changes)})", flush=True)
+                line = f"{stamp}  {score_line(record)}  ({', '.join(changes)})"
+                print(safe(line), flush=True)
             previous = current
             if args.count and n >= args.count:
                 break
@@ -301,7 +334,7 @@ def cmd_scores(args: argparse.Namespace) -> int:
 
 
 def _print_record(record: showctl.ScoreRecord) -> None:
-    print(f"{score_line(record)}  (uuid {record.uuid}, version {record.version})")
+    print(safe(f"{score_line(record)}  (uuid {record.uuid}, version {record.version})"))
     table(
         ("FIELD", "VALUE"),
         [
@@ -324,9 +357,9 @@ def cmd_playlists(args: argparse.Namespace) -> int:
         except showctl.ApiError:
             video_input = None
     top = [p for p in root.children if p.uuid != video_input]
-    print(f"{root.name}  ({root.uuid})")
+    print(safe(f"{root.name}  ({root.uuid})"))
     for cue_index, cue in enumerate(root.items):
-        print(f"    {cue_index:>3}  {cue.name}  ({cue.uuid})")
+        print(safe(f"    {cue_index:>3}  {cue.name}  ({cue.uuid})"))
 
     def show(p: showctl.Playlist, depth: int) -> None:
         pad = "  " * depth
@@ -336,9 +369,9 @@ def cmd_playlists(args: argparse.Namespace) -> int:
             label = f"playlist {top.index(p)}"
         else:
             label = "playlist"
-        print(f"{pad}{p.name}  ({label}, {p.uuid})")
+        print(safe(f"{pad}{p.name}  ({label}, {p.uuid})"))
         for cue_index, cue in enumerate(p.items):
-            print(f"{pad}  {cue_index:>3}  {cue.name}  ({cue.uuid})")
+            print(safe(f"{pad}  {cue_index:>3}  {cue.name}  ({cue.uuid})"))
         for child in p.children:
             show(child, depth + 1)
 
@@ -365,7 +398,7 @@ def _done(args: argparse.Namespace, what: str, **fields: Any) -> int:
     if args.json:
         emit_json({"ok": True, "command": args.command, **fields})
     else:
-        print(f"ok: {what}")
+        print(safe(f"ok: {what}"))
     return EXIT_OK
 
 
@@ -402,6 +435,12 @@ def cmd_opacity(args: argparse.Namespace) -> int:
     with media(args) as player:
         layer = player.layer(args.layer)
         if args.value is None:
+            if args.fade is not None or args.steps is not None:
+                option = "--fade" if args.fade is not None else "--steps"
+                raise UsageError(
+                    f"{option}: needs VALUE, the opacity to fade to "
+                    f"(for example: opacity LAYER 0.0 --fade 2)"
+                )
             value = layer.opacity()
             if args.json:
                 emit_json({"layer": args.layer, "opacity": value})
@@ -440,7 +479,14 @@ def _transport(
     return [(layer, player.layer(layer).transport_state())]
 
 
+def _watch_only(args: argparse.Namespace) -> None:
+    """--count means nothing without --watch: refused rather than ignored."""
+    if not args.watch and args.count is not None:
+        raise UsageError("--count: only with --watch (it stops the watch after COUNT lines)")
+
+
 def cmd_transport(args: argparse.Namespace) -> int:
+    _watch_only(args)
     with media(args) as player:
         if not args.watch:
             states = _transport(player, args.layer)
@@ -466,7 +512,7 @@ def cmd_transport(args: argparse.Namespace) -> int:
             if args.json:
                 emit_json(event_json(event))
             else:
-                print(event_line(event), flush=True)
+                print(safe(event_line(event)), flush=True)
             printed += 1
             if args.count and printed >= args.count:
                 break
@@ -497,7 +543,7 @@ def cmd_request(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(answer)
     else:
-        print(json.dumps(answer, indent=2, ensure_ascii=False))
+        print(dumps(answer, indent=2))
     return EXIT_OK
 
 
@@ -508,6 +554,13 @@ def _interval(text: str) -> float:
     value = float(text)
     if not value >= 0.05:
         raise argparse.ArgumentTypeError(f"must be at least 0.05 seconds, got {text}")
+    return value
+
+
+def _pace(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 60 seconds, got {text}")
     return value
 
 
@@ -614,7 +667,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--pace",
-        type=float,
+        type=_pace,
         metavar="SECONDS",
         help="pause between steps (default: 0.6 on a terminal, else 0)",
     )
@@ -706,8 +759,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _text_arg(arg: str) -> str:
+    """An argument as the user typed it: under an ASCII-only locale Python decodes a UTF-8
+    name ("Écran") to lone surrogates, which no request can carry; decode its bytes as UTF-8."""
+    try:
+        return os.fsencode(arg).decode("utf-8")
+    except UnicodeError:
+        return arg
+
+
+def _tolerant_output() -> None:
+    """Under an ASCII-only locale, print what the terminal cannot show as escapes
+    (``\\xc9cran``) instead of failing on the first non-ASCII name."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
+    _tolerant_output()
+    if argv is None:
+        argv = [_text_arg(a) for a in sys.argv[1:]]
     try:
         args = build_parser().parse_args(argv)
         return int(args.func(args))
@@ -735,7 +809,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _fail(message: str) -> None:
-    print(f"showctl: {' '.join(message.split())}", file=sys.stderr)
+    print(f"showctl: {safe(' '.join(message.split()))}", file=sys.stderr)
 
 
 def _silence_stdout() -> None:

@@ -129,8 +129,9 @@ class NotConfirmedError(ShowctlError):
     the expected state.
 
     Attributes: ``expected`` and ``actual`` (the values as read from JSON: a float, a bool, a
-    name, a dict per layer for the workspace; ``actual`` is ``None`` when the read itself
-    failed), ``method`` and ``url`` of the command.
+    name, a dict per layer for the workspace, keyed by layer name, ``"name [index]"`` where
+    layers share a name, the index for a nameless layer; ``actual`` is ``None`` when the read
+    itself failed), ``method`` and ``url`` of the command.
     """
 
     def __init__(

@@ -66,6 +66,15 @@ impl MediaClient {
     /// A client whose commands also go to each of `mirrors` (sharing the primary's options).
     /// A mirror that repeats the primary's URL or another mirror's is refused.
     pub fn with_mirrors(transport: Arc<Transport>, mirrors: Vec<Target>) -> Result<Self> {
+        Self::with_mirror_queues(transport, mirrors, super::mirror::QUEUE)
+    }
+
+    /// [`MediaClient::with_mirrors`] with each mirror's queue holding `capacity` commands.
+    pub fn with_mirror_queues(
+        transport: Arc<Transport>,
+        mirrors: Vec<Target>,
+        capacity: usize,
+    ) -> Result<Self> {
         let mut seen = vec![transport.base_url().to_string()];
         let mut built = Vec::with_capacity(mirrors.len());
         for (i, target) in mirrors.into_iter().enumerate() {
@@ -82,7 +91,7 @@ impl MediaClient {
             }
             seen.push(base);
             let mirror = MediaClient::new(Arc::new(transport.with_target(target)?));
-            built.push(Mirror::new(mirror));
+            built.push(Mirror::with_capacity(mirror, capacity));
         }
         Ok(Self::build(transport, built))
     }
@@ -111,7 +120,12 @@ impl MediaClient {
             self.mirror(&call.request, call.fallback.as_ref())?;
         }
         let (req, body) = self.exchange(&call.request, call.fallback.as_ref()).await?;
-        (call.decode)(&body).map_err(|e| self.transport().decode_error(req, &body, e))
+        let out = (call.decode)(&body).map_err(|e| self.transport().decode_error(req, &body, e));
+        if body.len() >= crate::runtime::RELEASE_AFTER {
+            drop(body);
+            crate::runtime::release_memory();
+        }
+        out
     }
 
     /// Queue a command for every mirror (nothing once the client is closed).

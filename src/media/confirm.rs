@@ -142,11 +142,24 @@ fn label(layer: &Option<Ident>) -> String {
     }
 }
 
-/// `{"Main": x, ...}` for layers, keyed by name (or position when nameless).
+/// `{"Main": x, ...}` for layers, keyed by name; a nameless layer by its index (`"3"`), and
+/// each layer whose name is shared by another as `"name [index]"` (`"Clip [0]"`, `"Clip [2]"`),
+/// so every layer is reported.
 fn per_layer<'a>(layers: impl Iterator<Item = (usize, Option<&'a str>, Value)>) -> Value {
+    let layers: Vec<_> = layers.collect();
+    let shared = |name: &str| layers.iter().filter(|(_, n, _)| *n == Some(name)).count() > 1;
     let mut m = Map::new();
-    for (i, name, v) in layers {
-        m.insert(name.map_or_else(|| i.to_string(), str::to_string), v);
+    for (i, name, v) in &layers {
+        let mut key = match name {
+            None => i.to_string(),
+            Some(n) if shared(n) => format!("{n} [{i}]"),
+            Some(n) => n.to_string(),
+        };
+        while m.contains_key(&key) {
+            // A name that looks like another's key (a layer named "Clip [0]").
+            key = format!("{key} [{i}]");
+        }
+        m.insert(key, v.clone());
     }
     Value::Object(m)
 }

@@ -35,6 +35,29 @@ pub struct Endpoint<A, T> {
     pub decode: Decode<T>,
     /// The path used in the field when the documented one answers 404 or 405.
     pub fallback: Option<&'static str>,
+    /// The largest reply accepted (see [`Request::max_reply`]); `None`: the client's
+    /// `max_body`.
+    pub max_reply: Option<usize>,
+}
+
+/// Reply caps: far above the largest reply of each shape seen or imaginable, far below the
+/// default `max_body` (64 MiB), so a runaway reply costs at most this much memory.
+/// A number (`{"value": 0.5}`).
+pub const NUMBER_REPLY: usize = 64 * 1024;
+/// One object (a layer's state, blend, target set, preset, transition, transport state).
+pub const OBJECT_REPLY: usize = 1024 * 1024;
+/// A list of small objects (blend modes, presets, target sets, effects, transitions, the
+/// transport state of each layer).
+pub const LIST_REPLY: usize = 16 * 1024 * 1024;
+
+impl<A, T> Endpoint<A, T> {
+    /// This endpoint with its replies capped at `max` bytes.
+    const fn capped(self, max: usize) -> Self {
+        Endpoint {
+            max_reply: Some(max),
+            ..self
+        }
+    }
 }
 
 /// A request ready to send, with the decoder of its reply.
@@ -68,6 +91,7 @@ impl<A, T> Endpoint<A, T> {
                 .json
                 .as_ref()
                 .map(|v| serde_json::to_vec(v).expect("a JSON value always serializes")),
+            max_reply: self.max_reply,
         };
         let fallback = match self.fallback {
             Some(template) => Some(build(fill(template, ids)?)),
@@ -521,18 +545,32 @@ fn array(v: Value) -> Result<Vec<Value>, String> {
 
 /// A list of resources, each bare or wrapped under its key.
 fn list<M: Model>(body: &[u8]) -> Result<Vec<Arc<M>>, String> {
+    // Items are moved out of the parsed tree, never copied: decoding holds the tree once.
     array(required(body)?)?
-        .iter()
+        .into_iter()
         .enumerate()
-        .map(|(i, item)| match unwrap_item::<M>(item) {
-            Some(obj) => Ok(Arc::new(M::from_raw(obj.clone()))),
-            None => Err(format!(
-                "item {i} should be a {} object, got {}",
+        .map(|(i, item)| match into_item::<M>(item) {
+            Ok(obj) => Ok(Arc::new(M::from_raw(obj))),
+            Err(kind) => Err(format!(
+                "item {i} should be a {} object, got {kind}",
                 M::NAME,
-                json_kind(item)
             )),
         })
         .collect()
+}
+
+/// [`unwrap_item`] taking the item: its object (bare or under the model's key), or the kind of
+/// what was there instead.
+fn into_item<M: Model>(item: Value) -> Result<Raw, &'static str> {
+    let kind = json_kind(&item);
+    let Value::Object(mut obj) = item else {
+        return Err(kind);
+    };
+    match M::KEY.and_then(|k| obj.remove(k)) {
+        Some(Value::Object(inner)) => Ok(inner),
+        Some(_) => Err(kind),
+        None => Ok(obj),
+    }
 }
 
 fn layers(body: &[u8]) -> Result<LayerList, String> {
@@ -596,6 +634,7 @@ const fn get<T>(path: &'static str, decode: Decode<T>) -> Endpoint<(), T> {
         encode: nothing,
         decode,
         fallback: None,
+        max_reply: None,
     }
 }
 
@@ -606,6 +645,7 @@ const fn post<A>(path: &'static str, encode: Encode<A>) -> Endpoint<A, ()> {
         encode,
         decode: done,
         fallback: None,
+        max_reply: None,
     }
 }
 
@@ -620,9 +660,11 @@ pub const PLAYLIST: Endpoint<(), Playlist> = get("/data/playlist/{playlist:id}",
 pub const CUE: Endpoint<(), Cue> = get(
     "/data/playlist/{playlist:playlist_id}/cue/{cue:cue_id}",
     one,
-);
+)
+.capped(OBJECT_REPLY);
 pub const LAYERS: Endpoint<(), LayerList> = get("/data/layers", layers);
-pub const LAYER_STATE: Endpoint<(), LayerState> = get("/data/layer/{layer:id}", one);
+pub const LAYER_STATE: Endpoint<(), LayerState> =
+    get("/data/layer/{layer:id}", one).capped(OBJECT_REPLY);
 
 // Clear, mute, unmute, hide, unhide
 pub const CLEAR_WORKSPACE: Endpoint<(), ()> = post0("/clear/workspace");
@@ -649,19 +691,22 @@ pub const TRIGGER_LAYER: Endpoint<(), ()> =
     post0("/trigger/layer/{layer:id}/playlist/{playlist:playlist_id}/cue/{cue:cue_id}");
 
 // Opacity
-pub const LAYER_OPACITY: Endpoint<(), f64> = get("/opacity/layer/{layer:id}", opacity);
+pub const LAYER_OPACITY: Endpoint<(), f64> =
+    get("/opacity/layer/{layer:id}", opacity).capped(NUMBER_REPLY);
 pub const SET_LAYER_OPACITY: Endpoint<f64, ()> = post("/opacity/layer/{layer:id}", opacity_body);
 
 // Blend mode
-pub const BLEND_MODES: Endpoint<(), Vec<Arc<BlendMode>>> = get("/blendMode", list);
-pub const LAYER_BLEND_MODE: Endpoint<(), BlendMode> = get("/blendMode/layer/{layer:id}", one);
+pub const BLEND_MODES: Endpoint<(), Vec<Arc<BlendMode>>> =
+    get("/blendMode", list).capped(LIST_REPLY);
+pub const LAYER_BLEND_MODE: Endpoint<(), BlendMode> =
+    get("/blendMode/layer/{layer:id}", one).capped(OBJECT_REPLY);
 pub const SET_LAYER_BLEND_MODE: Endpoint<String, ()> =
     post("/blendMode/layer/{layer:id}", value_body);
 
 // Layer blend (`/layerBlend/layer/{id}` in the field where `/blend` misbehaves)
 pub const LAYER_BLEND: Endpoint<(), LayerBlend> = Endpoint {
     fallback: Some("/layerBlend/layer/{layer:id}"),
-    ..get("/blend/layer/{layer:id}", one)
+    ..get("/blend/layer/{layer:id}", one).capped(OBJECT_REPLY)
 };
 pub const SET_LAYER_BLEND: Endpoint<BlendSpec, ()> = Endpoint {
     fallback: Some("/layerBlend/layer/{layer:id}"),
@@ -669,65 +714,71 @@ pub const SET_LAYER_BLEND: Endpoint<BlendSpec, ()> = Endpoint {
 };
 
 // Layer preset
-pub const LAYER_PRESETS: Endpoint<(), Vec<Arc<LayerPreset>>> = get("/layerPreset", list);
+pub const LAYER_PRESETS: Endpoint<(), Vec<Arc<LayerPreset>>> =
+    get("/layerPreset", list).capped(LIST_REPLY);
 pub const LAYER_LAYER_PRESETS: Endpoint<(), Vec<Arc<LayerPreset>>> =
-    get("/layerPreset/layer/{layer:id}", list);
+    get("/layerPreset/layer/{layer:id}", list).capped(LIST_REPLY);
 pub const APPLY_LAYER_PRESET: Endpoint<String, ()> =
     post("/layerPreset/layer/{layer:id}", value_body);
 
 // Target set
-pub const TARGET_SETS: Endpoint<(), Vec<Arc<TargetSet>>> = get("/targetSet", list);
+pub const TARGET_SETS: Endpoint<(), Vec<Arc<TargetSet>>> =
+    get("/targetSet", list).capped(LIST_REPLY);
 pub const LAYER_TARGET_SET: Endpoint<(), Option<TargetSet>> =
-    get("/targetSet/layer/{layer:id}", maybe);
+    get("/targetSet/layer/{layer:id}", maybe).capped(OBJECT_REPLY);
 pub const SET_LAYER_TARGET_SET: Endpoint<Option<String>, ()> =
     post("/targetSet/layer/{layer:id}", value_or_no_body);
 
 // Effects
-pub const EFFECTS: Endpoint<(), Vec<Arc<Effect>>> = get("/effects", list);
-pub const WORKSPACE_EFFECTS: Endpoint<(), Vec<Arc<Effect>>> = get("/effects/workspace", list);
+pub const EFFECTS: Endpoint<(), Vec<Arc<Effect>>> = get("/effects", list).capped(LIST_REPLY);
+pub const WORKSPACE_EFFECTS: Endpoint<(), Vec<Arc<Effect>>> =
+    get("/effects/workspace", list).capped(LIST_REPLY);
 pub const SET_WORKSPACE_EFFECT: Endpoint<Map<String, Value>, ()> =
     post("/effects/workspace", effect_body);
-pub const LAYER_EFFECTS: Endpoint<(), Vec<Arc<Effect>>> = get("/effects/layer/{layer:id}", list);
+pub const LAYER_EFFECTS: Endpoint<(), Vec<Arc<Effect>>> =
+    get("/effects/layer/{layer:id}", list).capped(LIST_REPLY);
 pub const SET_LAYER_EFFECT: Endpoint<Map<String, Value>, ()> =
     post("/effects/layer/{layer:id}", effect_body);
 
 // Effects preset
-pub const EFFECT_PRESETS: Endpoint<(), Vec<Arc<EffectPreset>>> = get("/effectsPreset", list);
+pub const EFFECT_PRESETS: Endpoint<(), Vec<Arc<EffectPreset>>> =
+    get("/effectsPreset", list).capped(LIST_REPLY);
 pub const WORKSPACE_EFFECT_PRESET: Endpoint<(), Option<EffectPreset>> =
-    get("/effectsPreset/workspace", maybe);
+    get("/effectsPreset/workspace", maybe).capped(OBJECT_REPLY);
 pub const SET_WORKSPACE_EFFECT_PRESET: Endpoint<Option<String>, ()> =
     post("/effectsPreset/workspace", value_or_null_body);
 pub const LAYER_EFFECT_PRESET: Endpoint<(), Option<EffectPreset>> =
-    get("/effectsPreset/layer/{layer:id}", maybe);
+    get("/effectsPreset/layer/{layer:id}", maybe).capped(OBJECT_REPLY);
 pub const SET_LAYER_EFFECT_PRESET: Endpoint<Option<String>, ()> =
     post("/effectsPreset/layer/{layer:id}", value_or_null_body);
 
 // Transition (sent as `{"value": uuid}`; `{"value": null}` returns a layer to the master)
-pub const TRANSITIONS: Endpoint<(), Vec<Arc<Transition>>> = get("/transition", list);
+pub const TRANSITIONS: Endpoint<(), Vec<Arc<Transition>>> =
+    get("/transition", list).capped(LIST_REPLY);
 pub const WORKSPACE_TRANSITION: Endpoint<(), Option<Transition>> =
-    get("/transition/workspace", maybe);
+    get("/transition/workspace", maybe).capped(OBJECT_REPLY);
 pub const SET_WORKSPACE_TRANSITION: Endpoint<String, ()> =
     post("/transition/workspace", value_body);
 pub const LAYER_TRANSITION: Endpoint<(), Option<Transition>> =
-    get("/transition/layer/{layer:id}", maybe);
+    get("/transition/layer/{layer:id}", maybe).capped(OBJECT_REPLY);
 pub const SET_LAYER_TRANSITION: Endpoint<Option<String>, ()> =
     post("/transition/layer/{layer:id}", value_or_null_body);
 
 // Transition duration
 pub const WORKSPACE_TRANSITION_DURATION: Endpoint<(), f64> =
-    get("/transitionDuration/workspace", transition_duration);
+    get("/transitionDuration/workspace", transition_duration).capped(NUMBER_REPLY);
 pub const SET_WORKSPACE_TRANSITION_DURATION: Endpoint<f64, ()> =
     post("/transitionDuration/workspace", duration_body);
 pub const LAYER_TRANSITION_DURATION: Endpoint<(), f64> =
-    get("/transitionDuration/layer/{layer:id}", transition_duration);
+    get("/transitionDuration/layer/{layer:id}", transition_duration).capped(NUMBER_REPLY);
 pub const SET_LAYER_TRANSITION_DURATION: Endpoint<f64, ()> =
     post("/transitionDuration/layer/{layer:id}", duration_body);
 
 // Transport state
 pub const TRANSPORT_STATES: Endpoint<(), Vec<Arc<TransportState>>> =
-    get("/transportState/workspace", list);
+    get("/transportState/workspace", list).capped(LIST_REPLY);
 pub const LAYER_TRANSPORT_STATE: Endpoint<(), TransportState> =
-    get("/transportState/layer/{layer:id}", transport_one);
+    get("/transportState/layer/{layer:id}", transport_one).capped(OBJECT_REPLY);
 
 // Observed in the field (3.3+), not in the API document.
 pub const PLAY_WORKSPACE: Endpoint<(), ()> = post0("/play/workspace");
@@ -760,12 +811,29 @@ pub fn raw(
 ) -> Result<Call<Option<Value>>> {
     let method = Method::parse(method)?;
     let path = raw_path(path)?;
+    let max = crate::ident::MAX_RAW;
+    if path.len() > max {
+        return Err(Error::invalid(format!(
+            "path: at most {max} bytes once encoded, got {}",
+            path.len()
+        )));
+    }
+    for (k, v) in &params {
+        let len = crate::ident::encode_segment(k).len() + crate::ident::encode_segment(v).len();
+        if len > max {
+            return Err(Error::invalid(format!(
+                "params[{:?}]: at most {max} bytes once encoded, got {len}",
+                crate::error::capped(k, 64, "bytes")
+            )));
+        }
+    }
     Ok(Call {
         request: Request {
             method,
             path,
             query: params,
             body: json.map(|v| serde_json::to_vec(&v).expect("a JSON value always serializes")),
+            max_reply: None,
         },
         fallback: None,
         decode: json_or_none,

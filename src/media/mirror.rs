@@ -5,8 +5,14 @@
 //! order they were given, so a backup sees the same sequence as the primary (a fade ends on the
 //! same value). The primary's request never waits for a mirror: a command is queued for each
 //! mirror and sent to the primary at once. A mirror's failures are logged (target
-//! `showctl::mirror`) and counted in its [`MirrorStatus`]; a full queue (a mirror far behind)
-//! drops the command for that mirror and counts it.
+//! `showctl::mirror`) and counted in its [`MirrorStatus`].
+//!
+//! A burst (a `batch()` of thousands of commands, thousands of gathered `_async` calls) is
+//! queued whole and reaches a mirror that keeps up, every command and in order: the queue holds
+//! [`QUEUE`] commands (a few MB at most). Only a mirror that truly cannot keep up (one whose
+//! every command waits for the timeout, with tens of thousands waiting) has commands dropped:
+//! each is counted in `dropped`, the mirror is reported unhealthy until its queue is empty
+//! again, and the log says so once when dropping starts and once, with the count, when it ends.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -18,15 +24,17 @@ use super::client::MediaClient;
 use crate::error::Error;
 use crate::transport::Request;
 
-/// Commands a mirror may have waiting before more are dropped for it.
-pub const QUEUE: usize = 1024;
+/// Commands a mirror may have waiting before more are dropped for it. Far above any burst a
+/// show sends (a queued command is a path and a small body).
+pub const QUEUE: usize = 65_536;
 
 /// What a mirror did so far.
 #[derive(Debug, Clone)]
 pub struct MirrorStatus {
     /// The mirror's base URL (`scheme://host:port/api/0`, never a key).
     pub url: String,
-    /// False from a failed or dropped command until the next command the mirror accepts.
+    /// False from a failed command until the next command the mirror accepts; after a dropped
+    /// command, false until the mirror has caught up (accepted a command with none waiting).
     pub healthy: bool,
     /// Commands the mirror answered with a 2xx.
     pub sent: u64,
@@ -43,6 +51,12 @@ pub struct MirrorStatus {
     pub last_ok_at: Option<SystemTime>,
 }
 
+/// Commands dropped since the mirror fell behind (none: it is not behind).
+#[derive(Default)]
+struct Behind {
+    dropped: u64,
+}
+
 struct Job {
     request: Request,
     fallback: Option<Request>,
@@ -52,6 +66,7 @@ struct Job {
 struct Shared {
     client: MediaClient,
     status: Mutex<MirrorStatus>,
+    behind: Mutex<Behind>,
     enqueued: AtomicU64,
     /// Commands finished (sent, failed or dropped); `enqueued - done` are pending.
     done: watch::Sender<u64>,
@@ -64,20 +79,33 @@ impl Shared {
         self.status.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn record(&self, result: Result<(), Error>) {
+    /// Record the outcome of a command; `waiting`: commands still queued behind it.
+    fn record(&self, result: Result<(), Error>, waiting: u64) {
         // Logged once the status is unlocked: a log record may wait for the GIL, whose holder
         // may be waiting for the status (`mirror_status()`).
+        let mut behind = self.behind.lock().unwrap_or_else(|p| p.into_inner());
         let mut st = self.status();
         let (level, message) = match result {
             Ok(()) => {
                 st.sent += 1;
                 st.last_ok_at = Some(SystemTime::now());
+                if behind.dropped > 0 && waiting > 0 {
+                    // Still catching up after dropping: not healthy yet, and no log flapping.
+                    return;
+                }
                 let back = !st.healthy;
                 st.healthy = true;
                 if !back {
                     return;
                 }
-                let message = format!("mirror {} accepts commands again", st.url);
+                let mut message = format!("mirror {} accepts commands again", st.url);
+                if behind.dropped > 0 {
+                    let n = std::mem::take(&mut behind.dropped);
+                    message.push_str(&format!(
+                        " and has caught up; {n} command(s) were dropped for it while it was \
+                         behind (see mirror_status())"
+                    ));
+                }
                 (log::Level::Info, message)
             }
             Err(e) => {
@@ -95,7 +123,28 @@ impl Shared {
             }
         };
         drop(st);
+        drop(behind);
         log::log!(target: "showctl::mirror", level, "{message}");
+    }
+
+    /// Count a command dropped because the queue is full; logs once per episode of dropping.
+    fn dropped(&self, capacity: usize, method: &str, path: &str) {
+        let mut behind = self.behind.lock().unwrap_or_else(|p| p.into_inner());
+        let mut st = self.status();
+        st.dropped += 1;
+        st.healthy = false;
+        behind.dropped += 1;
+        let tell = (behind.dropped == 1).then(|| st.url.clone());
+        drop(st); // before logging (see `Shared::record`)
+        drop(behind);
+        if let Some(url) = tell {
+            log::warn!(
+                target: "showctl::mirror",
+                "mirror {url}: {capacity} commands are waiting, so {method} {path} and what follows \
+                 until it catches up are dropped for it (it cannot keep up; see mirror_status())"
+            );
+        }
+        self.finish(1);
     }
 
     fn finish(&self, n: u64) {
@@ -106,6 +155,8 @@ impl Shared {
 /// One mirror: its own client (with its own `/layerBlend` fallback memory) and its queue.
 pub struct Mirror {
     shared: Arc<Shared>,
+    /// Commands that may wait in the queue ([`QUEUE`]).
+    capacity: usize,
     /// The sender of the running worker, with the process id it was started in (a forked child
     /// starts its own worker: the parent's did not survive the fork).
     queue: Mutex<Option<(u32, mpsc::Sender<Job>)>>,
@@ -113,6 +164,11 @@ pub struct Mirror {
 
 impl Mirror {
     pub fn new(client: MediaClient) -> Self {
+        Self::with_capacity(client, QUEUE)
+    }
+
+    /// A mirror whose queue holds `capacity` commands.
+    pub fn with_capacity(client: MediaClient, capacity: usize) -> Self {
         let url = client.transport().base_url().to_string();
         Mirror {
             shared: Arc::new(Shared {
@@ -128,11 +184,13 @@ impl Mirror {
                     last_error_at: None,
                     last_ok_at: None,
                 }),
+                behind: Mutex::new(Behind::default()),
                 enqueued: AtomicU64::new(0),
                 done: watch::channel(0).0,
                 closed: watch::channel(false).0,
             }),
             queue: Mutex::new(None),
+            capacity,
         }
     }
 
@@ -154,7 +212,7 @@ impl Mirror {
                     self.shared.status().dropped += lost.saturating_sub(1);
                     self.shared.finish(lost.saturating_sub(1));
                 }
-                let (tx, rx) = mpsc::channel(QUEUE);
+                let (tx, rx) = mpsc::channel(self.capacity);
                 crate::runtime::get().spawn(work(self.shared.clone(), rx));
                 *queue = Some((pid, tx.clone()));
                 tx
@@ -162,22 +220,12 @@ impl Mirror {
         };
         drop(queue);
         if let Err(e) = sender.try_send(job) {
-            let mut st = self.shared.status();
-            st.dropped += 1;
-            let tell = (st.healthy || st.dropped == 1).then(|| st.url.clone());
-            st.healthy = false;
-            drop(st); // before logging (see `Shared::record`)
-            if let Some(url) = tell {
-                let request = e.into_inner().request;
-                log::warn!(
-                    target: "showctl::mirror",
-                    "mirror {url}: {QUEUE} commands are waiting, so {} {} is dropped for it (it \
-                     is far behind; see mirror_status())",
-                    request.method.as_str(),
-                    request.path_and_query()
-                );
-            }
-            self.shared.finish(1);
+            let request = e.into_inner().request;
+            self.shared.dropped(
+                self.capacity,
+                request.method.as_str(),
+                &request.path_and_query(),
+            );
         }
     }
 
@@ -218,7 +266,9 @@ async fn work(shared: Arc<Shared>, mut rx: mpsc::Receiver<Job>) {
     while let Some(job) = rx.recv().await {
         let sent = shared.client.exchange(&job.request, job.fallback.as_ref());
         tokio::select! {
-            result = sent, if !*closed.borrow() => shared.record(result.map(|_| ())),
+            result = sent, if !*closed.borrow() => {
+                shared.record(result.map(|_| ()), rx.len() as u64)
+            }
             _ = closed.wait_for(|c| *c) => shared.status().dropped += 1,
         }
         shared.finish(1);

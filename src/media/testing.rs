@@ -118,10 +118,14 @@ where
     (url, log, peak)
 }
 
-/// A URL where nothing listens (connections are refused).
+/// A loopback URL where connections are refused: its port is bound and never listened on, and
+/// stays bound until the tests end (a released port could be taken by another process).
 pub async fn dead_url() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    format!("http://{}", listener.local_addr().unwrap())
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let url = format!("http://{}", socket.local_addr().unwrap());
+    std::mem::forget(socket);
+    url
 }
 
 pub fn config(url: &str) -> Config {

@@ -238,3 +238,30 @@ async fn a_residual_playing_item_without_media_is_not_a_confirmation() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Two layers share a name (and one has the name of another's key form): every layer is in
+/// `actual`, none hidden behind another of the same name.
+#[tokio::test]
+async fn a_workspace_read_back_reports_every_layer_even_with_shared_names() {
+    let mut layers = Layers::named(&["Clip", "Logo", "Clip", "Clip [0]"]);
+    layers.ignore = true;
+    let (url, _, _) = serve_layers(layers).await;
+    let c = client(&url);
+    let expect = Expect::Flag {
+        layer: None,
+        flag: Flag::Muted,
+        value: true,
+    };
+    let err = confirmed(&c, MUTE_WORKSPACE.at(&[]).unwrap(), &expect)
+        .await
+        .unwrap_err();
+    let Error::NotConfirmed { actual, .. } = err else {
+        panic!("{err:?}")
+    };
+    let keys: Vec<&String> = actual.as_object().unwrap().keys().collect();
+    assert_eq!(keys.len(), 4, "{actual}");
+    assert_eq!(
+        *actual,
+        json!({"Clip [0]": false, "Logo": false, "Clip [2]": false, "Clip [0] [3]": false})
+    );
+}

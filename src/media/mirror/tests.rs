@@ -118,16 +118,19 @@ async fn a_mirror_learns_its_own_layer_blend_fallback() {
     assert_eq!((st.sent, st.failed, st.healthy), (2, 0, true));
 }
 
-/// A mirror that never answers: its queue fills, what does not fit is dropped and counted,
-/// and closing gives up on it after the client's timeout.
+/// A mirror that never answers: its queue (small here) fills, what does not fit is dropped
+/// and counted, and closing gives up on it after the client's timeout.
 #[tokio::test]
 async fn a_full_queue_drops_commands_for_that_mirror_only() {
     let (primary, primary_log) = serve(|_| Reply::ok("")).await;
     let (stuck, _) = serve(|_| Reply::ok("").after(Duration::from_secs(30))).await;
     let mut cfg = config(&primary);
     cfg.timeout = Duration::from_millis(500);
-    let c = mirrored(&cfg, &[(&stuck, None)]);
-    let n = QUEUE + 50;
+    const SMALL: usize = 64;
+    let targets = vec![crate::transport::Target::new(&stuck, None).unwrap()];
+    let transport = std::sync::Arc::new(crate::transport::Transport::new(&cfg).unwrap());
+    let c = MediaClient::with_mirror_queues(transport, targets, SMALL).unwrap();
+    let n = SMALL + 50;
     let calls: Vec<Call<()>> = (0..n)
         .map(|_| MUTE_LAYER.at(&[&Ident::Index(0)]).unwrap())
         .collect();
@@ -147,6 +150,37 @@ async fn a_full_queue_drops_commands_for_that_mirror_only() {
     assert_eq!(st.pending, 0, "{st:?}");
     assert_eq!(st.sent, 0);
     assert_eq!(st.failed + st.dropped, n as u64);
+}
+
+/// A burst far larger than any show sends at once (but within the queue) reaches a mirror that
+/// keeps up whole and in order, and it stays healthy.
+#[tokio::test]
+async fn a_burst_reaches_a_mirror_that_keeps_up() {
+    let (primary, _) = serve(|_| Reply::ok("")).await;
+    let (mirror, mirror_log) = serve(|_| Reply::ok("")).await;
+    let mut cfg = config(&primary);
+    cfg.timeout = Duration::from_secs(60);
+    let c = mirrored(&cfg, &[(&mirror, None)]);
+    let n = 3000;
+    let calls: Vec<Call<()>> = (0..n).map(|i| opacity(i as f64 / 4096.0)).collect();
+    let results = crate::media::automation::batch(&c, calls, 64).await;
+    assert!(results.iter().all(Result::is_ok));
+    c.shutdown().await;
+    let st = &c.mirror_status()[0];
+    assert_eq!(
+        (st.sent, st.failed, st.dropped, st.pending, st.healthy),
+        (n as u64, 0, 0, 0, true),
+        "{st:?}"
+    );
+    let expected: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                "POST /opacity/layer/0 {}",
+                serde_json::json!({"value": i as f64 / 4096.0})
+            )
+        })
+        .collect();
+    assert_eq!(lines(&mirror_log, "POST"), expected);
 }
 
 #[test]
