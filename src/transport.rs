@@ -740,7 +740,7 @@ fn transport_error(method: &str, url: &str, e: &reqwest::Error) -> Error {
         return Error::Connect {
             method: method.into(),
             url: url.into(),
-            message: format!("{method} {url} failed: invalid peer certificate: {why}"),
+            message: format!("{method} {shown} failed: invalid peer certificate: {why}"),
         };
     }
     let hint = match crate::error::cause(e) {
