@@ -114,6 +114,11 @@ def test_a_mirror_whose_connections_stall_counts_each_loss(two_hosts: tuple[Host
         assert st.sent + st.failed + st.dropped == len(values), st
         assert isinstance(st.last_error, showctl.Timeout), st
         posted = [f'{{"value":{v}}}' for v in values]
-        assert opacity_posts(mirror) == posted[st.failed : st.failed + st.sent]
+        received = opacity_posts(mirror)
+        # In order, from the first command after the lost ones; the command in flight when
+        # closing gave up may still land, counted as dropped (at most one).
+        assert received == posted[st.failed : st.failed + len(received)], (received, st)
+        landed_dropped = len(received) - st.sent
+        assert 0 <= landed_dropped <= min(st.dropped, 1), (received, st)
     finally:
         proxy.close()
