@@ -396,7 +396,9 @@ def test_500_sse_readers_hold_memory_and_open_files_flat() -> None:
             rss_connected, fds_connected, rss_later, least = asyncio.run(
                 asyncio.wait_for(main(), 120)
             )
-            assert fds_connected >= fds_before + readers
+            # Every reader's connection is held while memory is measured (a few of the feed's
+            # own sockets, such as the first GET's, may close meanwhile).
+            assert fds_connected >= fds_before + readers - 5, (fds_before, fds_connected)
             # Flat: 20 polls to 500 readers add less than 4 MiB.
             assert rss_later - rss_connected < 4096, (rss_before, rss_connected, rss_later)
             # Every reader kept up (none was dropped as slow).
