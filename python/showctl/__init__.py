@@ -9,6 +9,8 @@ Examples:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from showctl._core import (
     AustralianFootballScore,
     BaseballScore,
@@ -63,8 +65,10 @@ from showctl._core import RecordedRequest, Simulator
 from showctl._core import Feed, ScoreEvent, ScoreEventWatch, ScoreView, TeamScore
 
 # isort: split
-# show-day tools: the report of probe()
-from showctl._probe import EndpointResult, MirrorSpec, ProbeReport, TlsInfo
+# show-day tools: the report of probe(), imported when first named (dataclasses and its
+# imports would add about 10 ms to every `import showctl`)
+if TYPE_CHECKING:
+    from showctl._probe import EndpointResult, MirrorSpec, ProbeReport, TlsInfo
 
 # isort: split
 from showctl.exceptions import (
@@ -153,3 +157,19 @@ __all__ = [
     "__version__",
     "cmd",
 ]
+
+_LAZY = frozenset({"EndpointResult", "MirrorSpec", "ProbeReport", "TlsInfo"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from showctl import _probe
+
+        value = getattr(_probe, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'showctl' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY)
