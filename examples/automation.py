@@ -54,9 +54,9 @@ def targets(args: argparse.Namespace) -> Iterator[tuple[str, list[str]]]:
         yield main.url, [backup.url, *args.mirror]
 
 
-async def watch(player: showctl.MediaPlayer, interval: float, layer_uuid: str) -> None:
+async def watch(events: showctl.TransportWatch, layer_uuid: str) -> None:
     """Print transport events until the cue on the layer stops (or the task is cancelled)."""
-    async for event in player.watch_transport_async(interval, thresholds=(5.0, 1.0)):
+    async for event in events:
         where = event.layer_name or ""
         if event.kind == "time_remaining":
             print(f"event: {event.kind} {where} <= {event.threshold:g} s")
@@ -92,8 +92,9 @@ async def show(player: showctl.MediaPlayer, args: argparse.Namespace) -> bool:
         print(f"  {r.command!r}: {r.error}")
     ok = ok and not failed
 
-    watcher = asyncio.ensure_future(watch(player, args.interval, str(main.id)))
-    await asyncio.sleep(3 * args.interval)  # the watch takes its baseline
+    events = player.watch_transport_async(args.interval, thresholds=(5.0, 1.0))
+    await events.baseline_async()  # what plays now: the events are changes from here
+    watcher = asyncio.ensure_future(watch(events, str(main.id)))
 
     try:
         await main.trigger_async(playlist.uuid, cue.uuid, confirm=True)

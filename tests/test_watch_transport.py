@@ -243,3 +243,41 @@ async def test_simulated_pause_and_play_async(sim: showctl.Simulator) -> None:
     assert (started.kind, started.layer_name) == ("started", "Main")
     assert started.current is not None and started.current.playing_media is not None
     assert started.current.playing_media.name == "keynote_loop.mov"
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_baseline_then_a_change(sim: showctl.Simulator, mode: str) -> None:
+    """`baseline()` takes the first poll now (once): a command sent after it returns is the
+    first event, with no waiting for the watch to have polled."""
+    player = showctl.MediaPlayer(sim.url)
+    main = player.layer("Main")
+    watch = player.watch_transport(0.05)
+    before = polls_seen(sim)
+
+    async def baseline_async() -> list[showctl.TransportState]:
+        return await watch.baseline_async()
+
+    base = watch.baseline() if mode == "sync" else asyncio.run(baseline_async())
+    assert [type(t) for t in base] == [showctl.TransportState] * len(base)
+    assert "Main" in [t.layer.name for t in base if t.layer is not None]
+    assert polls_seen(sim) == before + 1
+    again = watch.baseline() if mode == "sync" else asyncio.run(baseline_async())
+    assert again == base and polls_seen(sim) == before + 1, "the baseline was taken twice"
+    main.trigger("Opening", "Countdown")
+    assert brief(collect(watch, 2, mode)) == [
+        ("media_changed", "Main", None),
+        ("started", "Main", None),
+    ]
+
+
+def test_baseline_raises_the_failed_poll(sim: showctl.Simulator) -> None:
+    player = showctl.MediaPlayer(sim.url, retries=0)
+    watch = player.watch_transport(0.05)
+    sim.fail_next(503, 1)
+    with pytest.raises(showctl.ServiceUnavailableError):
+        watch.baseline()
+    assert watch.baseline() is not None
+    assert brief(collect(watch, 2, "sync")) == [
+        ("poll_failed", None, None),
+        ("poll_recovered", None, None),
+    ]

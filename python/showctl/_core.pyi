@@ -1988,6 +1988,22 @@ class TransportEvent:
 class TransportWatch:
     """Iterator (and async iterator) over transport events, from `MediaPlayer.watch_transport()`."""
 
+    def baseline(self) -> list[TransportState]:
+        """The layers as the watch's first answered poll saw them, polling once now if none has
+        answered yet: events are changes from this baseline, so a command sent after
+        `baseline()` returns is reported. A failed poll raises its error (a transient one is
+        also yielded as "poll_failed" when iterating, and the next poll that answers is the
+        baseline).
+        """
+    async def baseline_async(self) -> list[TransportState]:
+        """The layers as the watch's first answered poll saw them, polling once now if none has
+        answered yet: events are changes from this baseline, so a command sent after
+        `baseline()` returns is reported. A failed poll raises its error (a transient one is
+        also yielded as "poll_failed" when iterating, and the next poll that answers is the
+        baseline).
+
+        Awaitable twin.
+        """
     def __iter__(self) -> Iterator[TransportEvent]:
         """Implement iter(self)."""
     def __next__(self) -> TransportEvent:

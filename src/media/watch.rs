@@ -298,36 +298,73 @@ impl TransportWatch {
             if let Some(ev) = self.pending.pop_front() {
                 return Ok(ev);
             }
-            self.poller.wait().await;
-            let url = self.client.transport().base_url().to_string();
-            let result = self.client.run(TRANSPORT_STATES.at(&[])?).await;
-            match self.poller.settle(&url, result) {
-                Polled::Fresh {
-                    value: states,
-                    recovered,
-                    at,
-                } => {
-                    if recovered {
-                        self.pending
-                            .push_back(watch_event(EventKind::PollRecovered, None, at));
-                    }
-                    if let Some(prev) = &self.last {
-                        self.pending
-                            .extend(changes(prev, &states, &self.thresholds, at));
-                    }
-                    self.last = Some(states);
-                }
-                Polled::Failed { error, first } if transient(&error) => {
-                    if first {
-                        self.pending.push_back(watch_event(
-                            EventKind::PollFailed,
-                            Some(error),
-                            SystemTime::now(),
-                        ));
-                    }
-                }
-                Polled::Failed { error, .. } => return Err(error),
+            // A transient failure is in `pending` now (once per run of failures): go on.
+            if let Err(Failure::Fatal(e)) = self.poll().await {
+                return Err(e);
             }
+        }
+    }
+
+    /// The baseline: the layers as the first poll that answered saw them, polling once now
+    /// when none has answered yet (so that a command sent after this is reported as a change).
+    /// A failed poll raises its error here; a transient one is also queued as a `PollFailed`
+    /// event, as iterating would have reported it, and the next poll that answers is the
+    /// baseline.
+    pub async fn baseline(&mut self) -> Result<Vec<Arc<TransportState>>> {
+        if self.last.is_none() {
+            self.poll().await.map_err(Failure::into_error)?;
+        }
+        Ok(self.last.clone().unwrap_or_default())
+    }
+
+    /// One poll, when it is due: its events are queued.
+    async fn poll(&mut self) -> std::result::Result<(), Failure> {
+        self.poller.wait().await;
+        let url = self.client.transport().base_url().to_string();
+        let call = TRANSPORT_STATES.at(&[]).map_err(Failure::Fatal)?;
+        let result = self.client.run(call).await;
+        match self.poller.settle(&url, result) {
+            Polled::Fresh {
+                value: states,
+                recovered,
+                at,
+            } => {
+                if recovered {
+                    self.pending
+                        .push_back(watch_event(EventKind::PollRecovered, None, at));
+                }
+                if let Some(prev) = &self.last {
+                    self.pending
+                        .extend(changes(prev, &states, &self.thresholds, at));
+                }
+                self.last = Some(states);
+                Ok(())
+            }
+            Polled::Failed { error, first } if transient(&error) => {
+                if first {
+                    self.pending.push_back(watch_event(
+                        EventKind::PollFailed,
+                        Some(error.clone()),
+                        SystemTime::now(),
+                    ));
+                }
+                Err(Failure::Transient(error))
+            }
+            Polled::Failed { error, .. } => Err(Failure::Fatal(error)),
+        }
+    }
+}
+
+/// Why a poll gave no states: a transient failure (the watch goes on) or one that ends it.
+enum Failure {
+    Transient(Error),
+    Fatal(Error),
+}
+
+impl Failure {
+    fn into_error(self) -> Error {
+        match self {
+            Failure::Transient(e) | Failure::Fatal(e) => e,
         }
     }
 }

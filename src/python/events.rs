@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 use pyo3::IntoPyObjectExt;
 
-use super::convert::{dataclass_repr, Attr};
+use super::convert::{dataclass_repr, Attr, Reply};
 use super::errors::to_pyerr;
 use super::watch::watch_class;
 use crate::error::Error;
@@ -114,7 +114,36 @@ watch_class!(
     TransportWatch,
     next_event,
     event_to_py,
-    Py<PyTransportEvent>
+    Py<PyTransportEvent>,
+    {
+        /// The layers as the watch's first answered poll saw them, polling once now if none
+        /// has answered yet: events are changes from this baseline, so a command sent after
+        /// `baseline()` returns is reported. A failed poll raises its error (a transient one
+        /// is also yielded as "poll_failed" when iterating, and the next poll that answers is
+        /// the baseline).
+        fn baseline(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+            let inner = self.inner.clone();
+            let states = crate::python::rt::wait(py, async move {
+                inner.lock().await.baseline().await
+            })?;
+            states.into_py(py)
+        }
+        /// The layers as the watch's first answered poll saw them, polling once now if none
+        /// has answered yet: events are changes from this baseline, so a command sent after
+        /// `baseline()` returns is reported. A failed poll raises its error (a transient one
+        /// is also yielded as "poll_failed" when iterating, and the next poll that answers is
+        /// the baseline).
+        ///
+        /// Awaitable twin.
+        fn baseline_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+            let inner = self.inner.clone();
+            crate::python::rt::spawn(
+                py,
+                async move { inner.lock().await.baseline().await },
+                |py, states| states.into_py(py),
+            )
+        }
+    }
 );
 
 // ---------------------------------------------------------------------------------------------

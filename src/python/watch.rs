@@ -6,11 +6,13 @@
 /// (`__anext__` on the runtime), both taking the next item from `$watch::$next()` and turning
 /// it into `$item` with `$convert(py, item)`. The watch sits behind an async mutex, so callers
 /// on several threads or tasks take items one at a time and a poll is never run twice at once.
-/// `$class::new(watch)` wraps a watch.
+/// `$class::new(watch)` wraps a watch. Methods of the class's own follow in `{ ... }`, where
+/// `Self::locked(py, f)` and `Self::locked_async(py, f, convert)` run `f` on the locked watch.
 macro_rules! watch_class {
     (
         $(#[$doc:meta])*
         $class:ident, $name:tt, $watch:ty, $next:ident, $convert:path, $item:ty
+        $(, { $($extra:tt)* })?
     ) => {
         $(#[$doc])*
         #[::pyo3::pyclass(module = "showctl._core", name = $name, frozen)]
@@ -28,6 +30,7 @@ macro_rules! watch_class {
 
         #[::pyo3::pymethods]
         impl $class {
+            $($($extra)*)?
             fn __iter__(slf: ::pyo3::Py<Self>) -> ::pyo3::Py<Self> {
                 slf
             }

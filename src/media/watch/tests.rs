@@ -210,3 +210,54 @@ async fn a_watch_outlives_transient_failures() {
     let end = watch.next_event().await.unwrap_err();
     assert_eq!(end.status(), Some(404));
 }
+
+/// `baseline()` polls once when no poll has answered, and not again after: a change made after
+/// it is the first event. A transient failure there is raised and also queued as the event
+/// iterating would have given, and the next answer is the baseline.
+#[tokio::test]
+async fn the_baseline_is_taken_once_and_changes_follow_it() {
+    let polls = Arc::new(AtomicUsize::new(0));
+    let n = polls.clone();
+    let (url, _log) = serve(move |_| {
+        let body = |playing: bool| {
+            json!({"data": [{"transportState": ts("Main", Some("a.mov"), playing, 1.0, 9.0)}]})
+                .to_string()
+        };
+        match n.fetch_add(1, Ordering::SeqCst) {
+            0 => Reply::status(503),
+            1 => Reply::ok(body(false)),
+            _ => Reply::ok(body(true)),
+        }
+    })
+    .await;
+    let mut watch = TransportWatch::new(client(&url), Duration::from_millis(50), vec![]);
+    let err = watch.baseline().await.unwrap_err();
+    assert_eq!(err.status(), Some(503));
+    let base = watch.baseline().await.unwrap();
+    assert_eq!(base.len(), 1);
+    assert_eq!(base[0].is_playing, Some(false));
+    assert_eq!(polls.load(Ordering::SeqCst), 2);
+    let again = watch.baseline().await.unwrap();
+    assert_eq!(again[0].is_playing, Some(false));
+    assert_eq!(
+        polls.load(Ordering::SeqCst),
+        2,
+        "the baseline is not taken twice"
+    );
+    let kinds: Vec<_> = [
+        watch.next_event().await.unwrap(),
+        watch.next_event().await.unwrap(),
+        watch.next_event().await.unwrap(),
+    ]
+    .iter()
+    .map(|e| e.kind)
+    .collect();
+    assert_eq!(
+        kinds,
+        [
+            EventKind::PollFailed,
+            EventKind::PollRecovered,
+            EventKind::Started
+        ]
+    );
+}
