@@ -213,7 +213,12 @@ def test_stale_with_its_age_when_the_application_fails_and_back(
     with showctl.Feed(sim.url, sim.url, interval=INTERVAL, timeout=2.0, write=tmp_path) as feed:
         events = Events(feed.url)
         try:
-            events.until(lambda e, d: e == "scores" and d["polled_at"] is not None)
+            answered = set()  # both sources have an age once they answered (None before)
+            while len(answered) < 2:
+                kind, _ = events.until(
+                    lambda e, d: e in ("transport", "scores") and d["polled_at"] is not None
+                )
+                answered.add(kind)
             sim.fail_next(503, times=100_000)
             t0 = time.monotonic()
             stale: dict[str, Any] = {}
