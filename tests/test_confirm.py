@@ -338,3 +338,18 @@ def test_every_confirmable_command_that_never_lands_raises_with_what_was_read() 
             assert main.opacity() == real.opacity() != 0.25
         finally:
             deaf.close()
+
+
+def test_a_trigger_the_application_plays_on_another_layer_says_where() -> None:
+    """In the field the layer of /trigger/layer/... is ignored: an untargeted cue plays on the
+    targeted layer. confirm=True on another layer raises, and the message names the layer
+    where the cue plays instead."""
+    with showctl.Simulator(strict=True) as sim, showctl.MediaPlayer(sim.url) as player:
+        player.layer("Background").select(target=True)
+        was = showing(player.layer("Main").transport_state())
+        with pytest.raises(showctl.NotConfirmedError) as info:
+            player.layer("Main").trigger("Opening", "Intro Video", confirm=True)
+        assert (info.value.expected, info.value.actual) == ("Intro Video", was)
+        assert 'plays on layer "Background" instead' in str(info.value), str(info.value)
+        # On the layer where it lands, the same trigger is confirmed.
+        player.layer("Background").trigger("Opening", "Intro Video", confirm=True)

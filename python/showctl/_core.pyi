@@ -1717,16 +1717,20 @@ class Layer:
         Awaitable twin.
         """
     def trigger(self, playlist_id: int | str, cue_id: int | str, *, confirm: bool = False) -> None:
-        """POST /trigger/layer/{id}/playlist/{p}/cue/{c}: a cue on this layer. `confirm=True`:
-        read back until the layer plays the cue (its `playingItem` is the cue and
-        `playingMedia` is present).
+        """POST /trigger/layer/{id}/playlist/{p}/cue/{c}: a cue on this layer. In the field the
+        application ignores the layer and plays the cue on its own configured layer (an
+        untargeted cue on the layer selected with `target=True`). `confirm=True`: read back
+        until this layer plays the cue (its `playingItem` is the cue and `playingMedia` is
+        present); when it plays on another layer instead, `NotConfirmedError` says which.
         """
     async def trigger_async(
         self, playlist_id: int | str, cue_id: int | str, *, confirm: bool = False
     ) -> None:
-        """POST /trigger/layer/{id}/playlist/{p}/cue/{c}: a cue on this layer. `confirm=True`:
-        read back until the layer plays the cue (its `playingItem` is the cue and
-        `playingMedia` is present).
+        """POST /trigger/layer/{id}/playlist/{p}/cue/{c}: a cue on this layer. In the field the
+        application ignores the layer and plays the cue on its own configured layer (an
+        untargeted cue on the layer selected with `target=True`). `confirm=True`: read back
+        until this layer plays the cue (its `playingItem` is the cue and `playingMedia` is
+        present); when it plays on another layer instead, `NotConfirmedError` says which.
 
         Awaitable twin.
         """
@@ -2134,9 +2138,11 @@ class Command:
         *,
         confirm: bool = False,
     ) -> Command:
-        """POST /trigger/layer/{id}/playlist/{p}/cue/{c}: a cue on this layer. `confirm=True`:
-        read back until the layer plays the cue (its `playingItem` is the cue and
-        `playingMedia` is present).
+        """POST /trigger/layer/{id}/playlist/{p}/cue/{c}: a cue on this layer. In the field the
+        application ignores the layer and plays the cue on its own configured layer (an
+        untargeted cue on the layer selected with `target=True`). `confirm=True`: read back
+        until this layer plays the cue (its `playingItem` is the cue and `playingMedia` is
+        present); when it plays on another layer instead, `NotConfirmedError` says which.
         """
     @staticmethod
     def set_opacity(layer: int | str | Layer, value: float, *, confirm: bool = False) -> Command:

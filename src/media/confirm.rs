@@ -418,7 +418,7 @@ pub async fn confirmed(client: &MediaClient, call: Call<()>, expect: &Expect) ->
         Err(e) => last = Err(e.clone()),
     }
     let what = expect.what();
-    let (actual, message) = match last {
+    let (actual, mut message) = match last {
         Ok(actual) => {
             let message = format!(
                 "{method} {url} was answered 200, but {what} read back {actual}, not {expected} \
@@ -433,6 +433,9 @@ pub async fn confirmed(client: &MediaClient, call: Call<()>, expect: &Expect) ->
             format!("{method} {url} was answered 200, but {what} could not be read back: {e}"),
         ),
     };
+    if let (Expect::Playing { layer: Some(_), .. }, Ok(Some(cue))) = (expect, &cue) {
+        message.push_str(&elsewhere(client, cue).await);
+    }
     Err(Error::NotConfirmed {
         method: method.to_string(),
         url,
@@ -440,6 +443,37 @@ pub async fn confirmed(client: &MediaClient, call: Call<()>, expect: &Expect) ->
         expected: Box::new(expected),
         actual: Box::new(actual),
     })
+}
+
+/// For a trigger on a layer that did not show the cue: where it plays instead, when it does
+/// (read once more, from the whole workspace). In the field the application ignores the layer
+/// of `/trigger/layer/{l}/...`: a cue plays on its own configured layer, and an untargeted one
+/// on the layer last selected with `target=true`. Empty when it plays nowhere or the read fails.
+async fn elsewhere(client: &MediaClient, cue: &Cue) -> String {
+    let Ok(call) = ep::TRANSPORT_STATES.at(&[]) else {
+        return String::new();
+    };
+    let Ok(all) = client.run(call).await else {
+        return String::new();
+    };
+    let on: Vec<String> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| plays(t, cue))
+        .map(|(i, t)| match layer_name(t) {
+            Some(n) => format!("{n:?}"),
+            None => i.to_string(),
+        })
+        .collect();
+    if on.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; the cue plays on layer {} instead: the application plays a cue on its own \
+         configured layer (an untargeted cue on the layer selected with target=True), whatever \
+         layer the trigger names",
+        on.join(", ")
+    )
 }
 
 /// Send `call`, confirmed when an expectation is given.

@@ -289,9 +289,12 @@ macro_rules! media_ops {
                     SELECT_LAYER: Endpoint<bool, ()> = post("/select/layer/{layer:id}", target_query);
                 }
 
-                /// POST /trigger/layer/{id}/playlist/{p}/cue/{c}: a cue on this layer.
-                /// `confirm=True`: read back until the layer plays the cue (its `playingItem` is
-                /// the cue and `playingMedia` is present).
+                /// POST /trigger/layer/{id}/playlist/{p}/cue/{c}: a cue on this layer. In the
+                /// field the application ignores the layer and plays the cue on its own
+                /// configured layer (an untargeted cue on the layer selected with
+                /// `target=True`). `confirm=True`: read back until this layer plays the cue (its
+                /// `playingItem` is the cue and `playingMedia` is present); when it plays on
+                /// another layer instead, `NotConfirmedError` says which.
                 trigger / trigger_async [layer, playlist_id, cue_id]() {
                     TRIGGER_LAYER: Endpoint<(), ()> = post0(
                         "/trigger/layer/{layer:id}/playlist/{playlist:playlist_id}/cue/{cue:cue_id}"
