@@ -150,6 +150,14 @@ impl Shared {
     fn finish(&self, n: u64) {
         self.done.send_modify(|d| *d += n);
     }
+
+    /// Count a command dropped because the mirror was closed before it was sent or answered:
+    /// the mirror missed it, so it is not healthy.
+    fn dropped_at_close(&self) {
+        let mut st = self.status();
+        st.dropped += 1;
+        st.healthy = false;
+    }
 }
 
 /// One mirror: its own sender (its transport, with its own `/layerBlend` fallback memory) and
@@ -270,7 +278,7 @@ async fn work(shared: Arc<Shared>, mut rx: mpsc::Receiver<Job>) {
             result = sent, if !*closed.borrow() => {
                 shared.record(result.map(|_| ()), rx.len() as u64)
             }
-            _ = closed.wait_for(|c| *c) => shared.status().dropped += 1,
+            _ = closed.wait_for(|c| *c) => shared.dropped_at_close(),
         }
         shared.finish(1);
     }

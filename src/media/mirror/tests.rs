@@ -197,3 +197,31 @@ fn a_mirror_may_not_repeat_a_url() {
     let e = MediaClient::with_mirrors(transport, vec![t("h:2"), t("h:2")]).unwrap_err();
     assert!(e.to_string().starts_with("mirrors[1]:"), "{e}");
 }
+
+/// `close()` drops what is in flight at once: counted, and the mirror is not healthy.
+#[tokio::test]
+async fn a_command_dropped_at_close_leaves_the_mirror_unhealthy() {
+    let (primary, _) = serve(|_| Reply::ok("")).await;
+    let (mirror, mirror_log) = serve(|_| Reply::ok("").after(Duration::from_secs(30))).await;
+    let c = mirrored(&config(&primary), &[(&mirror, None)]);
+    c.run(opacity(0.5)).await.unwrap();
+    // Wait until the mirror has the command, then close.
+    while lines(&mirror_log, "POST").is_empty() {
+        tokio::task::yield_now().await;
+    }
+    c.close();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while c.mirrors_busy() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the drop was never counted"
+        );
+        tokio::task::yield_now().await;
+    }
+    let st = &c.mirror_status()[0];
+    assert_eq!(
+        (st.sent, st.failed, st.dropped, st.healthy),
+        (0, 0, 1, false),
+        "{st:?}"
+    );
+}
