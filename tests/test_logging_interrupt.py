@@ -84,15 +84,18 @@ import showctl
 
 logging.basicConfig(level=logging.WARNING)  # the core's debug records are dropped
 with showctl.Simulator() as primary, showctl.Simulator() as mirror:
-    # Each logging target's level is asked of Python once: a closed client has sent all.
-    with showctl.MediaPlayer(primary.url, mirrors=[mirror.url]) as warm:
-        for _ in range(3):
-            warm.layer(0).mute()
     with showctl.MediaPlayer(primary.url, mirrors=[mirror.url]) as player:
+        # Python is asked once for each logging target's level (again after a client is
+        # built): a first command, with the GIL free until the mirror has it, fills the cache.
+        player.layer(0).mute()
+        deadline = time.monotonic() + 10.0
+        while player.mirror_status()[0].sent < 1:
+            assert time.monotonic() < deadline, "the mirror never got the first command"
+            time.sleep(0.001)
         sys.setswitchinterval(60.0)  # this thread keeps the GIL while it runs Python
         player.layer(0).unmute()  # the mirror's copy is sent by a runtime thread
         deadline = time.monotonic() + 10.0
-        while player.mirror_status()[0].sent < 1:
+        while player.mirror_status()[0].sent < 2:
             if time.monotonic() > deadline:
                 sys.setswitchinterval(0.005)
                 print("the mirror's command waited for the GIL")

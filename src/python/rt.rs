@@ -158,6 +158,19 @@ impl log::Log for Logger {
     }
 }
 
+/// Crates whose records below INFO are not sent to Python's `logging`.
+const DEPENDENCIES: &[&str] = &[
+    "axum",
+    "h2",
+    "hyper",
+    "hyper_util",
+    "mio",
+    "reqwest",
+    "rustls",
+    "tokio",
+    "tower",
+];
+
 /// Send the core's `log` records to Python's `logging` (called at import). The platform
 /// certificate verifier is silenced: it logs every refused certificate at ERROR, which the
 /// `ConnectError` raised for it already says (with the remedy).
@@ -165,7 +178,14 @@ fn init_logging(py: Python<'_>) {
     let Ok(logger) = pyo3_log::Logger::new(py, pyo3_log::Caching::LoggersAndLevels) else {
         return;
     };
-    let logger = logger.filter_target("rustls_platform_verifier".into(), log::LevelFilter::Off);
+    let mut logger = logger.filter_target("rustls_platform_verifier".into(), log::LevelFilter::Off);
+    // The libraries under the transport and the simulator log every connection and frame at
+    // debug level; showctl's own records say what a user needs (each attempt, retry and
+    // failure). Their warnings still come through. Decided here, so these records never ask
+    // Python (or wait for the GIL) about their level.
+    for quiet in DEPENDENCIES {
+        logger = logger.filter_target((*quiet).into(), log::LevelFilter::Info);
+    }
     let handle = logger.reset_handle();
     if log::set_boxed_logger(Box::new(Logger(logger))).is_ok() {
         log::set_max_level(log::LevelFilter::Debug);
