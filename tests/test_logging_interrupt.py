@@ -5,6 +5,8 @@ reported as unraisable and the call succeeds."""
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -109,9 +111,6 @@ def test_records_python_drops_never_wait_for_the_gil() -> None:
     """A runtime thread that logs a record below Python's level does not take the GIL: the
     mirror's copy of a command is sent while the main thread keeps the GIL (once, every
     finished request of an async fan-out waited for the event loop's GIL here: 2.4× slower)."""
-    import subprocess
-    import sys
-
     out = subprocess.run(
         [sys.executable, "-c", _GIL_HOSTAGE], capture_output=True, text=True, timeout=120
     )

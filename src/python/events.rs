@@ -122,11 +122,8 @@ watch_class!(
         /// is also yielded as "poll_failed" when iterating, and the next poll that answers is
         /// the baseline).
         fn baseline(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-            let inner = self.inner.clone();
-            let states = crate::python::rt::wait(py, async move {
-                inner.lock().await.baseline().await
-            })?;
-            states.into_py(py)
+            self.locked(py, |mut w| async move { w.baseline().await })?
+                .into_py(py)
         }
         /// The layers as the watch's first answered poll saw them, polling once now if none
         /// has answered yet: events are changes from this baseline, so a command sent after
@@ -136,10 +133,9 @@ watch_class!(
         ///
         /// Awaitable twin.
         fn baseline_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-            let inner = self.inner.clone();
-            crate::python::rt::spawn(
+            self.locked_async(
                 py,
-                async move { inner.lock().await.baseline().await },
+                |mut w| async move { w.baseline().await },
                 |py, states| states.into_py(py),
             )
         }

@@ -7,7 +7,8 @@
 /// it into `$item` with `$convert(py, item)`. The watch sits behind an async mutex, so callers
 /// on several threads or tasks take items one at a time and a poll is never run twice at once.
 /// `$class::new(watch)` wraps a watch. Methods of the class's own follow in `{ ... }`, where
-/// `Self::locked(py, f)` and `Self::locked_async(py, f, convert)` run `f` on the locked watch.
+/// `self.locked(py, f)` and `self.locked_async(py, f, convert)` run `f` on the locked watch
+/// (`f` takes the lock's guard and returns a future), as `__next__` and `__anext__` do.
 macro_rules! watch_class {
     (
         $(#[$doc:meta])*
@@ -26,6 +27,40 @@ macro_rules! watch_class {
                     inner: ::std::sync::Arc::new(::tokio::sync::Mutex::new(w)),
                 }
             }
+
+            /// Run `f` on the locked watch and wait for it with the GIL released.
+            fn locked<T, F, Fut>(&self, py: ::pyo3::Python<'_>, f: F) -> ::pyo3::PyResult<T>
+            where
+                T: Send,
+                F: FnOnce(::tokio::sync::OwnedMutexGuard<$watch>) -> Fut + Send,
+                Fut: ::std::future::Future<Output = $crate::error::Result<T>> + Send,
+            {
+                let inner = self.inner.clone();
+                $crate::python::rt::wait(py, async move { f(inner.lock_owned().await).await })
+            }
+
+            /// Run `f` on the locked watch as an asyncio awaitable; `convert` makes its result.
+            fn locked_async<'py, T, F, Fut, C, R>(
+                &self,
+                py: ::pyo3::Python<'py>,
+                f: F,
+                convert: C,
+            ) -> ::pyo3::PyResult<::pyo3::Bound<'py, ::pyo3::PyAny>>
+            where
+                T: Send + 'static,
+                F: FnOnce(::tokio::sync::OwnedMutexGuard<$watch>) -> Fut + Send + 'static,
+                Fut: ::std::future::Future<Output = $crate::error::Result<T>> + Send + 'static,
+                C: FnOnce(::pyo3::Python<'_>, T) -> ::pyo3::PyResult<R> + Send + 'static,
+                R: for<'a> ::pyo3::IntoPyObject<'a> + Send + 'static,
+                for<'a> <R as ::pyo3::IntoPyObject<'a>>::Error: Into<::pyo3::PyErr>,
+            {
+                let inner = self.inner.clone();
+                $crate::python::rt::spawn(
+                    py,
+                    async move { f(inner.lock_owned().await).await },
+                    convert,
+                )
+            }
         }
 
         #[::pyo3::pymethods]
@@ -35,10 +70,7 @@ macro_rules! watch_class {
                 slf
             }
             fn __next__(&self, py: ::pyo3::Python<'_>) -> ::pyo3::PyResult<$item> {
-                let inner = self.inner.clone();
-                let item = $crate::python::rt::wait(py, async move {
-                    inner.lock().await.$next().await
-                })?;
+                let item = self.locked(py, |mut w| async move { w.$next().await })?;
                 $convert(py, item)
             }
             fn __aiter__(slf: ::pyo3::Py<Self>) -> ::pyo3::Py<Self> {
@@ -48,12 +80,7 @@ macro_rules! watch_class {
                 &self,
                 py: ::pyo3::Python<'py>,
             ) -> ::pyo3::PyResult<::pyo3::Bound<'py, ::pyo3::PyAny>> {
-                let inner = self.inner.clone();
-                $crate::python::rt::spawn(
-                    py,
-                    async move { inner.lock().await.$next().await },
-                    $convert,
-                )
+                self.locked_async(py, |mut w| async move { w.$next().await }, $convert)
             }
         }
     };

@@ -171,23 +171,30 @@ fn threshold_refusals_and_order() {
     assert!(thresholds(&[1.0; 17]).is_err());
 }
 
+/// A server answering the n-th workspace poll (from 0) with `reply(n, body)`, where
+/// `body(playing)` is the poll of one layer "Main" holding a.mov; and the count of polls.
+async fn polls_answered(
+    reply: impl Fn(usize, fn(bool) -> String) -> Reply + Send + Sync + 'static,
+) -> (String, Arc<AtomicUsize>) {
+    fn body(playing: bool) -> String {
+        json!({"data": [{"transportState": ts("Main", Some("a.mov"), playing, 1.0, 9.0)}]})
+            .to_string()
+    }
+    let polls = Arc::new(AtomicUsize::new(0));
+    let n = polls.clone();
+    let (url, _log) = serve(move |_| reply(n.fetch_add(1, Ordering::SeqCst), body)).await;
+    (url, polls)
+}
+
 /// The watch reports a transient failure once, goes on polling, reports the recovery with the
 /// changes since the last good poll, and ends on a failure that is not transient.
 #[tokio::test]
 async fn a_watch_outlives_transient_failures() {
-    let polls = Arc::new(AtomicUsize::new(0));
-    let n = polls.clone();
-    let (url, _log) = serve(move |_| {
-        let body = |playing: bool| {
-            json!({"data": [{"transportState": ts("Main", Some("a.mov"), playing, 1.0, 9.0)}]})
-                .to_string()
-        };
-        match n.fetch_add(1, Ordering::SeqCst) {
-            0 | 1 => Reply::ok(body(false)),
-            2 | 3 => Reply::status(503),
-            4 => Reply::ok(body(true)),
-            _ => Reply::status(404),
-        }
+    let (url, polls) = polls_answered(|n, body| match n {
+        0 | 1 => Reply::ok(body(false)),
+        2 | 3 => Reply::status(503),
+        4 => Reply::ok(body(true)),
+        _ => Reply::status(404),
     })
     .await;
     let mut watch = TransportWatch::new(client(&url), Duration::from_millis(50), vec![10.0]);
@@ -216,18 +223,10 @@ async fn a_watch_outlives_transient_failures() {
 /// iterating would have given, and the next answer is the baseline.
 #[tokio::test]
 async fn the_baseline_is_taken_once_and_changes_follow_it() {
-    let polls = Arc::new(AtomicUsize::new(0));
-    let n = polls.clone();
-    let (url, _log) = serve(move |_| {
-        let body = |playing: bool| {
-            json!({"data": [{"transportState": ts("Main", Some("a.mov"), playing, 1.0, 9.0)}]})
-                .to_string()
-        };
-        match n.fetch_add(1, Ordering::SeqCst) {
-            0 => Reply::status(503),
-            1 => Reply::ok(body(false)),
-            _ => Reply::ok(body(true)),
-        }
+    let (url, polls) = polls_answered(|n, body| match n {
+        0 => Reply::status(503),
+        1 => Reply::ok(body(false)),
+        _ => Reply::ok(body(true)),
     })
     .await;
     let mut watch = TransportWatch::new(client(&url), Duration::from_millis(50), vec![]);
