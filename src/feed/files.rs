@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 
 use super::{scores_csv, scores_xml, Shared};
 
@@ -54,14 +54,26 @@ async fn changed<T>(rx: &mut Option<watch::Receiver<T>>) {
 /// Rewrite the files after each change of either source (a poll that changed something, and
 /// each failed poll, so the age a stale file shows keeps up). The writing runs off the
 /// runtime's worker threads; changes made meanwhile are written together afterwards.
-pub(crate) async fn write_on_change(dir: PathBuf, shared: Arc<Shared>) {
+///
+/// Returns when `stop` fires (or its sender is dropped), never in the middle of a write: a
+/// write cannot be cancelled once on its thread, so the feed's `stop()` awaits this task
+/// instead of aborting it, and returns with no temporary file left behind.
+pub(crate) async fn write_on_change(
+    dir: PathBuf,
+    shared: Arc<Shared>,
+    mut stop: oneshot::Receiver<()>,
+) {
     let mut media = shared.media.clone();
     let mut scores = shared.scores.clone();
     let mut failing = false;
     loop {
+        // A change not yet written goes to disk before stopping: the feed's `stop()` ends the
+        // polling first, so at most one more write follows.
         tokio::select! {
+            biased;
             _ = changed(&mut media) => {}
             _ = changed(&mut scores) => {}
+            _ = &mut stop => return,
         }
         let files = render(&shared, SystemTime::now());
         let dir2 = dir.clone();

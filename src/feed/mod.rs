@@ -41,6 +41,10 @@ use crate::transport::{Config, Transport};
 /// Messages an SSE client may fall behind before it is dropped.
 pub const SSE_BUFFER: usize = 64;
 
+/// How long `stop()` waits for a file write under way (with `write`) before it returns anyway,
+/// so a stalled disk cannot hang the caller. A write still stuck then is logged.
+pub const WRITE_GRACE: Duration = Duration::from_secs(2);
+
 /// What a feed polls and where it serves.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -269,6 +273,9 @@ struct Running {
     stop: oneshot::Sender<()>,
     server: JoinHandle<()>,
     tasks: Vec<JoinHandle<()>>,
+    /// The file writer and its stop signal (with `--write`): stopped, not aborted, so a file
+    /// being written is finished first.
+    writer: Option<(oneshot::Sender<()>, JoinHandle<()>)>,
     shared: Arc<Shared>,
 }
 
@@ -362,9 +369,11 @@ impl Feed {
         if let Some((src, tx, _)) = board {
             tasks.push(rt.spawn(run_source(src, tx, shared.clone())));
         }
-        if let Some(dir) = &o.write {
-            tasks.push(rt.spawn(files::write_on_change(dir.clone(), shared.clone())));
-        }
+        let writer = o.write.as_ref().map(|dir| {
+            let (stop, stopped) = oneshot::channel();
+            let task = files::write_on_change(dir.clone(), shared.clone(), stopped);
+            (stop, rt.spawn(task))
+        });
         let (stop, stopped) = oneshot::channel();
         let server = rt.spawn(http::serve(listener, shared.clone(), stopped));
         *running = Some(Running {
@@ -372,12 +381,15 @@ impl Feed {
             stop,
             server,
             tasks,
+            writer,
             shared,
         });
         Ok(addr)
     }
 
-    /// Stop polling and serving, closing every connection; returns once the port is free.
+    /// Stop polling and serving, closing every connection; returns once the port is free and
+    /// the file being written (with `write`) is in place, or after [`WRITE_GRACE`] if that
+    /// write is stuck.
     pub async fn stop(&self) {
         let running = lock(&self.running).take();
         if let Some(r) = running {
@@ -385,9 +397,23 @@ impl Feed {
                 t.abort();
             }
             let _ = r.stop.send(());
+            let (writer_stop, writer) = r.writer.unzip();
+            if let Some(stop) = writer_stop {
+                let _ = stop.send(());
+            }
             let _ = r.server.await;
             for t in r.tasks {
                 let _ = t.await;
+            }
+            if let (Some(writer), Some(dir)) = (writer, &self.options.write) {
+                if tokio::time::timeout(WRITE_GRACE, writer).await.is_err() {
+                    log::warn!(
+                        "feed: stopped with a file write into {} still under way after {} s; \
+                         a temporary file may be left there",
+                        dir.display(),
+                        WRITE_GRACE.as_secs()
+                    );
+                }
             }
         }
     }
@@ -445,7 +471,8 @@ impl Drop for Feed {
             for t in &r.tasks {
                 t.abort();
             }
-            // Dropping the sender stops the accept loop, which closes the connections.
+            // Dropping the senders stops the accept loop, which closes the connections, and the
+            // file writer once the write under way (if any) is done.
         }
     }
 }

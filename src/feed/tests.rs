@@ -200,3 +200,109 @@ fn no_application_is_refused() {
     .unwrap();
     assert!(err.to_string().starts_with("media, scoreboard:"), "{err}");
 }
+
+/// A feed writing into a new directory whose first temporary file is a FIFO: the writer's
+/// `open()` of it waits until someone opens it for reading. Returns the feed, the directory and
+/// the FIFO's path.
+#[cfg(unix)]
+fn feed_writing_into_a_fifo(
+    sim: &Simulator,
+    name: &str,
+) -> (Arc<Feed>, std::path::PathBuf, std::path::PathBuf) {
+    use std::os::unix::ffi::OsStrExt as _;
+
+    let dir = std::env::temp_dir().join(format!("showctl-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir(&dir).unwrap();
+    let fifo = dir.join(format!(".transport.json.{}.tmp", std::process::id()));
+    let path = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    // SAFETY: `path` is a valid NUL-terminated string that outlives the call.
+    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    let feed = Feed::new(Options {
+        media: Some(config(sim, Duration::from_secs(2))),
+        scoreboard: None,
+        interval: Duration::from_millis(50),
+        host: "127.0.0.1".into(),
+        port: 0,
+        write: Some(dir.clone()),
+    })
+    .unwrap();
+    feed.start().unwrap();
+    (Arc::new(feed), dir, fifo)
+}
+
+/// Read the FIFO to its end (from a blocking thread: opening it waits for the writer).
+#[cfg(unix)]
+async fn drain(fifo: std::path::PathBuf) -> String {
+    use std::io::Read as _;
+    tokio::task::spawn_blocking(move || {
+        let mut doc = String::new();
+        std::fs::File::open(&fifo)
+            .unwrap()
+            .read_to_string(&mut doc)
+            .unwrap();
+        doc
+    })
+    .await
+    .unwrap()
+}
+
+/// `stop()` finishes the file being written instead of abandoning it on its thread: stopping
+/// while a write is held open returns only after the write is released, and leaves the file in
+/// place with no temporary file behind.
+#[cfg(unix)]
+#[test]
+fn stop_waits_for_the_file_being_written() {
+    let sim = simulator();
+    let (feed, dir, fifo) = feed_writing_into_a_fifo(&sim, "feed-stop");
+    run(async {
+        // The first poll's answer makes the writer open the FIFO, where it waits for a reader.
+        media_until(&feed, |s| s.data.is_some()).await;
+        let stopping = tokio::spawn({
+            let feed = feed.clone();
+            async move { feed.stop().await }
+        });
+        let mut stopping = std::pin::pin!(stopping);
+        let early = tokio::time::timeout(Duration::from_millis(300), &mut stopping).await;
+        assert!(
+            early.is_err(),
+            "stop() returned while a file was being written"
+        );
+        let doc: serde_json::Value = serde_json::from_str(&drain(fifo).await).unwrap();
+        assert!(doc["polled_at"].is_string(), "{doc}");
+        tokio::time::timeout(Duration::from_secs(10), stopping)
+            .await
+            .expect("stop() did not return once the write was released")
+            .unwrap();
+    });
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["transport.json"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A write that never finishes (a stalled disk) holds `stop()` for `WRITE_GRACE`, not forever.
+#[cfg(unix)]
+#[test]
+fn stop_returns_after_the_grace_when_a_write_is_stuck() {
+    let sim = simulator();
+    let (feed, dir, fifo) = feed_writing_into_a_fifo(&sim, "feed-stuck");
+    run(async {
+        media_until(&feed, |s| s.data.is_some()).await;
+        let started = Instant::now();
+        tokio::time::timeout(super::WRITE_GRACE * 3, feed.stop())
+            .await
+            .expect("stop() hung on a stuck write");
+        assert!(
+            started.elapsed() >= super::WRITE_GRACE,
+            "{:?}",
+            started.elapsed()
+        );
+        // Release the writer's thread.
+        drain(fifo).await;
+    });
+    std::fs::remove_dir_all(&dir).unwrap();
+}

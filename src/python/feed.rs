@@ -82,7 +82,8 @@ impl PyFeed {
         Ok(slf)
     }
 
-    /// Stop polling and serving, closing every connection (a no-op when stopped).
+    /// Stop polling and serving, closing every connection (a no-op when stopped); a file being
+    /// written (`write=`) is finished first, for at most 2 s.
     fn stop(&self, py: Python<'_>) -> PyResult<()> {
         let feed = self.feed.clone();
         rt::wait(py, async move {
