@@ -2404,8 +2404,9 @@ class Feed:
     def start(self) -> Self:
         """Start polling and serving (a no-op when running); returns the feed."""
     def stop(self) -> None:
-        """Stop polling and serving, closing every connection (a no-op when stopped); a file being
-        written (``write=``) is finished first, for at most 2 s."""
+        """Stop polling and serving, closing every connection (a no-op when stopped); a file
+        being written (`write=`) is finished first, for at most 2 s.
+        """
     @property
     def running(self) -> bool:
         """True between ``start()`` and ``stop()``."""
