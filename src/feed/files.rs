@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use tokio::sync::{oneshot, watch};
+use tokio::sync::watch;
 
 use super::{scores_csv, scores_xml, Shared};
 
@@ -41,39 +41,37 @@ fn render(shared: &Shared, now: SystemTime) -> Vec<(&'static str, Vec<u8>)> {
     out
 }
 
-async fn changed<T>(rx: &mut Option<watch::Receiver<T>>) {
-    let open = match rx {
-        Some(rx) => rx.changed().await.is_ok(),
-        None => false,
+/// Wait for the next change of `rx`'s source: `true`; or `false` once that source has ended,
+/// and `rx` is `None` from then on. Never returns for `None`.
+async fn changed<T>(rx: &mut Option<watch::Receiver<T>>) -> bool {
+    let Some(r) = rx else {
+        return std::future::pending().await;
     };
-    if !open {
-        std::future::pending::<()>().await;
+    if r.changed().await.is_ok() {
+        return true;
     }
+    *rx = None;
+    false
 }
 
 /// Rewrite the files after each change of either source (a poll that changed something, and
 /// each failed poll, so the age a stale file shows keeps up). The writing runs off the
 /// runtime's worker threads; changes made meanwhile are written together afterwards.
 ///
-/// Returns when `stop` fires (or its sender is dropped), never in the middle of a write: a
-/// write cannot be cancelled once on its thread, so the feed's `stop()` awaits this task
-/// instead of aborting it, and returns with no temporary file left behind.
-pub(crate) async fn write_on_change(
-    dir: PathBuf,
-    shared: Arc<Shared>,
-    mut stop: oneshot::Receiver<()>,
-) {
+/// Returns once both sources have ended: the feed's `stop()` ends them, then awaits this task
+/// rather than aborting it, since a write cannot be cancelled once on its thread. A change not
+/// yet written is written first, and no temporary file is left behind.
+pub(crate) async fn write_on_change(dir: PathBuf, shared: Arc<Shared>) {
     let mut media = shared.media.clone();
     let mut scores = shared.scores.clone();
     let mut failing = false;
-    loop {
-        // A change not yet written goes to disk before stopping: the feed's `stop()` ends the
-        // polling first, so at most one more write follows.
-        tokio::select! {
-            biased;
-            _ = changed(&mut media) => {}
-            _ = changed(&mut scores) => {}
-            _ = &mut stop => return,
+    while media.is_some() || scores.is_some() {
+        let change = tokio::select! {
+            c = changed(&mut media) => c,
+            c = changed(&mut scores) => c,
+        };
+        if !change {
+            continue;
         }
         let files = render(&shared, SystemTime::now());
         let dir2 = dir.clone();

@@ -273,9 +273,9 @@ struct Running {
     stop: oneshot::Sender<()>,
     server: JoinHandle<()>,
     tasks: Vec<JoinHandle<()>>,
-    /// The file writer and its stop signal (with `--write`): stopped, not aborted, so a file
-    /// being written is finished first.
-    writer: Option<(oneshot::Sender<()>, JoinHandle<()>)>,
+    /// The file writer (with `--write`): it ends with the sources, not aborted, so a file being
+    /// written is finished first.
+    writer: Option<JoinHandle<()>>,
     shared: Arc<Shared>,
 }
 
@@ -369,11 +369,8 @@ impl Feed {
         if let Some((src, tx, _)) = board {
             tasks.push(rt.spawn(run_source(src, tx, shared.clone())));
         }
-        let writer = o.write.as_ref().map(|dir| {
-            let (stop, stopped) = oneshot::channel();
-            let task = files::write_on_change(dir.clone(), shared.clone(), stopped);
-            (stop, rt.spawn(task))
-        });
+        let writer = (o.write.as_ref())
+            .map(|dir| rt.spawn(files::write_on_change(dir.clone(), shared.clone())));
         let (stop, stopped) = oneshot::channel();
         let server = rt.spawn(http::serve(listener, shared.clone(), stopped));
         *running = Some(Running {
@@ -397,15 +394,12 @@ impl Feed {
                 t.abort();
             }
             let _ = r.stop.send(());
-            let (writer_stop, writer) = r.writer.unzip();
-            if let Some(stop) = writer_stop {
-                let _ = stop.send(());
-            }
             let _ = r.server.await;
             for t in r.tasks {
                 let _ = t.await;
             }
-            if let (Some(writer), Some(dir)) = (writer, &self.options.write) {
+            // The sources have ended: the writer writes what they left and returns.
+            if let (Some(writer), Some(dir)) = (r.writer, &self.options.write) {
                 if tokio::time::timeout(WRITE_GRACE, writer).await.is_err() {
                     log::warn!(
                         "feed: stopped with a file write into {} still under way after {} s; \
@@ -471,8 +465,8 @@ impl Drop for Feed {
             for t in &r.tasks {
                 t.abort();
             }
-            // Dropping the senders stops the accept loop, which closes the connections, and the
-            // file writer once the write under way (if any) is done.
+            // Dropping the sender stops the accept loop, which closes the connections. The file
+            // writer ends with the sources, once the write under way (if any) is done.
         }
     }
 }

@@ -202,8 +202,8 @@ fn no_application_is_refused() {
 }
 
 /// A feed writing into a new directory whose first temporary file is a FIFO: the writer's
-/// `open()` of it waits until someone opens it for reading. Returns the feed, the directory and
-/// the FIFO's path.
+/// `open()` of it waits until someone opens it for reading. Returns, once the first poll has
+/// answered (so the writer is opening the FIFO), the feed, the directory and the FIFO's path.
 #[cfg(unix)]
 fn feed_writing_into_a_fifo(
     sim: &Simulator,
@@ -228,6 +228,7 @@ fn feed_writing_into_a_fifo(
     })
     .unwrap();
     feed.start().unwrap();
+    run(media_until(&feed, |s| s.data.is_some()));
     (Arc::new(feed), dir, fifo)
 }
 
@@ -256,8 +257,7 @@ fn stop_waits_for_the_file_being_written() {
     let sim = simulator();
     let (feed, dir, fifo) = feed_writing_into_a_fifo(&sim, "feed-stop");
     run(async {
-        // The first poll's answer makes the writer open the FIFO, where it waits for a reader.
-        media_until(&feed, |s| s.data.is_some()).await;
+        let started = Instant::now();
         let stopping = tokio::spawn({
             let feed = feed.clone();
             async move { feed.stop().await }
@@ -274,6 +274,12 @@ fn stop_waits_for_the_file_being_written() {
             .await
             .expect("stop() did not return once the write was released")
             .unwrap();
+        // The writer ended with its sources: stop() did not wait out the grace.
+        assert!(
+            started.elapsed() < super::WRITE_GRACE,
+            "{:?}",
+            started.elapsed()
+        );
     });
     let mut names: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -291,7 +297,6 @@ fn stop_returns_after_the_grace_when_a_write_is_stuck() {
     let sim = simulator();
     let (feed, dir, fifo) = feed_writing_into_a_fifo(&sim, "feed-stuck");
     run(async {
-        media_until(&feed, |s| s.data.is_some()).await;
         let started = Instant::now();
         tokio::time::timeout(super::WRITE_GRACE * 3, feed.stop())
             .await
