@@ -17,6 +17,7 @@ pub mod serve;
 pub mod simulator;
 pub mod tls;
 pub mod transport;
+pub mod venue;
 
 #[cfg(feature = "python")]
 mod python;
