@@ -77,6 +77,9 @@ pub struct Source {
     pub interval: Duration,
     /// Media sources only: targets that receive every command.
     pub mirrors: Vec<MirrorSpec>,
+    /// The workspace a simulator standing in for this source starts from (`showctl simulate
+    /// --venue`, the `showctl_venue` fixture); clients ignore it.
+    pub workspace: Option<PathBuf>,
 }
 
 /// Every source of a venue, in the order given.
@@ -209,6 +212,7 @@ const SOURCE_FIELDS: &[&str] = &[
     "interval",
     "retries",
     "mirrors",
+    "workspace",
 ];
 const MIRROR_FIELDS: &[&str] = &["url", "api_key", "api_key_env", "tls_fingerprint"];
 
@@ -288,12 +292,7 @@ fn source(
     }
     if let Some(v) = own.get("ca_cert") {
         let at = at.field("ca_cert");
-        let path = PathBuf::from(at.text(v)?);
-        let path = match base {
-            Some(dir) if path.is_relative() => dir.join(path),
-            _ => path,
-        };
-        config.ca_cert = Some(path);
+        config.ca_cert = Some(relative_to(base, at.text(v)?));
     }
     let interval = match get("interval") {
         Some((at, v)) => {
@@ -306,6 +305,10 @@ fn source(
             Duration::from_secs_f64(s)
         }
         None => Duration::from_secs_f64(DEFAULT_INTERVAL),
+    };
+    let workspace = match own.get("workspace") {
+        Some(v) => Some(relative_to(base, at.field("workspace").text(v)?)),
+        None => None,
     };
     let mirrors = match own.get("mirrors") {
         None => Vec::new(),
@@ -331,7 +334,17 @@ fn source(
         config,
         interval,
         mirrors,
+        workspace,
     })
+}
+
+/// A path as written in the file: relative ones are taken from the file's folder.
+fn relative_to(base: Option<&Path>, text: String) -> PathBuf {
+    let path = PathBuf::from(text);
+    match base {
+        Some(dir) if path.is_relative() => dir.join(path),
+        _ => path,
+    }
 }
 
 fn mirror(at: &Place<'_>, value: &Value, env: Env<'_>) -> Result<MirrorSpec> {

@@ -69,6 +69,14 @@ from showctl._core import Feed, ScoreEvent, ScoreEventWatch, ScoreView, TeamScor
 # imports would add about 10 ms to every `import showctl`)
 if TYPE_CHECKING:
     from showctl._probe import EndpointResult, MirrorSpec, ProbeReport, TlsInfo
+    from showctl._venue import (
+        SimulatedVenue,
+        SourceReport,
+        VenueReport,
+        probe_venue,
+        probe_venue_async,
+        simulate_venue,
+    )
 
 # isort: split
 from showctl.exceptions import (
@@ -139,8 +147,10 @@ __all__ = [
     "ServerError",
     "ServiceUnavailableError",
     "ShowctlError",
+    "SimulatedVenue",
     "Simulator",
     "SoccerScore",
+    "SourceReport",
     "SportMismatchError",
     "TargetSet",
     "TeamScore",
@@ -153,12 +163,26 @@ __all__ = [
     "TransportWatch",
     "UnauthorizedError",
     "Variable",
+    "VenueReport",
     "VolleyballScore",
     "__version__",
     "cmd",
+    "probe_venue",
+    "probe_venue_async",
+    "simulate_venue",
 ]
 
 _LAZY = frozenset({"EndpointResult", "MirrorSpec", "ProbeReport", "TlsInfo"})
+_LAZY_VENUE = frozenset(
+    {
+        "SimulatedVenue",
+        "SourceReport",
+        "VenueReport",
+        "probe_venue",
+        "probe_venue_async",
+        "simulate_venue",
+    }
+)
 
 
 def __getattr__(name: str) -> Any:
@@ -168,8 +192,14 @@ def __getattr__(name: str) -> Any:
         value = getattr(_probe, name)
         globals()[name] = value
         return value
+    if name in _LAZY_VENUE:
+        from showctl import _venue
+
+        value = getattr(_venue, name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'showctl' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _LAZY)
+    return sorted(set(globals()) | _LAZY | _LAZY_VENUE)

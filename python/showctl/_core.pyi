@@ -608,6 +608,36 @@ def _sports() -> list[tuple[str, list[tuple[str, str]]]]:
 def _score_from_json(json: str) -> ScoreRecord:
     """Rebuild a record from its JSON text (used by pickle)."""
 
+def _load_venue(
+    venue: str | os.PathLike[str] | None = None,
+    *,
+    sources: dict[str, dict[str, Any]] | None = None,
+    defaults: dict[str, Any] | None = None,
+    reveal_keys: bool = False,
+) -> list[dict[str, Any]]:
+    """Check a venue file or sources without connecting: the sources as dicts (name, kind,
+    url, interval, workspace, has_api_key, timeout, retries, verify, ca_cert, tls_fingerprint;
+    api_key too with reveal_keys), or a ValueError
+    naming the file, the source and the field."""
+
+def _probe_venue(
+    venue: str | os.PathLike[str] | None = None,
+    *,
+    sources: dict[str, dict[str, Any]] | None = None,
+    defaults: dict[str, Any] | None = None,
+    concurrency: int = 8,
+) -> Any:
+    """Probe every source of a venue at once (see showctl.probe_venue)."""
+
+def _probe_venue_async(
+    venue: str | os.PathLike[str] | None = None,
+    *,
+    sources: dict[str, dict[str, Any]] | None = None,
+    defaults: dict[str, Any] | None = None,
+    concurrency: int = 8,
+) -> Any:
+    """Async twin of _probe_venue: an awaitable of the report."""
+
 _ScoreValue = int | bool | str
 
 @final

@@ -8,7 +8,11 @@ fixtures with no configuration:
   the built-in workspace, or from the one named by the ``showctl_workspace`` marker;
 - ``showctl_player`` / ``showctl_scoreboard``: clients bound to it (its key included);
 - ``showctl_simulator_factory``: a function that starts more simulators (another workspace,
-  a key, ``strict=False``, an ``apply_delay``); each is stopped after the test.
+  a key, ``strict=False``, an ``apply_delay``); each is stopped after the test;
+- ``showctl_venue``: a simulator per source of the venue file named by the ``showctl_venue``
+  marker (each from the source's ``workspace``, with its key), as a ``SimulatedVenue``: its
+  ``sources`` go to ``Feed(sources=...)`` or ``probe_venue(sources=...)``; each simulator is
+  stopped after the test.
 
 The marker takes a workspace file or a directory written by ``showctl record``; a relative
 path is relative to the test file's folder::
@@ -35,6 +39,7 @@ __all__ = [
     "showctl_scoreboard",
     "showctl_simulator",
     "showctl_simulator_factory",
+    "showctl_venue",
 ]
 
 Workspace = Union[str, "os.PathLike[str]", dict[str, Any], None]
@@ -42,6 +47,7 @@ Workspace = Union[str, "os.PathLike[str]", dict[str, Any], None]
 SimulatorFactory = Callable[..., showctl.Simulator]
 
 MARKER = "showctl_workspace"
+VENUE_MARKER = "showctl_venue"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -49,6 +55,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         f"{MARKER}(path): start showctl_simulator from this workspace file, or from a "
         "directory written by `showctl record` (relative to the test file)",
+    )
+    config.addinivalue_line(
+        "markers",
+        f"{VENUE_MARKER}(path): start showctl_venue from this venue file (relative to the test "
+        "file): a simulator per source",
     )
 
 
@@ -115,3 +126,24 @@ def showctl_scoreboard(showctl_simulator: showctl.Simulator) -> Iterator[showctl
     """A ``Scoreboard`` bound to ``showctl_simulator`` (with its key), closed afterwards."""
     with showctl.Scoreboard(showctl_simulator.url, showctl_simulator.api_key) as board:
         yield board
+
+
+@pytest.fixture
+def showctl_venue(request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A simulator per source of the venue file the ``showctl_venue`` marker names (a
+    ``showctl._venue.SimulatedVenue``); every one is stopped after the test."""
+    from showctl._venue import simulate_venue
+
+    marker = request.node.get_closest_marker(VENUE_MARKER)
+    if marker is None or len(marker.args) != 1:
+        raise pytest.UsageError(
+            f"showctl_venue needs @pytest.mark.{VENUE_MARKER}(path) naming a venue file"
+        )
+    path = _resolve(request, marker.args[0])
+    if not isinstance(path, (str, os.PathLike)):
+        raise pytest.UsageError(f"@pytest.mark.{VENUE_MARKER} takes a path, got {path!r}")
+    venue = simulate_venue(path, **marker.kwargs)
+    try:
+        yield venue
+    finally:
+        venue.stop()

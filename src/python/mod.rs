@@ -36,6 +36,7 @@ pub mod score_view;
 pub mod scoreboard;
 pub mod simulator;
 pub mod tree;
+pub mod venue;
 mod watch;
 
 #[pymodule]
@@ -78,6 +79,8 @@ mod _core {
     use super::simulator::{PyRecordedRequest, PySimulator};
     #[pymodule_export]
     use super::tree::{PyCue, PyPlaylist};
+    #[pymodule_export]
+    use super::venue::{_load_venue, _probe_venue, _probe_venue_async};
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -25,6 +25,10 @@ pub struct SourceReport {
     pub error: Option<String>,
     /// Seconds this source's probe took.
     pub seconds: f64,
+    /// The source pins its certificate (`tls_fingerprint`).
+    pub pinned: bool,
+    /// The source checks the certificate (`verify`, or a pin).
+    pub verify: bool,
 }
 
 impl SourceReport {
@@ -87,5 +91,7 @@ async fn probe_source(source: &Source) -> SourceReport {
         report,
         error,
         seconds: started.elapsed().as_secs_f64(),
+        pinned: source.config.tls_fingerprint.is_some(),
+        verify: source.config.verify,
     }
 }

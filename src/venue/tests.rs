@@ -61,6 +61,7 @@ mirrors = ["http://127.0.0.1:1026", { url = "http://127.0.0.1:1027", api_key = "
 kind = "media"
 url = "http://127.0.0.1:1030"
 timeout = 9
+workspace = "lobby"
 "#;
 
 #[test]
@@ -96,6 +97,11 @@ fn a_venue_of_eight_courts_and_two_screens_reads_in_order_with_defaults() {
         Duration::from_secs(9)
     );
     assert_eq!(v.get("lobby").unwrap().config.retries, 2);
+    assert_eq!(
+        v.get("lobby").unwrap().workspace.as_deref(),
+        Some(Path::new("/show/lobby"))
+    );
+    assert_eq!(main.workspace, None);
 }
 
 #[test]

@@ -1,0 +1,144 @@
+//! The binding of venues: `showctl.probe_venue()` / `probe_venue_async()` (the report becomes a
+//! `showctl.VenueReport`) and the venue check the CLI runs before anything connects.
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+
+use super::convert::py_to_json;
+use super::rt;
+use crate::error::Error;
+use crate::venue::probe::{probe_venue, VenueReport};
+use crate::venue::{self, Venue};
+
+/// The venue from exactly one of a file (`venue`) or data (`sources`, the file's
+/// `[sources.*]` tables as dicts).
+fn venue_of(
+    venue: Option<PathBuf>,
+    sources: Option<&Bound<'_, PyAny>>,
+    defaults: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Venue> {
+    match (venue, sources) {
+        (Some(path), None) => {
+            if defaults.is_some() {
+                return Err(Error::invalid(
+                    "defaults: given with a venue file; put them in its [defaults] table",
+                )
+                .into());
+            }
+            Ok(venue::load(&path, &venue::process_env)?)
+        }
+        (None, Some(sources)) => {
+            let mut top = serde_json::Map::new();
+            top.insert("sources".into(), py_to_json(sources, "sources")?);
+            if let Some(d) = defaults {
+                top.insert("defaults".into(), py_to_json(d, "defaults")?);
+            }
+            Ok(venue::from_value(
+                &serde_json::Value::Object(top),
+                "sources",
+                None,
+                &venue::process_env,
+            )?)
+        }
+        (Some(_), Some(_)) => Err(Error::invalid(
+            "venue and sources: give one of them (a venue file or its sources as dicts), not both",
+        )
+        .into()),
+        (None, None) => Err(Error::invalid(
+            "venue: give a venue file (venue=\"venue.toml\") or sources={...}",
+        )
+        .into()),
+    }
+}
+
+fn concurrency_of(concurrency: i64) -> PyResult<usize> {
+    if !(1..=64).contains(&concurrency) {
+        return Err(Error::invalid(format!(
+            "concurrency: must be a whole number from 1 to 64, got {concurrency}"
+        ))
+        .into());
+    }
+    Ok(concurrency as usize)
+}
+
+fn report_to_py(py: Python<'_>, report: VenueReport) -> PyResult<Py<PyAny>> {
+    let data = super::convert::serialize_to_py(py, &report)?;
+    let class = py.import("showctl._venue")?.getattr("VenueReport")?;
+    Ok(class.call_method1("from_dict", (data,))?.unbind())
+}
+
+/// Check a venue file or sources without connecting: the sources as dicts
+/// (`name`, `kind`, `url`, `interval`, `workspace`, `has_api_key`, and the connection
+/// options `timeout`, `retries`, `verify`, `ca_cert`, `tls_fingerprint`; `api_key` too with
+/// `reveal_keys`, for a simulator that must check the same key), or a `ValueError` naming the file, the source and the field.
+#[pyfunction]
+#[pyo3(signature = (venue=None, *, sources=None, defaults=None, reveal_keys=false))]
+pub fn _load_venue(
+    py: Python<'_>,
+    venue: Option<PathBuf>,
+    sources: Option<&Bound<'_, PyAny>>,
+    defaults: Option<&Bound<'_, PyAny>>,
+    reveal_keys: bool,
+) -> PyResult<Vec<Py<PyAny>>> {
+    let v = venue_of(venue, sources, defaults)?;
+    v.sources
+        .iter()
+        .map(|s| {
+            let d = pyo3::types::PyDict::new(py);
+            d.set_item("name", &s.name)?;
+            d.set_item("kind", s.kind.as_str())?;
+            d.set_item("url", crate::error::shown_url(&s.config.url))?;
+            d.set_item("interval", s.interval.as_secs_f64())?;
+            d.set_item("workspace", s.workspace.as_ref())?;
+            d.set_item("has_api_key", s.config.api_key.is_some())?;
+            d.set_item("timeout", s.config.timeout.as_secs_f64())?;
+            d.set_item("retries", s.config.retries)?;
+            d.set_item("verify", s.config.verify)?;
+            d.set_item("ca_cert", s.config.ca_cert.as_ref())?;
+            d.set_item(
+                "tls_fingerprint",
+                s.config.tls_fingerprint.map(|f| f.to_string()),
+            )?;
+            if reveal_keys {
+                d.set_item("api_key", s.config.api_key.as_deref())?;
+            }
+            Ok(d.into_any().unbind())
+        })
+        .collect()
+}
+
+/// Probe every source of a venue at once (at most `concurrency` at a time).
+#[pyfunction]
+#[pyo3(signature = (venue=None, *, sources=None, defaults=None, concurrency=8))]
+pub fn _probe_venue(
+    py: Python<'_>,
+    venue: Option<PathBuf>,
+    sources: Option<&Bound<'_, PyAny>>,
+    defaults: Option<&Bound<'_, PyAny>>,
+    concurrency: i64,
+) -> PyResult<Py<PyAny>> {
+    let n = concurrency_of(concurrency)?;
+    let v = venue_of(venue, sources, defaults)?;
+    let report = rt::wait(py, async move { Ok(probe_venue(&v, n).await) })?;
+    report_to_py(py, report)
+}
+
+/// Async twin of [`_probe_venue`].
+#[pyfunction]
+#[pyo3(signature = (venue=None, *, sources=None, defaults=None, concurrency=8))]
+pub fn _probe_venue_async<'py>(
+    py: Python<'py>,
+    venue: Option<PathBuf>,
+    sources: Option<&Bound<'py, PyAny>>,
+    defaults: Option<&Bound<'py, PyAny>>,
+    concurrency: i64,
+) -> PyResult<Bound<'py, PyAny>> {
+    let n = concurrency_of(concurrency)?;
+    let v = venue_of(venue, sources, defaults)?;
+    rt::spawn(
+        py,
+        async move { Ok(probe_venue(&v, n).await) },
+        report_to_py,
+    )
+}

@@ -1,0 +1,228 @@
+"""Venues: many named sources in one file; probe_venue checks every one at once; a simulator
+per source (simulate_venue, the showctl_venue fixture)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import showctl
+from showctl import _core
+from showctl._venue import SimulatedVenue, VenueReport, simulate_venue
+
+EXAMPLE = Path(__file__).parent.parent / "examples" / "venue.toml"
+
+
+@pytest.fixture
+def venue() -> Iterator[SimulatedVenue]:
+    with simulate_venue(EXAMPLE) as v:
+        yield v
+
+
+def test_the_example_venue_names_eight_courts_and_two_screens() -> None:
+    sources = _core._load_venue(EXAMPLE)
+    kinds = [s["kind"] for s in sources]
+    assert kinds.count("scoreboard") == 8 and kinds.count("media") == 2
+    assert [s["name"] for s in sources][:2] == ["court1", "court2"]
+    assert all("api_key" not in s for s in sources)
+
+
+def test_probe_venue_checks_every_simulated_source(venue: SimulatedVenue) -> None:
+    report = showctl.probe_venue(sources=venue.sources)
+    assert isinstance(report, VenueReport)
+    assert report.ok, report.table()
+    assert [s.name for s in report.sources] == [s.name for s in venue]
+    assert report["main"].kind == "media" and report["court3"].kind == "scoreboard"
+    table = report.table()
+    assert table.splitlines()[0].split()[:3] == ["source", "kind", "reachable"]
+    assert "all 10 sources usable" in table
+    assert "court8" in report._repr_html_()
+    assert VenueReport.from_dict(report.to_dict()) == report
+
+
+def test_probe_venue_async_gives_the_same_verdict(venue: SimulatedVenue) -> None:
+    report = asyncio.run(showctl.probe_venue_async(sources=venue.sources, concurrency=3))
+    assert report.ok and len(report.sources) == 10
+
+
+def test_the_venue_file_written_for_the_simulators_reads_back(
+    venue: SimulatedVenue, tmp_path: Path
+) -> None:
+    path = venue.write(tmp_path / "venue.toml")
+    report = showctl.probe_venue(path)
+    assert report.ok and report.origin.endswith("venue.toml")
+    # Written new: an existing file (or a planted link) is never overwritten.
+    with pytest.raises(FileExistsError):
+        venue.write(path)
+
+
+def _hanging_port() -> tuple[int, threading.Event]:
+    """A port that accepts connections and never answers."""
+    server = socket.create_server(("127.0.0.1", 0))
+    done = threading.Event()
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        server.settimeout(0.1)
+        while not done.is_set():
+            try:
+                held.append(server.accept()[0])
+            except TimeoutError:
+                continue
+        for s in held:
+            s.close()
+        server.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server.getsockname()[1], done
+
+
+def test_a_hanging_and_a_dead_source_fail_alone(venue: SimulatedVenue) -> None:
+    port, done = _hanging_port()
+    dead = socket.create_server(("127.0.0.1", 0))
+    dead_port = dead.getsockname()[1]
+    dead.close()
+    try:
+        sources = dict(venue.sources)
+        sources["hanging"] = {"kind": "scoreboard", "url": f"127.0.0.1:{port}", "retries": 0}
+        sources["dead"] = {"kind": "scoreboard", "url": f"127.0.0.1:{dead_port}"}
+        report = showctl.probe_venue(sources=sources, defaults={"timeout": 0.5})
+    finally:
+        done.set()
+    assert not report.ok
+    assert [s.name for s in report.sources if not s.ok] == ["hanging", "dead"]
+    assert report["dead"].report is not None and not report["dead"].report.reachable
+    assert "2 of 12 sources not usable" in report.table()
+    assert report.seconds < sum(s.seconds for s in report.sources)
+
+
+def test_a_source_whose_client_cannot_be_built_is_reported(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.pem"
+    report = showctl.probe_venue(
+        sources={"main": {"kind": "media", "url": "https://127.0.0.1:1", "ca_cert": str(missing)}}
+    )
+    row = report.rows()[0]
+    assert not report.ok and row["verdict"].startswith("FAIL")
+
+
+@pytest.mark.parametrize(
+    ("sources", "message"),
+    [
+        ({"court1": {"kind": "scorebaord", "url": "http://h:1"}}, "sources.court1.kind"),
+        ({"court1": {"kind": "media"}}, "sources.court1: has no url"),
+        ({"court1": {"kind": "media", "url": "http://h:1", "timout": 1}}, 'did you mean "timeout"'),
+        ({}, "sources: is empty"),
+    ],
+)
+def test_bad_sources_are_refused_before_anything_is_sent(
+    sources: dict[str, dict[str, object]], message: str
+) -> None:
+    with pytest.raises(ValueError, match=message.replace("(", r"\(")):
+        showctl.probe_venue(sources=sources)
+
+
+def test_a_bad_venue_file_names_the_file_the_source_and_the_field(tmp_path: Path) -> None:
+    path = tmp_path / "venue.toml"
+    path.write_text('[sources.court1]\nkind = "scoreboard"\nurl = "http://h:1"\ninterval = 0\n')
+    with pytest.raises(ValueError, match=r"venue\.toml: sources\.court1\.interval: must be"):
+        showctl.probe_venue(path)
+    with pytest.raises(ValueError, match="give one of them"):
+        showctl.probe_venue(path, sources={})
+    with pytest.raises(ValueError, match="concurrency"):
+        showctl.probe_venue(path, concurrency=0)
+
+
+def test_keys_come_from_the_environment_and_reach_the_simulators(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "venue.toml"
+    path.write_text(
+        '[sources.main]\nkind = "media"\nurl = "http://127.0.0.1:1"\napi_key_env = "MAIN_KEY"\n'
+    )
+    with pytest.raises(ValueError, match="names the variable MAIN_KEY, which is not set"):
+        _core._load_venue(path)
+    monkeypatch.setenv("MAIN_KEY", "s3cret")
+    assert _core._load_venue(path)[0]["has_api_key"] is True
+    assert "api_key" not in _core._load_venue(path)[0]
+    with simulate_venue(path) as v:
+        assert v["main"].simulator.api_key == "s3cret"
+        assert showctl.probe_venue(sources=v.sources).ok
+        # Without the key the simulator refuses: the probe says so.
+        anonymous = {"main": {"kind": "media", "url": v["main"].url}}
+        report = showctl.probe_venue(sources=anonymous)
+        assert not report.ok and report["main"].report is not None
+        assert report["main"].report.auth == "required_missing"
+
+
+def test_simulate_venue_on_the_files_ports_refuses_a_remote_host(tmp_path: Path) -> None:
+    path = tmp_path / "venue.toml"
+    path.write_text('[sources.main]\nkind = "media"\nurl = "http://192.0.2.1:1025"\n')
+    with pytest.raises(ValueError, match="listens on this machine only"):
+        simulate_venue(path, same_ports=True)
+
+
+@pytest.mark.showctl_venue("../examples/venue.toml")
+def test_the_fixture_starts_a_simulator_per_source(showctl_venue: SimulatedVenue) -> None:
+    assert len(showctl_venue) == 10
+    with showctl.Scoreboard(showctl_venue["court5"].url) as board:
+        assert board.scores() is not None
+    with showctl.MediaPlayer(showctl_venue["lobby"].url) as player:
+        assert len(player.layers()) > 0
+
+
+def test_status_once_shows_every_source_fresh(venue: SimulatedVenue, tmp_path: Path) -> None:
+    from showctl import _status
+
+    out = io.StringIO()
+    code = _status.run(venue.write(tmp_path / "venue.toml"), once=True, out=out)
+    text = out.getvalue()
+    assert code == 0, text
+    assert "10 sources, all fresh" in text
+    court = next(line for line in text.splitlines() if line.startswith("court1 "))
+    assert court.split()[1:3] == ["scoreboard", "ok"]
+    assert "left)" in text or "nothing playing" in text
+
+
+def test_status_a_hanging_source_is_stale_and_the_others_stay_fresh(
+    venue: SimulatedVenue, tmp_path: Path
+) -> None:
+    from showctl import _status
+
+    port, done = _hanging_port()
+    path = venue.write(tmp_path / "venue.toml")
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(
+            f'[sources.hanging]\nkind = "scoreboard"\nurl = "127.0.0.1:{port}"\ntimeout = 3.0\n'
+        )
+    try:
+        out = io.StringIO()
+        code = _status.run(path, once=True, out=out)
+    finally:
+        done.set()
+    text = out.getvalue()
+    assert code == 1
+    assert "11 sources, 1 stale" in text
+    hung = next(line for line in text.splitlines() if line.startswith("hanging "))
+    assert "STALE" in hung
+    for name in ("court1", "main", "lobby"):
+        line = next(x for x in text.splitlines() if x.startswith(name + " "))
+        assert " ok " in line, line
+
+
+def test_status_render_marks_old_data_stale() -> None:
+    from showctl._status import SourceStatus, VenueStatus, render
+
+    fresh = SourceStatus("court1", "scoreboard", 0.5, ["Basketball: A 1 - B 2"], updated=100.0)
+    old = SourceStatus("court2", "scoreboard", 0.5, ["Basketball: C 0 - D 0"], updated=98.0)
+    never = SourceStatus("main", "media", 0.5)
+    text = render(VenueStatus("venue.toml", [fresh, old, never]), now=100.4)
+    lines = text.splitlines()
+    assert "3 sources, 2 stale" in lines[0]
+    assert "ok" in lines[2] and "0.4s ago" in lines[2]
+    assert "STALE" in lines[4] and "2.4s ago" in lines[4]
+    assert "STALE" in lines[6] and "never" in lines[6]
