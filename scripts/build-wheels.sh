@@ -77,7 +77,7 @@ import zipfile
 
 wheel = sys.argv[1]
 names = zipfile.ZipFile(wheel).namelist()
-need = ["showctl/__init__.py", "showctl/_core.pyi", "showctl/py.typed", "showctl/cli.py"]
+need = ["showctl/__init__.py", "showctl/_core.pyi", "showctl/py.typed", "showctl/cli/__init__.py"]
 missing = [n for n in need if n not in names]
 core = [n for n in names if n.startswith("showctl/_core") and n.endswith(".so")]
 wheel_meta = zipfile.ZipFile(wheel).read(

@@ -70,6 +70,36 @@ impl Error {
         Error::InvalidInput(msg.into())
     }
 
+    /// The error of the last of `attempts` attempts, saying so: a timeout after retries
+    /// `(3 attempts of 5.0 s)`, so that it does not read as one wait of `timeout`; a
+    /// connection failure `(3 attempts)`.
+    pub fn after_attempts(self, attempts: u32, timeout: std::time::Duration) -> Self {
+        match self {
+            Error::Timeout {
+                method,
+                url,
+                message,
+            } => Error::Timeout {
+                method,
+                url,
+                message: format!(
+                    "{message} ({attempts} attempts of {:.1} s)",
+                    timeout.as_secs_f64()
+                ),
+            },
+            Error::Connect {
+                method,
+                url,
+                message,
+            } => Error::Connect {
+                method,
+                url,
+                message: format!("{message} ({attempts} attempts)"),
+            },
+            other => other,
+        }
+    }
+
     /// Status of an `Api` error.
     pub fn status(&self) -> Option<u16> {
         match self {

@@ -583,6 +583,7 @@ impl Transport {
                     tokio::time::sleep(delay).await;
                     attempt += 1;
                 }
+                Err(e) if attempt > 0 => return Err(e.after_attempts(attempt + 1, self.timeout)),
                 Err(e) => return Err(e),
             }
         }

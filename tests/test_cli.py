@@ -181,7 +181,8 @@ def test_transport_watch_prints_each_event(sim: showctl.Simulator) -> None:
         player.layer("Main").trigger("Main Show", 0)
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
-    events = lines_json(out)
+    current, *events = lines_json(out)  # the layer's state when the watch began, then events
+    assert current["kind"] == "current" and current["layer_name"] == "Main"
     assert [e["kind"] for e in events] == ["media_changed", "started"]
     assert {e["layer_name"] for e in events} == {"Main"}
     assert events[0]["layer_index"] == 1 and events[0]["error"] is None
@@ -193,6 +194,8 @@ def test_transport_watch_prints_each_event(sim: showctl.Simulator) -> None:
     with showctl.MediaPlayer(sim.url) as player:
         player.layer("Background").clear()
         player.layer("Main").pause()
+    table = [proc.stdout.readline() for _ in range(6)]  # the current state, a blank line
+    assert table[0].split()[:3] == ["LAYER", "NAME", "STATE"] and table[5] == "\n"
     lines = [proc.stdout.readline(), proc.stdout.readline()]
     sim.fail_next(503, times=3)  # one poll fails, with its retries; the next one answers
     out, err = proc.communicate(timeout=30)

@@ -1,9 +1,11 @@
-"""The shape of the Rust code, read from its sources: no import cycle between the files of
-the binding (src/python/) nor between those of the media core (src/media/), and no binding
-file over 600 lines."""
+"""The shape of the code, read from its sources: no import cycle between the files of the
+binding (src/python/) nor between those of the media core (src/media/), no binding file over
+600 lines, and no import cycle between the modules of the Python package (python/showctl/),
+counting imports inside functions (which hide a cycle from Python, not from a reader)."""
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -106,3 +108,58 @@ def test_no_binding_file_over_600_lines() -> None:
         if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600
     }
     assert long == {}
+
+
+def python_module(path: Path, root: Path) -> str:
+    """``showctl.cli.output`` for root/showctl/cli/output.py (``showctl.cli`` for its
+    ``__init__.py``)."""
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def python_graph(root: Path, package: str) -> dict[str, set[str]]:
+    """Module → the modules of ``package`` it imports, anywhere in the file (inside functions
+    and ``if`` blocks too). Importing a submodule runs its parent packages first, but a
+    parent already being imported is no cycle, so a module's own parents are left out."""
+    modules = {python_module(p, root): p for p in (root / package).rglob("*.py")}
+    out: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        is_package = path.name == "__init__.py"
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = name.split(".")
+                    anchor = anchor if is_package else anchor[:-1]
+                    anchor = anchor[: len(anchor) - node.level + 1]
+                    base = ".".join([*anchor, *([base] if base else [])])
+                targets = [base] + [f"{base}.{a.name}" for a in node.names]
+            for target in targets:
+                if target in modules and not name.startswith(target + ".") and target != name:
+                    found.add(target)
+        out[name] = found
+    return out
+
+
+def test_the_python_checker_sees_a_cycle_hidden_in_a_function(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("from pkg.sub import a\n")
+    (pkg / "sub" / "a.py").write_text("from pkg.sub.b import helper\n")
+    (pkg / "sub" / "b.py").write_text("def helper():\n    from . import a\n    return a\n")
+    g = python_graph(tmp_path, "pkg")
+    assert g["pkg.sub.b"] == {"pkg.sub.a"}, g
+    assert cycles(g) == [["pkg.sub.a", "pkg.sub.b", "pkg.sub.a"]]
+
+
+def test_no_import_cycle_in_the_python_package() -> None:
+    g = python_graph(ROOT / "python", "showctl")
+    assert "showctl.cli.connection" in g["showctl.cli.media_commands"], g
+    assert cycles(g) == []

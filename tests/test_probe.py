@@ -195,7 +195,7 @@ def test_the_command_line() -> None:
         ]
         assert methods(sim) == {"GET"}
     done = showctl_cli("probe", "https://127.0.0.1:1", "--tls-fingerprint", "sha256:zz")
-    assert done.returncode == 2 and "tls_fingerprint: " in done.stderr
+    assert done.returncode == 2 and "--tls-fingerprint: " in done.stderr
 
 
 def test_the_documented_variants_are_named(showctl_simulator_factory: Any) -> None:

@@ -535,20 +535,6 @@ class _Client:
 class Scoreboard(_Client):
     """Client for the scoreboard application."""
 
-    def __new__(
-        cls,
-        url: str | None = None,
-        api_key: str | None = None,
-        *,
-        timeout: float = 5.0,
-        verify: bool = True,
-        ca_cert: str | os.PathLike[str] | None = None,
-        tls_fingerprint: str | None = None,
-        retries: int = 2,
-        retry_commands: bool = False,
-        max_body: int | None = None,
-    ) -> Self:
-        """Create a client. Client for the scoreboard application."""
     def watch(self, interval: float = 0.5) -> ScoreWatch:
         """Poll every `interval` seconds; yield the first record, then each one that differs. The
         watch is an iterator and an async iterator: `watch_async` is the same method under its
@@ -589,7 +575,60 @@ class Scoreboard(_Client):
 
         Awaitable twin.
         """
+    def __new__(
+        cls,
+        url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float = 5.0,
+        verify: bool = True,
+        ca_cert: str | os.PathLike[str] | None = None,
+        tls_fingerprint: str | None = None,
+        retries: int = 2,
+        retry_commands: bool = False,
+        max_body: int | None = None,
+    ) -> Self:
+        """Create the client: the options are checked here, and nothing is sent until the first
+        call.
+
+        Args:
+            url: The application's address: `http://host:port`, `https://host:port` or
+                `host:port` (`/api/0` is added). Without it, the environment variable (one per
+                application). Environment variable: `SHOWCTL_SCOREBOARD_URL`.
+            api_key: The API key, sent as `Authorization: Bearer KEY`. Without it, the
+                environment variable; never printed, logged or shown in a repr. Environment
+                variable: `SHOWCTL_API_KEY`.
+            timeout: Seconds each attempt may take (connecting, sending and reading the
+                answer). Must be a number of seconds above 0 and at most 3600.
+            verify: Check the application's certificate (HTTPS). Turned off (`verify=False`),
+                any certificate is accepted: a last resort; prefer `tls_fingerprint=` or
+                `ca_cert=`.
+            ca_cert: A PEM file with the CA (or the application's own self-signed certificate)
+                to trust, besides the system's.
+            tls_fingerprint: Accept the certificate whose SHA-256 is this pin
+                (`"sha256:<hex>"`, as `probe` prints it), even self-signed or expired, and
+                only it. `https://` URLs only. Without it, the environment variable (ignored
+                for `http://` URLs). Environment variable: `SHOWCTL_TLS_FINGERPRINT`.
+            retries: How many times a read is retried after a connection failure, a timeout, a
+                500 or a 503 (with backoff); commands are sent once unless
+                `retry_commands=True`. Must be between 0 and 10.
+            retry_commands: Retry commands too, as reads are (`retry_commands=True`; every
+                documented command sets a state, so repeating one is safe).
+            max_body: The largest answer accepted, in bytes (64 MiB when not given); a bigger
+                one raises `ResponseTooLargeError`. Must be a positive number of bytes.
+        """
     # end of generated
+
+def _client_options() -> list[dict[str, Any]]:
+    """The client options as data, in signature order: one dict per option (`name`, `type`,
+    `default` as Python writes it, `positional`, `classes`, `cli`, `metavar`, `env` (a list),
+    `range` (text or None), `doc`), for the stub generator, the docs and the command line.
+    """
+
+def _url_env(app: str) -> str:
+    """The environment variable the URL is read from, by class (for the command line, which
+    resolves nothing itself).
+    """
 
 def _operations() -> list[dict[str, Any]]:
     """The operation tables as data: one dict per operation (name, async_name, classes, scope,
@@ -1213,23 +1252,6 @@ class TransportState:
 class MediaPlayer(_Client):
     """Client for the media playback application."""
 
-    def __new__(
-        cls,
-        url: str | None = None,
-        api_key: str | None = None,
-        *,
-        timeout: float = 5.0,
-        verify: bool = True,
-        ca_cert: str | os.PathLike[str] | None = None,
-        tls_fingerprint: str | None = None,
-        retries: int = 2,
-        retry_commands: bool = False,
-        max_body: int | None = None,
-        mirrors: Iterable[
-            str | tuple[str, str | None] | tuple[str, str | None, str | None] | MirrorSpec
-        ] = (),
-    ) -> Self:
-        """Create a client. Client for the media playback application."""
     def layer(self, id: int | str) -> Layer:
         """A handle on one layer (an index, a name or a UUID). Sends nothing; a negative index or
         an empty name is refused here.
@@ -1610,6 +1632,56 @@ class MediaPlayer(_Client):
         API document).
 
         Awaitable twin.
+        """
+    def __new__(
+        cls,
+        url: str | None = None,
+        api_key: str | None = None,
+        *,
+        timeout: float = 5.0,
+        verify: bool = True,
+        ca_cert: str | os.PathLike[str] | None = None,
+        tls_fingerprint: str | None = None,
+        retries: int = 2,
+        retry_commands: bool = False,
+        max_body: int | None = None,
+        mirrors: Iterable[
+            str | tuple[str, str | None] | tuple[str, str | None, str | None] | MirrorSpec
+        ]
+        | None = None,
+    ) -> Self:
+        """Create the client: the options are checked here, and nothing is sent until the first
+        call.
+
+        Args:
+            url: The application's address: `http://host:port`, `https://host:port` or
+                `host:port` (`/api/0` is added). Without it, the environment variable (one per
+                application). Environment variable: `SHOWCTL_MEDIA_URL`.
+            api_key: The API key, sent as `Authorization: Bearer KEY`. Without it, the
+                environment variable; never printed, logged or shown in a repr. Environment
+                variable: `SHOWCTL_API_KEY`.
+            timeout: Seconds each attempt may take (connecting, sending and reading the
+                answer). Must be a number of seconds above 0 and at most 3600.
+            verify: Check the application's certificate (HTTPS). Turned off (`verify=False`),
+                any certificate is accepted: a last resort; prefer `tls_fingerprint=` or
+                `ca_cert=`.
+            ca_cert: A PEM file with the CA (or the application's own self-signed certificate)
+                to trust, besides the system's.
+            tls_fingerprint: Accept the certificate whose SHA-256 is this pin
+                (`"sha256:<hex>"`, as `probe` prints it), even self-signed or expired, and
+                only it. `https://` URLs only. Without it, the environment variable (ignored
+                for `http://` URLs). Environment variable: `SHOWCTL_TLS_FINGERPRINT`.
+            retries: How many times a read is retried after a connection failure, a timeout, a
+                500 or a 503 (with backoff); commands are sent once unless
+                `retry_commands=True`. Must be between 0 and 10.
+            retry_commands: Retry commands too, as reads are (`retry_commands=True`; every
+                documented command sets a state, so repeating one is safe).
+            max_body: The largest answer accepted, in bytes (64 MiB when not given); a bigger
+                one raises `ResponseTooLargeError`. Must be a positive number of bytes.
+            mirrors: Extra targets that receive every command the primary accepted, in the
+                background: URLs, `(url, api_key[, tls_fingerprint])` tuples or dicts with
+                those keys (a URL alone takes the primary's key); `None` or `()`: none. See
+                `mirror_status()`.
         """
     # end of generated
 

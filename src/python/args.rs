@@ -3,7 +3,6 @@
 //! (`crate::media::ops::ArgKind`). Ranges and forms are checked by the core encoders.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -18,55 +17,7 @@ use crate::ident::Ident;
 use crate::media::endpoints::{self as ep, BlendSpec};
 use crate::media::ops::{ArgKind, BlendArg, EffectArg, Labelled, NameOf, Number, OrNone, UuidOf};
 use crate::tls::{Fingerprint, ENV_TLS_FINGERPRINT};
-use crate::transport::{resolve_key, resolve_url, Config, Target, DEFAULT_MAX_BODY};
-
-/// Options every client takes, as given from Python. Also makes the next log records follow
-/// Python's current logging configuration.
-#[allow(clippy::too_many_arguments)]
-pub fn client_config(
-    url: Option<String>,
-    api_key: Option<String>,
-    env_var: &str,
-    timeout: f64,
-    verify: bool,
-    ca_cert: Option<PathBuf>,
-    tls_fingerprint: Option<String>,
-    retries: i64,
-    retry_commands: bool,
-    max_body: Option<i64>,
-) -> Result<Config> {
-    crate::python::rt::refresh_logging();
-    let url = resolve_url(url, env_var)?;
-    if !timeout.is_finite() || timeout <= 0.0 || timeout > 3600.0 {
-        return Err(Error::invalid(format!(
-            "timeout: must be a number of seconds above 0 and at most 3600, got {timeout}"
-        )));
-    }
-    if !(0..=10).contains(&retries) {
-        return Err(Error::invalid(format!(
-            "retries: must be between 0 and 10, got {retries}"
-        )));
-    }
-    let max_body = match max_body {
-        None => DEFAULT_MAX_BODY,
-        Some(n) if n > 0 => n as usize,
-        Some(n) => {
-            return Err(Error::invalid(format!(
-                "max_body: must be a positive number of bytes, got {n}"
-            )))
-        }
-    };
-    let mut config = Config::new(url);
-    config.api_key = resolve_key(api_key);
-    config.timeout = Duration::from_secs_f64(timeout);
-    config.verify = verify;
-    config.ca_cert = ca_cert;
-    config.tls_fingerprint = resolve_pin(tls_fingerprint, &config.url)?;
-    config.retries = retries as u32;
-    config.retry_commands = retry_commands;
-    config.max_body = max_body;
-    Ok(config)
-}
+use crate::transport::Target;
 
 /// An identifier argument: an `int` (or an integer with `__index__`, such as numpy's; not a
 /// `bool`) or a `str`.
@@ -159,7 +110,8 @@ pub fn resolve_pin(given: Option<String>, url: &str) -> Result<Option<Fingerprin
             let pin = Fingerprint::parse(&text)?;
             if !https {
                 return Err(Error::invalid(format!(
-                    "tls_fingerprint: {url:?} is not an https:// URL, so no certificate would be                      checked; use the application's https:// URL"
+                    "tls_fingerprint: {url:?} is not an https:// URL, so no certificate would be \
+                     checked; use the application's https:// URL"
                 )));
             }
             Ok(Some(pin))

@@ -8,8 +8,8 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
-use super::args::client_config;
 use super::convert::json_to_py;
+use super::options::client_config;
 use super::rt;
 use crate::feed::{Feed, Options};
 use crate::transport::{ENV_MEDIA_URL, ENV_SCOREBOARD_URL};

@@ -1,6 +1,7 @@
 //! The PyO3 binding layer: it only converts. In layers:
-//! - [`convert`] (JSON to and from Python, the model and reply traits) and [`args`] (argument
-//!   conversion, one [`args::FromPyArg`] per argument kind of the operation tables);
+//! - [`convert`] (JSON to and from Python, the model and reply traits), [`args`] (argument
+//!   conversion, one [`args::FromPyArg`] per argument kind of the operation tables) and
+//!   [`options`] (the client options, declared once, and the constructors made from them);
 //! - [`errors`] (core errors to the exception classes of `showctl.exceptions`);
 //! - [`ops`] (what a method runs, blocking or awaitable, and the macros that turn an
 //!   operation table into methods, twins and `Command` constructors) on the runtime glue of
@@ -27,6 +28,7 @@ pub mod guard;
 pub mod layer;
 pub mod models;
 pub mod ops;
+pub mod options;
 pub mod player;
 pub mod probe;
 pub mod rt;
@@ -61,6 +63,8 @@ mod _core {
     };
     #[pymodule_export]
     use super::ops::_operations;
+    #[pymodule_export]
+    use super::options::{_client_options, _url_env};
     #[pymodule_export]
     use super::player::PyMediaPlayer;
     #[pymodule_export]

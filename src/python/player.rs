@@ -5,20 +5,20 @@
 //! ([`super::client`]).
 
 use std::future::Future;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
 
-use super::args::{self, client_config, ident, params_arg, MirrorArgs};
+use super::args::{self, ident, params_arg};
 use super::client::PyClient;
 use super::command::{batch_commands, BatchOut};
 use super::convert::py_to_json;
 use super::events::{PyMirrorStatus, PyTransportWatch};
 use super::layer::PyLayer;
 use super::ops::{awaitable, block, workspace_methods, Work};
+use super::options::client_constructor;
 use crate::endpoint::Call;
 use crate::ident::{Ident, Kind};
 use crate::media::endpoints as ep;
@@ -89,45 +89,22 @@ fn request_call(
     Ok(ep::raw(&method, &path, body, params_arg(params)?)?)
 }
 
-media_ops!(workspace_methods! { PyMediaPlayer, core_ops, {
-    #[new]
-    #[pyo3(signature = (
-        url=None, api_key=None, *, timeout=5.0, verify=true, ca_cert=None, tls_fingerprint=None,
-        retries=2, retry_commands=false, max_body=None, mirrors=MirrorArgs::default()
-    ), text_signature = "(url=None, api_key=None, *, timeout=5.0, verify=True, ca_cert=None, \
-        tls_fingerprint=None, retries=2, retry_commands=False, max_body=None, mirrors=())")]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        #[pyo3(from_py_with = args::url)] url: Option<String>,
-        #[pyo3(from_py_with = args::api_key)] api_key: Option<String>,
-        #[pyo3(from_py_with = args::timeout)] timeout: f64,
-        #[pyo3(from_py_with = args::verify)] verify: bool,
-        #[pyo3(from_py_with = args::ca_cert)] ca_cert: Option<PathBuf>,
-        #[pyo3(from_py_with = args::tls_fingerprint)] tls_fingerprint: Option<String>,
-        #[pyo3(from_py_with = args::retries)] retries: i64,
-        #[pyo3(from_py_with = args::retry_commands)] retry_commands: bool,
-        #[pyo3(from_py_with = args::max_body)] max_body: Option<i64>,
-        mirrors: MirrorArgs,
-    ) -> PyResult<PyClassInitializer<Self>> {
-        let config = client_config(
-            url,
-            api_key,
-            ENV_MEDIA_URL,
-            timeout,
-            verify,
-            ca_cert,
-            tls_fingerprint,
-            retries,
-            retry_commands,
-            max_body,
-        )?;
-        let mirrors = mirrors.targets(config.api_key.as_deref())?;
+client_constructor!(
+    PyMediaPlayer,
+    ENV_MEDIA_URL,
+    media | config,
+    mirrors | {
+        let mirrors = mirrors
+            .unwrap_or_default()
+            .targets(config.api_key.as_deref())?;
         let transport = Transport::new(&config)?;
         let client = MediaClient::with_mirrors(Arc::new(transport), mirrors)?;
         Ok(PyClassInitializer::from(PyClient::new(client.clone()))
             .add_subclass(PyMediaPlayer { client }))
     }
+);
 
+media_ops!(workspace_methods! { PyMediaPlayer, core_ops, {
     /// A handle on one layer (an index, a name or a UUID). Sends nothing; a negative index or
     /// an empty name is refused here.
     fn layer(&self, id: &Bound<'_, PyAny>) -> PyResult<PyLayer> {

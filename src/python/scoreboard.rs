@@ -2,16 +2,16 @@
 //! scoreboard's operation table (`crate::score`); options, closing and the context managers
 //! are the base class's ([`super::client`]).
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyType};
 
-use super::args::{self, client_config};
+use super::args;
 use super::client::PyClient;
 use super::ops::workspace_methods;
+use super::options::client_constructor;
 use super::rt;
 use super::score_events::PyScoreEventWatch;
 use super::score_models::{other_sport, score_to_py, PyScoreRecord};
@@ -26,39 +26,14 @@ pub struct PyScoreboard {
     client: score::Scoreboard,
 }
 
-score_ops!(workspace_methods! { PyScoreboard, core_ops, {
-    #[new]
-    #[pyo3(signature = (url=None, api_key=None, *, timeout=5.0, verify=true, ca_cert=None, tls_fingerprint=None, retries=2, retry_commands=false, max_body=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        #[pyo3(from_py_with = args::url)] url: Option<String>,
-        #[pyo3(from_py_with = args::api_key)] api_key: Option<String>,
-        #[pyo3(from_py_with = args::timeout)] timeout: f64,
-        #[pyo3(from_py_with = args::verify)] verify: bool,
-        #[pyo3(from_py_with = args::ca_cert)] ca_cert: Option<PathBuf>,
-        #[pyo3(from_py_with = args::tls_fingerprint)] tls_fingerprint: Option<String>,
-        #[pyo3(from_py_with = args::retries)] retries: i64,
-        #[pyo3(from_py_with = args::retry_commands)] retry_commands: bool,
-        #[pyo3(from_py_with = args::max_body)] max_body: Option<i64>,
-    ) -> PyResult<PyClassInitializer<Self>> {
-        let config = client_config(
-            url,
-            api_key,
-            ENV_SCOREBOARD_URL,
-            timeout,
-            verify,
-            ca_cert,
-            tls_fingerprint,
-            retries,
-            retry_commands,
-            max_body,
-        )?;
-        let transport = Transport::new(&config)?;
-        let client = score::Scoreboard::new(Arc::new(transport));
-        Ok(PyClassInitializer::from(PyClient::new(client.clone()))
-            .add_subclass(PyScoreboard { client }))
-    }
+client_constructor!(PyScoreboard, ENV_SCOREBOARD_URL, |config| {
+    let transport = Transport::new(&config)?;
+    let client = score::Scoreboard::new(Arc::new(transport));
+    Ok(PyClassInitializer::from(PyClient::new(client.clone()))
+        .add_subclass(PyScoreboard { client }))
+});
 
+score_ops!(workspace_methods! { PyScoreboard, core_ops, {
     /// Poll every `interval` seconds; yield the first record, then each one that differs. The
     /// watch is an iterator and an async iterator: `watch_async` is the same method under its
     /// async name.

@@ -1,37 +1,29 @@
-"""The show-day commands of the command line: ``showctl probe URL`` (a read-only pre-show
+"""The pre-show commands of the command line: ``showctl probe URL`` (a read-only pre-show
 check) and ``showctl record URL DIR`` (a read-only capture of an installation, replayable with
 ``showctl simulate --workspace DIR``). Both send GET requests only."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-from collections.abc import Callable
-from typing import Any, Union
+from typing import Any
 
-import showctl
 from showctl._probe import ProbeReport
-
-Client = Union[showctl.MediaPlayer, showctl.Scoreboard]
+from showctl.cli.connection import Client, cli_message, media, scoreboard
+from showctl.cli.errors import EXIT_APP, EXIT_OK
+from showctl.cli.subcommands import Subcommands
 
 
 def _client(args: argparse.Namespace) -> Client:
-    from showctl.cli import MEDIA_ENV, SCOREBOARD_ENV, UsageError
-
-    env = SCOREBOARD_ENV if args.scoreboard else MEDIA_ENV
-    url = args.target or args.url or os.environ.get(env)
-    if not url:
-        raise UsageError(f"no URL: pass URL or set {env}")
-    options: dict[str, Any] = {
-        "timeout": args.timeout,
-        "retries": 0,
-        "verify": not args.insecure,
-        "ca_cert": args.ca_cert,
-        "tls_fingerprint": args.tls_fingerprint,
-    }
+    """The client of the installation: the URL given as URL (or --url, or the environment
+    variable), each read sent once unless --retries says otherwise."""
+    fixed: dict[str, Any] = {"retries": 0} if args.retries is None else {}
+    if args.target is not None:
+        fixed["url"] = args.target
     if args.scoreboard:
-        return showctl.Scoreboard(url, args.api_key, **options)
-    return showctl.MediaPlayer(url, args.api_key, **options)
+        return scoreboard(args, **fixed)
+    return media(args, **fixed)
 
 
 def _ms(seconds: float | None) -> str:
@@ -91,52 +83,41 @@ def cmd_probe(args: argparse.Namespace) -> int:
     if args.json:
         print(report.to_json(indent=None))
     else:
-        print("\n".join(report_lines(report)))
-    return 0 if report.ok else 1
+        print("\n".join(cli_message(line) for line in report_lines(report)))
+    return EXIT_OK if report.ok else EXIT_APP
 
 
 def cmd_record(args: argparse.Namespace) -> int:
     count = _client(args).record(args.dir)
     workspace = os.path.join(args.dir, "workspace.json")
     if args.json:
-        import json
-
         print(json.dumps({"recorded": count, "dir": args.dir, "workspace": workspace}))
     else:
         print(f"recorded {count} reads into {args.dir}; rehearse on it with:")
         print(f"  showctl simulate --workspace {args.dir}")
-    return 0
+    return EXIT_OK
 
 
-def register(command: Callable[..., argparse.ArgumentParser]) -> None:
-    """Add ``probe`` and ``record`` to the command line (``command`` makes a subcommand)."""
+def register(commands: Subcommands) -> None:
+    """Add ``probe`` and ``record``."""
 
-    def tls_options(p: argparse.ArgumentParser) -> None:
+    def target(p: argparse.ArgumentParser) -> None:
         p.add_argument("target", nargs="?", metavar="URL", help="http(s)://HOST:PORT")
         p.add_argument("--scoreboard", action="store_true", help="a scoreboard, not a media player")
-        p.add_argument(
-            "--tls-fingerprint",
-            metavar="PIN",
-            help='accept the certificate with this SHA-256 ("sha256:<hex>", as probe prints it)',
-        )
-        p.add_argument("--ca-cert", metavar="PEM", help="trust this CA or self-signed certificate")
-        p.add_argument(
-            "--insecure", action="store_true", help="accept any certificate (verify=False)"
-        )
 
-    p = command(
+    p = commands.connecting(
         "probe",
         "check an installation before a show, read-only: reachability, HTTP/HTTPS, the "
         "certificate and its pin, the key, every read; exit 0 when usable, 1 with the problems",
+        cmd_probe,
     )
-    tls_options(p)
-    p.set_defaults(func=cmd_probe)
+    target(p)
 
-    p = command(
+    p = commands.connecting(
         "record",
         "capture every read of an installation into DIR (read-only; the key scrubbed), with a "
         "workspace file for `showctl simulate --workspace DIR`",
+        cmd_record,
     )
-    tls_options(p)
+    target(p)
     p.add_argument("dir", metavar="DIR", help="a new or empty directory")
-    p.set_defaults(func=cmd_record)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
+import sys
 import time
 
 import showctl
-from showctl.cli import TRANSPORT_HEADERS, score_line, table, transport_row
+from showctl.cli.errors import EXIT_OK
+from showctl.cli.output import TRANSPORT_HEADERS, score_line, table, transport_row
+from showctl.cli.subcommands import Subcommands, pause
 
 
 def run(pace: float = 0.0) -> None:
@@ -66,3 +70,27 @@ def run(pace: float = 0.0) -> None:
             "Next: run `showctl simulate` and point `showctl layers --url URL` or your own "
             "tools at the URL it prints."
         )
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    pace = args.pace if args.pace is not None else (0.6 if sys.stdout.isatty() else 0.0)
+    run(pace=pace)
+    return EXIT_OK
+
+
+def register(commands: Subcommands) -> None:
+    """Add ``demo``."""
+    p = commands.add(
+        "demo",
+        "run a short scripted show on the built-in simulator and print what happened",
+        cmd_demo,
+        description="Start the built-in simulator and run a short show through the public "
+        "client: list playlists, trigger a cue on a layer, fade its opacity, read the "
+        "transport state, switch the scoreboard's sport and watch the score change.",
+    )
+    p.add_argument(
+        "--pace",
+        type=pause,
+        metavar="SECONDS",
+        help="pause between steps (default: 0.6 on a terminal, else 0)",
+    )

@@ -1,0 +1,109 @@
+"""Run the command line: parse, run the command, and turn every failure into one line on
+stderr and the exit code docs/cli.md defines."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+from showctl.cli.connection import cli_message, key_source, option
+from showctl.cli.errors import EXIT_APP, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
+from showctl.cli.output import safe
+from showctl.cli.parser import build_parser
+from showctl.exceptions import ConnectError, ShowctlError, UnauthorizedError
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    _tolerant_output()
+    if argv is None:
+        argv = [_text_arg(a) for a in sys.argv[1:]]
+    parser = build_parser()
+    args = argparse.Namespace()
+    try:
+        args = parser.parse_args(argv)
+        if getattr(args, "func", None) is None:
+            # No command: the help, as `git` and `pip` print it (exit 0: nothing went wrong).
+            parser.print_help()
+            return EXIT_OK
+        return int(args.func(args))
+    except (UsageError, ValueError) as e:
+        _fail(f"error: {cli_message(str(e))}")
+        return EXIT_USAGE
+    except UnauthorizedError as e:
+        _fail(f"{cli_message(str(e))}; {_key_hint(args)}")
+        return EXIT_APP
+    except ConnectError as e:
+        _fail(_connect_line(e))
+        return EXIT_APP
+    except ShowctlError as e:
+        _fail(cli_message(str(e)))
+        return EXIT_APP
+    except OSError as e:
+        # The simulator could not listen, a file could not be written, stdout went away.
+        if isinstance(e, BrokenPipeError):
+            _silence_stdout()
+            return EXIT_OK
+        _fail(str(e))
+        return EXIT_APP
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except Exception as e:
+        # A bug in showctl itself: still one line (SHOWCTL_DEBUG=1 shows the traceback).
+        if os.environ.get("SHOWCTL_DEBUG"):
+            raise
+        _fail(f"internal error (please report it): {type(e).__name__}: {e}")
+        return EXIT_APP
+
+
+def _key_hint(args: argparse.Namespace) -> str:
+    """Whether a key was sent, and how to pass one."""
+    flag, env = option("api_key")["cli"], option("api_key")["env"][0]
+    source = key_source(args)
+    if source is None:
+        return f"no API key was sent: pass {flag} KEY or set {env}"
+    return f"the API key from {source} was refused: check it (pass {flag} KEY or set {env})"
+
+
+def _connect_line(e: ConnectError) -> str:
+    """A refused connection in one plain line, without the HTTP library's chain of causes;
+    other connection failures (TLS, DNS, a dropped connection) as the client says them."""
+    text = str(e)
+    if "refused" not in text.lower() or not e.url:
+        return cli_message(text)
+    origin = e.url.split("/api/", 1)[0]
+    note = text[text.rfind(" (") :] if text.endswith(" attempts)") else ""
+    return (
+        f"cannot connect to {origin}: connection refused (is the application running, "
+        f"with its API enabled, on this port?){note}"
+    )
+
+
+def _text_arg(arg: str) -> str:
+    """An argument as the user typed it: under an ASCII-only locale Python decodes a UTF-8
+    name ("Écran") to lone surrogates, which no request can carry; decode its bytes as UTF-8."""
+    try:
+        return os.fsencode(arg).decode("utf-8")
+    except UnicodeError:
+        return arg
+
+
+def _tolerant_output() -> None:
+    """Under an ASCII-only locale, print what the terminal cannot show as escapes
+    (``\\xc9cran``) instead of failing on the first non-ASCII name."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+def _fail(message: str) -> None:
+    print(f"showctl: {safe(' '.join(message.split()))}", file=sys.stderr)
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe (`showctl layers --json | head -1`), don't complain at exit."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())

@@ -1,0 +1,405 @@
+//! The client options of `MediaPlayer(...)` and `Scoreboard(...)`, declared once in
+//! [`client_options!`]: name, Rust and Python type, default, range, environment variable, the
+//! command line's spelling and the documentation. From that one declaration come both `#[new]`
+//! constructors (their signature, and so `__text_signature__`), the checks and the [`Config`]
+//! they build, and `_core._client_options()`, from which the stubs, docs/cli.md and the
+//! command line's connection options are made.
+//!
+//! Adding an option: one entry below (its `set` says where the value goes, usually a field of
+//! [`Config`]) and its use in the core.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use super::args::resolve_pin;
+use crate::error::{Error, Result};
+use crate::tls::ENV_TLS_FINGERPRINT;
+use crate::transport::{
+    resolve_key, resolve_url, Config, DEFAULT_MAX_BODY, ENV_API_KEY, ENV_MEDIA_URL,
+    ENV_SCOREBOARD_URL,
+};
+
+/// Every client option, declared once, handed to the macro named in brackets (a consumer
+/// below). An entry:
+///
+/// ```text
+/// /// The documentation (each line a sentence or more).
+/// name: RustType = default, py "Python type", cli "--flag" "METAVAR", env [VARIABLES],
+///     [range "what is allowed" if |v| check,] from converter, set |building, value| { … };
+/// ```
+///
+/// `positional` options come before the `*` of the signature; `media` options exist on
+/// `MediaPlayer` only, and are handed to its constructor's body rather than set on the
+/// [`Config`]. The `default` is one token, so that PyO3 writes it into `__text_signature__`.
+macro_rules! client_options {
+    ([$($then:tt)*] { $($args:tt)* }) => {
+        $($then)*! { { $($args)* }
+        positional {
+            /// The application's address: `http://host:port`, `https://host:port` or
+            /// `host:port` (`/api/0` is added). Without it, the environment variable (one per
+            /// application).
+            url: Option<String> = None, py "str | None", cli "--url" "URL",
+                env [ENV_MEDIA_URL, ENV_SCOREBOARD_URL],
+                from url, set |b, v| { b.config.url = resolve_url(v, b.url_env)?; };
+            /// The API key, sent as `Authorization: Bearer KEY`. Without it, the environment
+            /// variable; never printed, logged or shown in a repr.
+            api_key: Option<String> = None, py "str | None", cli "--api-key" "KEY",
+                env [ENV_API_KEY],
+                from api_key, set |b, v| { b.config.api_key = resolve_key(v); };
+        }
+        keyword {
+            /// Seconds each attempt may take (connecting, sending and reading the answer).
+            timeout: f64 = 5.0, py "float", cli "--timeout" "SECONDS", env [],
+                range "a number of seconds above 0 and at most 3600"
+                    if |v: f64| v.is_finite() && v > 0.0 && v <= 3600.0,
+                from timeout, set |b, v| { b.config.timeout = Duration::from_secs_f64(v); };
+            /// Check the application's certificate (HTTPS). Turned off (`verify=False`), any
+            /// certificate is accepted: a last resort; prefer `tls_fingerprint=` or `ca_cert=`.
+            verify: bool = true, py "bool", cli "--insecure" "", env [],
+                from verify, set |b, v| { b.config.verify = v; };
+            /// A PEM file with the CA (or the application's own self-signed certificate) to
+            /// trust, besides the system's.
+            ca_cert: Option<std::path::PathBuf> = None, py "str | os.PathLike[str] | None",
+                cli "--ca-cert" "PEM", env [],
+                from ca_cert, set |b, v| { b.config.ca_cert = v; };
+            /// Accept the certificate whose SHA-256 is this pin (`"sha256:<hex>"`, as `probe`
+            /// prints it), even self-signed or expired, and only it. `https://` URLs only.
+            /// Without it, the environment variable (ignored for `http://` URLs).
+            tls_fingerprint: Option<String> = None, py "str | None",
+                cli "--tls-fingerprint" "PIN", env [ENV_TLS_FINGERPRINT],
+                from tls_fingerprint,
+                set |b, v| { b.config.tls_fingerprint = resolve_pin(v, &b.config.url)?; };
+            /// How many times a read is retried after a connection failure, a timeout, a 500
+            /// or a 503 (with backoff); commands are sent once unless `retry_commands=True`.
+            retries: i64 = 2, py "int", cli "--retries" "N", env [],
+                range "between 0 and 10" if |v: i64| (0..=10).contains(&v),
+                from retries, set |b, v| { b.config.retries = v as u32; };
+            /// Retry commands too, as reads are (`retry_commands=True`; every documented
+            /// command sets a state, so repeating one is safe).
+            retry_commands: bool = false, py "bool", cli "--retry-commands" "", env [],
+                from retry_commands, set |b, v| { b.config.retry_commands = v; };
+            /// The largest answer accepted, in bytes (64 MiB when not given); a bigger one
+            /// raises `ResponseTooLargeError`.
+            max_body: Option<i64> = None, py "int | None", cli "--max-body" "BYTES", env [],
+                range "a positive number of bytes" if |v: Option<i64>| v.is_none_or(|n| n > 0),
+                from max_body,
+                set |b, v| { b.config.max_body = v.map_or(DEFAULT_MAX_BODY, |n| n as usize); };
+        }
+        media {
+            /// Extra targets that receive every command the primary accepted, in the
+            /// background: URLs, `(url, api_key[, tls_fingerprint])` tuples or dicts with those
+            /// keys (a URL alone takes the primary's key); `None` or `()`: none. See
+            /// `mirror_status()`.
+            mirrors: Option<crate::python::args::MirrorArgs> = None,
+                py "Iterable[str | tuple[str, str | None] | tuple[str, str | None, str | None] | MirrorSpec] | None",
+                cli "" "", env [];
+        }
+        }
+    };
+}
+
+/// What the `set` of an option works on: the [`Config`] being built and where the URL is read
+/// from when not given.
+pub(crate) struct Building<'a> {
+    pub config: Config,
+    pub url_env: &'a str,
+}
+
+/// A value in a range message ("got 0"): `None` as Python writes it.
+pub(crate) trait Shown {
+    fn shown(&self) -> String;
+}
+
+impl Shown for f64 {
+    fn shown(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl Shown for i64 {
+    fn shown(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl<T: Shown> Shown for Option<T> {
+    fn shown(&self) -> String {
+        self.as_ref().map_or_else(|| "None".into(), Shown::shown)
+    }
+}
+
+/// The values of the shared options as given (from `ClientArgs`), and their [`Config`].
+macro_rules! client_args {
+    ({}
+     positional { $(
+        $(#[doc = $pdoc:literal])*
+        $p:ident: $pty:ty = $pd:tt, py $ppy:literal, cli $pcli:literal $pmeta:literal,
+            env [$($penv:expr),*], from $pconv:ident, set |$psb:ident, $psv:ident| $pset:block;
+     )* }
+     keyword { $(
+        $(#[doc = $kdoc:literal])*
+        $k:ident: $kty:ty = $kd:tt, py $kpy:literal, cli $kcli:literal $kmeta:literal,
+            env [$($kenv:expr),*], $(range $range:literal if $ok:expr,)?
+            from $kconv:ident, set |$ksb:ident, $ksv:ident| $kset:block;
+     )* }
+     media { $($media:tt)* }
+    ) => {
+        /// The shared options as given to a constructor.
+        pub(crate) struct ClientArgs {
+            $(pub $p: $pty,)*
+            $(pub $k: $kty,)*
+        }
+
+        impl ClientArgs {
+            /// Check each value against its range and build the [`Config`], in the order of
+            /// the declaration (the URL first: the pin's check reads it). Also makes the next
+            /// log records follow Python's current logging configuration.
+            pub(crate) fn config(self, url_env: &str) -> Result<Config> {
+                crate::python::rt::refresh_logging();
+                let mut b = Building { config: Config::new(String::new()), url_env };
+                $(
+                    let set = |$psb: &mut Building, $psv: $pty| -> Result<()> {
+                        $pset;
+                        Ok(())
+                    };
+                    set(&mut b, self.$p)?;
+                )*
+                $(
+                    $(
+                        let ok: fn($kty) -> bool = $ok;
+                        if !ok(self.$k.clone()) {
+                            return Err(Error::invalid(format!(
+                                "{}: must be {}, got {}",
+                                stringify!($k),
+                                $range,
+                                Shown::shown(&self.$k)
+                            )));
+                        }
+                    )?
+                    let set = |$ksb: &mut Building, $ksv: $kty| -> Result<()> {
+                        $kset;
+                        Ok(())
+                    };
+                    set(&mut b, self.$k)?;
+                )*
+                Ok(b.config)
+            }
+        }
+    };
+}
+
+client_options!([client_args] {});
+
+/// The shared client options as given from Python (see [`super::options`], where they are
+/// declared and checked), for classes that take them one by one (`Feed`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn client_config(
+    url: Option<String>,
+    api_key: Option<String>,
+    env_var: &str,
+    timeout: f64,
+    verify: bool,
+    ca_cert: Option<PathBuf>,
+    tls_fingerprint: Option<String>,
+    retries: i64,
+    retry_commands: bool,
+    max_body: Option<i64>,
+) -> Result<Config> {
+    ClientArgs {
+        url,
+        api_key,
+        timeout,
+        verify,
+        ca_cert,
+        tls_fingerprint,
+        retries,
+        retry_commands,
+        max_body,
+    }
+    .config(env_var)
+}
+
+/// The `#[new]` of a client class, its parameters from [`client_options!`]:
+/// `client_constructor!(Class, ENV_URL, |config| body)`, or for `MediaPlayer`
+/// `client_constructor!(Class, ENV_URL, media |config, mirrors| body)`. `body` returns the
+/// class's `PyClassInitializer`.
+macro_rules! client_constructor {
+    ($cls:ident, $env:expr, $($rest:tt)*) => {
+        $crate::python::options::client_options!(
+            [$crate::python::options::client_constructor_impl] { $cls, $env, $($rest)* }
+        );
+    };
+}
+
+macro_rules! client_constructor_impl {
+    ({ $cls:ident, $env:expr, |$config:ident| $body:block }
+     positional { $(
+        $(#[doc = $pdoc:literal])*
+        $p:ident: $pty:ty = $pd:tt, py $ppy:literal, cli $pcli:literal $pmeta:literal,
+            env [$($penv:expr),*], from $pconv:ident, set |$psb:ident, $psv:ident| $pset:block;
+     )* }
+     keyword { $(
+        $(#[doc = $kdoc:literal])*
+        $k:ident: $kty:ty = $kd:tt, py $kpy:literal, cli $kcli:literal $kmeta:literal,
+            env [$($kenv:expr),*], $(range $range:literal if $ok:expr,)?
+            from $kconv:ident, set |$ksb:ident, $ksv:ident| $kset:block;
+     )* }
+     media { $($media:tt)* }
+    ) => {
+        #[pymethods]
+        impl $cls {
+            #[new]
+            #[pyo3(signature = ($($p = $pd,)* *, $($k = $kd),*))]
+            #[allow(clippy::too_many_arguments)]
+            fn new(
+                $(#[pyo3(from_py_with = crate::python::args::$pconv)] $p: $pty,)*
+                $(#[pyo3(from_py_with = crate::python::args::$kconv)] $k: $kty,)*
+            ) -> PyResult<PyClassInitializer<Self>> {
+                let $config = crate::python::options::ClientArgs { $($p,)* $($k,)* }
+                    .config($env)?;
+                $body
+            }
+        }
+    };
+    ({ $cls:ident, $env:expr, media |$config:ident, $mirrors:ident| $body:block }
+     positional { $(
+        $(#[doc = $pdoc:literal])*
+        $p:ident: $pty:ty = $pd:tt, py $ppy:literal, cli $pcli:literal $pmeta:literal,
+            env [$($penv:expr),*], from $pconv:ident, set |$psb:ident, $psv:ident| $pset:block;
+     )* }
+     keyword { $(
+        $(#[doc = $kdoc:literal])*
+        $k:ident: $kty:ty = $kd:tt, py $kpy:literal, cli $kcli:literal $kmeta:literal,
+            env [$($kenv:expr),*], $(range $range:literal if $ok:expr,)?
+            from $kconv:ident, set |$ksb:ident, $ksv:ident| $kset:block;
+     )* }
+     media { $(
+        $(#[doc = $mdoc:literal])*
+        $m:ident: $mty:ty = $md:tt, py $mpy:literal, cli $mcli:literal $mmeta:literal,
+            env [$($menv:expr),*];
+     )* }
+    ) => {
+        #[pymethods]
+        impl $cls {
+            #[new]
+            #[pyo3(signature = ($($p = $pd,)* *, $($k = $kd,)* $($m = $md),*))]
+            #[allow(clippy::too_many_arguments)]
+            fn new(
+                $(#[pyo3(from_py_with = crate::python::args::$pconv)] $p: $pty,)*
+                $(#[pyo3(from_py_with = crate::python::args::$kconv)] $k: $kty,)*
+                $($m: $mty,)*
+            ) -> PyResult<PyClassInitializer<Self>> {
+                let $config = crate::python::options::ClientArgs { $($p,)* $($k,)* }
+                    .config($env)?;
+                $(let $mirrors = $m;)*
+                $body
+            }
+        }
+    };
+}
+
+pub(crate) use {client_constructor, client_constructor_impl, client_options};
+
+/// One option as data, for `_client_options()`.
+struct Declared {
+    name: &'static str,
+    python_type: &'static str,
+    default: &'static str,
+    positional: bool,
+    classes: &'static [&'static str],
+    cli: &'static str,
+    metavar: &'static str,
+    env: Vec<&'static str>,
+    range: Option<&'static str>,
+    doc: &'static str,
+}
+
+/// `5.0`, `true`, `None` as Python writes them.
+fn python_literal(token: &'static str) -> &'static str {
+    match token {
+        "true" => "True",
+        "false" => "False",
+        other => other,
+    }
+}
+
+macro_rules! declared {
+    ({ $out:ident }
+     positional { $(
+        $(#[doc = $pdoc:literal])*
+        $p:ident: $pty:ty = $pd:tt, py $ppy:literal, cli $pcli:literal $pmeta:literal,
+            env [$($penv:expr),*], from $pconv:ident, set |$psb:ident, $psv:ident| $pset:block;
+     )* }
+     keyword { $(
+        $(#[doc = $kdoc:literal])*
+        $k:ident: $kty:ty = $kd:tt, py $kpy:literal, cli $kcli:literal $kmeta:literal,
+            env [$($kenv:expr),*], $(range $range:literal if $ok:expr,)?
+            from $kconv:ident, set |$ksb:ident, $ksv:ident| $kset:block;
+     )* }
+     media { $(
+        $(#[doc = $mdoc:literal])*
+        $m:ident: $mty:ty = $md:tt, py $mpy:literal, cli $mcli:literal $mmeta:literal,
+            env [$($menv:expr),*];
+     )* }
+    ) => {
+        const BOTH: &[&str] = &["MediaPlayer", "Scoreboard"];
+        $($out.push(Declared {
+            name: stringify!($p), python_type: $ppy, default: python_literal(stringify!($pd)),
+            positional: true, classes: BOTH, cli: $pcli, metavar: $pmeta,
+            env: vec![$($penv),*], range: None, doc: concat!($($pdoc, "\n"),*),
+        });)*
+        $($out.push(Declared {
+            name: stringify!($k), python_type: $kpy, default: python_literal(stringify!($kd)),
+            positional: false, classes: BOTH, cli: $kcli, metavar: $kmeta,
+            env: vec![$($kenv),*], range: None $(.or(Some($range)))?,
+            doc: concat!($($kdoc, "\n"),*),
+        });)*
+        $($out.push(Declared {
+            name: stringify!($m), python_type: $mpy, default: python_literal(stringify!($md)),
+            positional: false, classes: &["MediaPlayer"], cli: $mcli, metavar: $mmeta,
+            env: vec![$($menv),*], range: None, doc: concat!($($mdoc, "\n"),*),
+        });)*
+    };
+}
+
+/// The client options as data, in signature order: one dict per option (`name`, `type`,
+/// `default` as Python writes it, `positional`, `classes`, `cli`, `metavar`, `env` (a list),
+/// `range` (text or None), `doc`), for the stub generator, the docs and the command line.
+#[pyfunction]
+pub(crate) fn _client_options(py: Python<'_>) -> PyResult<Py<PyList>> {
+    let mut all: Vec<Declared> = Vec::new();
+    client_options!([declared] { all });
+    let out = PyList::empty(py);
+    for d in all {
+        let item = PyDict::new(py);
+        item.set_item("name", d.name)?;
+        item.set_item("type", d.python_type)?;
+        item.set_item("default", d.default)?;
+        item.set_item("positional", d.positional)?;
+        item.set_item("classes", d.classes.to_vec())?;
+        item.set_item("cli", d.cli)?;
+        item.set_item("metavar", d.metavar)?;
+        item.set_item("env", d.env)?;
+        item.set_item("range", d.range)?;
+        let doc: Vec<&str> = d.doc.lines().map(str::trim).collect();
+        item.set_item("doc", doc.join(" ").trim())?;
+        out.append(item)?;
+    }
+    Ok(out.unbind())
+}
+
+/// The environment variable the URL is read from, by class (for the command line, which
+/// resolves nothing itself).
+#[pyfunction]
+pub(crate) fn _url_env(app: &str) -> PyResult<&'static str> {
+    match app {
+        "media" => Ok(ENV_MEDIA_URL),
+        "scoreboard" => Ok(ENV_SCOREBOARD_URL),
+        other => Err(pyo3::exceptions::PyValueError::new_err(format!(
+            "app: expected \"media\" or \"scoreboard\", got {other:?}"
+        ))),
+    }
+}
