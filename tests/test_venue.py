@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import socket
 import threading
 from collections.abc import Iterator
@@ -226,3 +227,100 @@ def test_status_render_marks_old_data_stale() -> None:
     assert "ok" in lines[2] and "0.4s ago" in lines[2]
     assert "STALE" in lines[4] and "2.4s ago" in lines[4]
     assert "STALE" in lines[6] and "never" in lines[6]
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    import contextlib
+
+    from showctl.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_cli_probe_venue_prints_one_summary_and_exits_0(
+    venue: SimulatedVenue, tmp_path: Path
+) -> None:
+    path = venue.write(tmp_path / "venue.toml")
+    code, out, err = _cli("probe", "--venue", path)
+    assert code == 0, err
+    assert out.splitlines()[0].split()[:3] == ["source", "kind", "reachable"]
+    assert "all 10 sources usable" in out
+    code, out, _ = _cli("probe", "--venue", path, "--json")
+    assert code == 0 and json.loads(out)["ok"] is True
+
+
+def test_cli_probe_venue_exit_codes(venue: SimulatedVenue, tmp_path: Path) -> None:
+    port, done = _hanging_port()
+    path = venue.write(tmp_path / "venue.toml")
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(f'[sources.hanging]\nkind = "scoreboard"\nurl = "127.0.0.1:{port}"\n')
+        f.write("timeout = 0.3\nretries = 0\n")
+    try:
+        code, out, _ = _cli("probe", "--venue", path)
+    finally:
+        done.set()
+    assert code == 1 and "1 of 11 sources not usable" in out
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[sources.court1]\nkind = "scorebaord"\nurl = "http://h:1"\n')
+    code, _, err = _cli("probe", "--venue", str(bad))
+    assert code == 2 and "sources.court1.kind" in err
+    code, _, err = _cli("probe", "http://127.0.0.1:1", "--venue", str(bad))
+    assert code == 2 and "not with --venue" in err
+
+
+def test_cli_status_once(venue: SimulatedVenue, tmp_path: Path) -> None:
+    path = venue.write(tmp_path / "venue.toml")
+    code, out, err = _cli("status", "--venue", path, "--once")
+    assert code == 0, err
+    assert "10 sources, all fresh" in out
+    assert "\x1b" not in out
+
+
+def test_cli_simulate_venue_refuses_a_busy_port(tmp_path: Path) -> None:
+    busy = socket.create_server(("127.0.0.1", 0))
+    try:
+        path = tmp_path / "venue.toml"
+        path.write_text(
+            f'[sources.a]\nkind = "media"\nurl = "http://127.0.0.1:{busy.getsockname()[1]}"\n'
+        )
+        code, _, err = _cli("simulate", "--venue", str(path))
+    finally:
+        busy.close()
+    assert code == 1 and err.startswith("showctl: ")
+
+
+def _free_port() -> int:
+    with socket.create_server(("127.0.0.1", 0)) as s:
+        return int(s.getsockname()[1])
+
+
+def test_cli_simulate_venue_serves_the_files_ports_until_interrupted(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    ports = [_free_port(), _free_port()]
+    path = tmp_path / "venue.toml"
+    path.write_text(
+        f'[sources.court1]\nkind = "scoreboard"\nurl = "http://127.0.0.1:{ports[0]}"\n'
+        f'[sources.main]\nkind = "media"\nurl = "127.0.0.1:{ports[1]}"\n'
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "showctl", "simulate", "--venue", str(path), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        started = json.loads(proc.stdout.readline())
+        assert started["court1"]["url"] == f"http://127.0.0.1:{ports[0]}"
+        # The venue file itself now works as written.
+        assert showctl.probe_venue(path).ok
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err

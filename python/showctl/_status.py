@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, Protocol
 
 from showctl import _core
 
@@ -20,6 +20,14 @@ __all__ = ["SourceStatus", "VenueStatus", "render", "watch_venue"]
 #: A source is stale when its newest data is older than this many of its intervals (or its
 #: last poll failed).
 STALE_INTERVALS = 3.0
+
+
+class Output(Protocol):
+    """Where the view is printed (a text stream)."""
+
+    def write(self, text: str, /) -> int: ...
+    def flush(self) -> None: ...
+    def isatty(self) -> bool: ...
 
 
 @dataclass
@@ -188,7 +196,7 @@ def run(
     *,
     once: bool = False,
     refresh: float = 0.5,
-    out: TextIO = sys.stdout,
+    out: Output = sys.stdout,
 ) -> int:
     """The ``showctl status`` command: refresh in place on a terminal (plain snapshots one
     after another otherwise); with ``once``, print one snapshot after every source answered

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 import showctl
-from showctl.cli import demo, media_commands, preshow, score_commands, servers
+from showctl.cli import demo, media_commands, preshow, score_commands, servers, venues
 from showctl.cli.connection import add_connection_options
 from showctl.cli.subcommands import Parser, Subcommands, json_option, url_help
 
@@ -27,6 +27,6 @@ def build_parser() -> argparse.ArgumentParser:
     json_option(parser, suppress=False)
     parser.add_argument("--version", action="version", version=f"showctl {showctl.__version__}")
     commands = Subcommands(parser)
-    for module in (servers, demo, score_commands, media_commands, preshow):
+    for module in (servers, demo, score_commands, media_commands, preshow, venues):
         module.register(commands)
     return parser

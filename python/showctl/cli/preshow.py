@@ -12,7 +12,9 @@ from typing import Any
 from showctl._probe import ProbeReport
 from showctl.cli.connection import Client, cli_message, media, scoreboard
 from showctl.cli.errors import EXIT_APP, EXIT_OK
+from showctl.cli.output import emit_json, safe
 from showctl.cli.subcommands import Subcommands
+from showctl.cli.venues import refuse_with_venue
 
 
 def _client(args: argparse.Namespace) -> Client:
@@ -79,11 +81,25 @@ def report_lines(report: ProbeReport) -> list[str]:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
+    if args.venue is not None:
+        return _probe_venue(args)
     report = _client(args).probe()
     if args.json:
         print(report.to_json(indent=None))
     else:
         print("\n".join(cli_message(line) for line in report_lines(report)))
+    return EXIT_OK if report.ok else EXIT_APP
+
+
+def _probe_venue(args: argparse.Namespace) -> int:
+    from showctl._venue import probe_venue
+
+    refuse_with_venue(args, "target", "url", "api_key", "tls_fingerprint", "ca_cert", "scoreboard")
+    report = probe_venue(args.venue)
+    if args.json:
+        emit_json(report.to_dict())
+    else:
+        print("\n".join(safe(line) for line in report.table().split("\n")))
     return EXIT_OK if report.ok else EXIT_APP
 
 
@@ -112,6 +128,12 @@ def register(commands: Subcommands) -> None:
         cmd_probe,
     )
     target(p)
+    p.add_argument(
+        "--venue",
+        metavar="FILE",
+        help="probe every source of this venue file at once: one summary table; exit 0 when "
+        "all are usable, 1 when any is not, 2 for a bad venue file",
+    )
 
     p = commands.connecting(
         "record",

@@ -16,8 +16,9 @@ from typing import Any
 import showctl
 from showctl.cli.connection import add_connection_options, declared, option, url_env
 from showctl.cli.errors import EXIT_OK, UsageError
-from showctl.cli.output import emit_json
+from showctl.cli.output import emit_json, safe
 from showctl.cli.subcommands import Parser, Subcommands, json_option, poll_interval
+from showctl.cli.venues import refuse_with_venue
 
 SOURCES = ("media", "scoreboard")
 
@@ -51,6 +52,8 @@ def feed_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    if args.venue is not None:
+        return _simulate_venue(args)
     key_env = option("api_key")["env"][0]
     key = args.api_key if args.api_key is not None else os.environ.get(key_env) or None
     try:
@@ -72,7 +75,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     try:
         # A service manager stops with SIGTERM: stop as cleanly as on Ctrl-C.
         if hasattr(signal, "SIGTERM"):
-            signal.signal(signal.SIGTERM, _raise_interrupt)
+            signal.signal(signal.SIGTERM, raise_interrupt)
         if args.json:
             emit_json({"url": sim.url, "port": sim.port})
         else:
@@ -91,6 +94,32 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         pass
     finally:
         sim.stop()
+    return EXIT_OK
+
+
+def _simulate_venue(args: argparse.Namespace) -> int:
+    from showctl._venue import simulate_venue
+
+    refuse_with_venue(args, "workspace", "api_key")
+    if args.port:
+        raise UsageError("--port: not with --venue (each simulator listens on its source's port)")
+    venue = simulate_venue(args.venue, same_ports=True, strict=args.strict)
+    try:
+        if hasattr(signal, "SIGTERM"):
+            signal.signal(signal.SIGTERM, raise_interrupt)
+        if args.json:
+            emit_json({s.name: {"kind": s.kind, "url": s.url} for s in venue})
+        else:
+            print(f"showctl simulators for {len(venue)} sources of {safe(args.venue)}:")
+            for s in venue:
+                print(f"  {safe(s.name):<16} {s.kind:<10} {s.url}")
+            print("  Ctrl-C to stop", flush=True)
+        while True:
+            sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        venue.stop()
     return EXIT_OK
 
 
@@ -128,7 +157,7 @@ def cmd_feed(args: argparse.Namespace) -> int:
     feed.start()
     try:
         if hasattr(signal, "SIGTERM"):
-            signal.signal(signal.SIGTERM, _raise_interrupt)
+            signal.signal(signal.SIGTERM, raise_interrupt)
         if args.json:
             emit_json({"url": feed.url, "port": feed.port})
         else:
@@ -153,7 +182,7 @@ def cmd_feed(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _raise_interrupt(signum: int, frame: object) -> None:
+def raise_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
@@ -214,6 +243,12 @@ def register(commands: Subcommands) -> None:
         help="add points to the score every SECONDS (to see `showctl scores --watch` move)",
     )
     p.add_argument("--json", action="store_true", help="print the URL as a JSON line")
+    p.add_argument(
+        "--venue",
+        metavar="FILE",
+        help="a simulator for every source of this venue file, each on the port of its URL, "
+        "from its workspace and with its key",
+    )
 
     # The feed's connection options: the shared ones Feed takes, and their per-source variants
     # (--media-api-key) where Feed takes them; no --url (the sources have their own).
