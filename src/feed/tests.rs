@@ -321,3 +321,28 @@ fn stop_returns_after_the_grace_when_a_write_is_stuck() {
     });
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Before its first answer a source's document says why it has no data; `wait_ready` returns
+/// once the source answered or went stale (two intervals unanswered), not after the timeout.
+#[test]
+fn documents_say_why_a_source_has_no_data_yet() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", silent.local_addr().unwrap());
+    let mut c = Config::new(url.clone());
+    c.timeout = Duration::from_secs(30);
+    let feed = Feed::new(options(Some(c), None, Duration::from_millis(100))).unwrap();
+    feed.start().unwrap();
+    let doc = feed.transport().unwrap();
+    let error = doc["error"].as_str().unwrap();
+    assert!(error.starts_with("waiting for the first answer from"), "{doc}");
+    assert!(doc["polled_at"].is_null() && doc["stale"] == false, "{doc}");
+    run(async {
+        let started = Instant::now();
+        assert!(feed.wait_ready(Duration::from_secs(10)).await);
+        assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+        let doc = feed.transport().unwrap();
+        assert!(doc["error"].as_str().unwrap().starts_with("no answer from"), "{doc}");
+        assert_eq!(doc["stale"], true);
+        feed.stop().await;
+    });
+}
