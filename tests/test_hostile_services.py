@@ -391,3 +391,40 @@ def test_the_feed_is_ready_on_entry_and_says_why_a_source_has_no_data() -> None:
         assert doc["error"].startswith("no answer from"), doc
     feed = showctl.Feed(url, interval=0.2)
     assert feed.wait_ready(0) is True  # not started: nothing to wait for
+
+
+def test_the_cli_feed_takes_per_source_connection_options() -> None:
+    # Each application takes a different key: one key for both would leave one stale (401).
+    media_sim = showctl.Simulator(api_key="media-secret")
+    board_sim = showctl.Simulator(api_key="board-secret")
+    with media_sim as media, board_sim as board:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "showctl", "feed", "--json", "--media", media.url,
+             "--media-api-key", "media-secret", "--scoreboard", board.url,
+             "--scoreboard-api-key", "board-secret", "--scoreboard-insecure"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "SHOWCTL_API_KEY": ""},
+        )
+        try:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            assert line, proc.communicate(timeout=10)
+            url = json.loads(line)["url"]
+            transport = json.loads(get(url + "transport.json")[1])
+            scores = json.loads(get(url + "scores.json")[1])
+            assert transport["polled_at"] and not transport["stale"], transport
+            assert scores["polled_at"] and not scores["stale"], scores
+        finally:
+            proc.terminate()
+            proc.communicate(timeout=10)
+    bad = subprocess.run(
+        [sys.executable, "-m", "showctl", "feed", "--scoreboard", "http://127.0.0.1:1",
+         "--media-api-key", "k"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert bad.returncode == 2, bad
+    assert "--media-* options given without --media URL" in bad.stderr, bad.stderr

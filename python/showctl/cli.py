@@ -238,8 +238,8 @@ def cmd_feed(args: argparse.Namespace) -> int:
             f"(or set {MEDIA_ENV} / {SCOREBOARD_ENV})"
         )
     feed = showctl.Feed(
-        media_url,
-        board_url,
+        _feed_source(args, "media", media_url),
+        _feed_source(args, "scoreboard", board_url),
         interval=args.interval,
         port=args.port,
         host=args.host,
@@ -273,6 +273,23 @@ def cmd_feed(args: argparse.Namespace) -> int:
     finally:
         feed.stop()
     return EXIT_OK
+
+
+def _feed_source(args: argparse.Namespace, name: str, url: str | None) -> Any:
+    """A feed source: its URL, or a dict with its own connection options when any of
+    --NAME-api-key, --NAME-tls-fingerprint, --NAME-ca-cert, --NAME-insecure is given."""
+    own = {
+        "api_key": getattr(args, f"{name}_api_key"),
+        "tls_fingerprint": getattr(args, f"{name}_tls_fingerprint"),
+        "ca_cert": getattr(args, f"{name}_ca_cert"),
+        "verify": False if getattr(args, f"{name}_insecure") else None,
+    }
+    own = {k: v for k, v in own.items() if v is not None}
+    if url is None:
+        if own:
+            raise UsageError(f"--{name}-* options given without --{name} URL")
+        return None
+    return {"url": url, **own} if own else url
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:
@@ -690,6 +707,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--write", metavar="DIR", help="also write the documents into DIR on each change"
     )
+    for name in ("media", "scoreboard"):
+        p.add_argument(
+            f"--{name}-api-key", metavar="KEY", help=f"the {name} application's own key"
+        )
+        p.add_argument(
+            f"--{name}-tls-fingerprint",
+            metavar="SHA256",
+            help=f"pin the {name} application's certificate (its SHA-256 fingerprint)",
+        )
+        p.add_argument(
+            f"--{name}-ca-cert", metavar="PATH", help=f"trust this CA for the {name} application"
+        )
+        p.add_argument(
+            f"--{name}-insecure",
+            action="store_true",
+            help=f"do not verify the {name} application's certificate",
+        )
     p.set_defaults(func=cmd_feed)
 
     p = command("scores", "print the scoreboard's score record (or follow it with --watch)")
