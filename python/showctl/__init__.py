@@ -68,7 +68,7 @@ from showctl._core import Feed, ScoreEvent, ScoreEventWatch, ScoreView, TeamScor
 # show-day tools: the report of probe(), imported when first named (dataclasses and its
 # imports would add about 10 ms to every `import showctl`)
 if TYPE_CHECKING:
-    from showctl._probe import EndpointResult, MirrorSpec, ProbeReport, TlsInfo
+    from showctl._probe import EndpointResult, FeedSource, MirrorSpec, ProbeReport, TlsInfo
 
 # isort: split
 from showctl.exceptions import (
@@ -109,6 +109,7 @@ __all__ = [
     "EffectPreset",
     "EndpointResult",
     "Feed",
+    "FeedSource",
     "FloatBase",
     "FootballScore",
     "ForbiddenError",
@@ -158,7 +159,7 @@ __all__ = [
     "cmd",
 ]
 
-_LAZY = frozenset({"EndpointResult", "MirrorSpec", "ProbeReport", "TlsInfo"})
+_LAZY = frozenset({"EndpointResult", "FeedSource", "MirrorSpec", "ProbeReport", "TlsInfo"})
 
 
 def __getattr__(name: str) -> Any:
