@@ -19,12 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import showctl
 from certkit import https_server, make_cert
 from pytest_httpserver import HTTPServer
 from recording import load, serve
 from werkzeug import Request, Response
-
-import showctl
 
 #: The header timeout the tests give the services (the default is 30 s).
 SHORT = 0.5
@@ -381,7 +380,7 @@ def test_the_feed_is_ready_on_entry_and_says_why_a_source_has_no_data() -> None:
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen()
-        url = "http://127.0.0.1:%d" % silent.getsockname()[1]
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
         started = time.monotonic()
         with showctl.Feed(url, interval=0.2, timeout=5) as feed:
             took = time.monotonic() - started
@@ -399,9 +398,22 @@ def test_the_cli_feed_takes_per_source_connection_options() -> None:
     board_sim = showctl.Simulator(api_key="board-secret")
     with media_sim as media, board_sim as board:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "showctl", "feed", "--json", "--media", media.url,
-             "--media-api-key", "media-secret", "--scoreboard", board.url,
-             "--scoreboard-api-key", "board-secret", "--scoreboard-insecure"],
+            [
+                sys.executable,
+                "-m",
+                "showctl",
+                "feed",
+                "--json",
+                "--media",
+                media.url,
+                "--media-api-key",
+                "media-secret",
+                "--scoreboard",
+                board.url,
+                "--scoreboard-api-key",
+                "board-secret",
+                "--scoreboard-insecure",
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -420,8 +432,16 @@ def test_the_cli_feed_takes_per_source_connection_options() -> None:
             proc.terminate()
             proc.communicate(timeout=10)
     bad = subprocess.run(
-        [sys.executable, "-m", "showctl", "feed", "--scoreboard", "http://127.0.0.1:1",
-         "--media-api-key", "k"],
+        [
+            sys.executable,
+            "-m",
+            "showctl",
+            "feed",
+            "--scoreboard",
+            "http://127.0.0.1:1",
+            "--media-api-key",
+            "k",
+        ],
         capture_output=True,
         text=True,
         timeout=30,

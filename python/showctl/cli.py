@@ -708,9 +708,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--write", metavar="DIR", help="also write the documents into DIR on each change"
     )
     for name in ("media", "scoreboard"):
-        p.add_argument(
-            f"--{name}-api-key", metavar="KEY", help=f"the {name} application's own key"
-        )
+        p.add_argument(f"--{name}-api-key", metavar="KEY", help=f"the {name} application's own key")
         p.add_argument(
             f"--{name}-tls-fingerprint",
             metavar="SHA256",

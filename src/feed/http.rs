@@ -8,13 +8,13 @@ use std::time::{Duration, SystemTime};
 
 use axum::body::Body;
 use axum::extract::State;
+use axum::http::Method;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::Response;
 use axum::routing::get;
 use axum::{Extension, Router};
 use futures::stream::{self, Stream};
-use axum::http::Method;
 use serde_json::Value;
 use tokio::sync::{broadcast, watch};
 use tower::ServiceExt;
@@ -109,7 +109,10 @@ fn event(name: &str, data: &str) -> Event {
 
 /// The last event of a stream the feed ends: `end`, with why.
 fn end(reason: &str) -> Event {
-    event(END_EVENT, &serde_json::json!({ "reason": reason }).to_string())
+    event(
+        END_EVENT,
+        &serde_json::json!({ "reason": reason }).to_string(),
+    )
 }
 
 /// The SSE event that ends a stream the feed closes (the reader stopped reading or fell
@@ -262,7 +265,11 @@ fn router(shared: Arc<Shared>) -> Router {
             header::CACHE_CONTROL,
             HeaderValue::from_static("no-store"),
         ))
-        .layer(CorsLayer::new().allow_origin(Any).allow_methods([Method::GET]))
+        .layer(
+            CorsLayer::new()
+                .allow_origin(Any)
+                .allow_methods([Method::GET]),
+        )
 }
 
 /// Resolves when the connection's SSE reader stopped reading (its stream is more than

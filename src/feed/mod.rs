@@ -35,8 +35,8 @@ use crate::media::endpoints::TRANSPORT_STATES;
 use crate::media::MediaClient;
 use crate::poll::{Polled, Poller};
 use crate::runtime;
-use crate::serve::{self, Limits};
 use crate::score::{score_changes, Scoreboard};
+use crate::serve::{self, Limits};
 use crate::transport::{Config, Transport};
 
 /// Messages an SSE client may fall behind before it is dropped.

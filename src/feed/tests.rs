@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
 
 use super::{Feed, Kind, Options, SourceSpec, SourceState};
-use crate::serve::Limits;
 use crate::ident::encode_segment;
 use crate::runtime;
+use crate::serve::Limits;
 use crate::simulator::{self, Simulator};
 use crate::transport::{Config, Request, Transport};
 
@@ -206,8 +206,8 @@ fn an_sse_client_that_stops_reading_is_dropped() {
 #[test]
 fn no_application_is_refused() {
     let err = Feed::new(options(None, None, Duration::from_millis(500)))
-    .err()
-    .unwrap();
+        .err()
+        .unwrap();
     assert!(err.to_string().starts_with("media, scoreboard:"), "{err}");
 }
 
@@ -334,14 +334,24 @@ fn documents_say_why_a_source_has_no_data_yet() {
     feed.start().unwrap();
     let doc = feed.transport().unwrap();
     let error = doc["error"].as_str().unwrap();
-    assert!(error.starts_with("waiting for the first answer from"), "{doc}");
+    assert!(
+        error.starts_with("waiting for the first answer from"),
+        "{doc}"
+    );
     assert!(doc["polled_at"].is_null() && doc["stale"] == false, "{doc}");
     run(async {
         let started = Instant::now();
         assert!(feed.wait_ready(Duration::from_secs(10)).await);
-        assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
         let doc = feed.transport().unwrap();
-        assert!(doc["error"].as_str().unwrap().starts_with("no answer from"), "{doc}");
+        assert!(
+            doc["error"].as_str().unwrap().starts_with("no answer from"),
+            "{doc}"
+        );
         assert_eq!(doc["stale"], true);
         feed.stop().await;
     });

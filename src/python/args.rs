@@ -518,12 +518,18 @@ pub fn source_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<
     let url = connection_dict(dict, arg, SOURCE_KEYS)?;
     let text = |key: &str| -> PyResult<Option<String>> {
         match field(key)? {
-            Some(v) => v.extract().map(Some).map_err(|_| wrong(key, "a string", &v)),
+            Some(v) => v
+                .extract()
+                .map(Some)
+                .map_err(|_| wrong(key, "a string", &v)),
             None => Ok(None),
         }
     };
     let ca_cert = match field("ca_cert")? {
-        Some(v) => Some(v.extract::<PathBuf>().map_err(|_| wrong("ca_cert", "a path", &v))?),
+        Some(v) => Some(
+            v.extract::<PathBuf>()
+                .map_err(|_| wrong("ca_cert", "a path", &v))?,
+        ),
         None => None,
     };
     let verify = match field("verify")? {

@@ -71,18 +71,27 @@ fn a_half_open_connection_is_closed_within_the_header_timeout() {
             .expect("the half-open connection was kept open")
             .unwrap_or(0);
         let took = started.elapsed();
-        assert!(n == 0 || buf.starts_with(b"HTTP/1.1 408"), "{:?}", &buf[..n]);
+        assert!(
+            n == 0 || buf.starts_with(b"HTTP/1.1 408"),
+            "{:?}",
+            &buf[..n]
+        );
         assert!(took >= Duration::from_millis(150), "{took:?}");
         // An idle keep-alive connection is closed by the same clock.
         let mut s = TcpStream::connect(server.addr()).await.unwrap();
-        s.write_all(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n").await.unwrap();
+        s.write_all(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+            .await
+            .unwrap();
         let n = s.read(&mut buf).await.unwrap();
         assert!(buf[..n].starts_with(b"HTTP/1.1 200"));
         let closed = tokio::time::timeout(Duration::from_secs(5), async {
             while s.read(&mut buf).await.unwrap_or(0) > 0 {}
         })
         .await;
-        assert!(closed.is_ok(), "an idle keep-alive connection was kept open");
+        assert!(
+            closed.is_ok(),
+            "an idle keep-alive connection was kept open"
+        );
         server.stop().await;
     });
 }
@@ -100,7 +109,10 @@ fn beyond_the_cap_a_connection_waits_until_one_closes() {
         let mut third = TcpStream::connect(server.addr()).await.unwrap();
         let answer = tokio::spawn(async move { get(&mut third).await });
         tokio::time::sleep(Duration::from_millis(300)).await;
-        assert!(!answer.is_finished(), "a third connection was served beyond the cap of 2");
+        assert!(
+            !answer.is_finished(),
+            "a third connection was served beyond the cap of 2"
+        );
         drop(idle.pop());
         let answer = tokio::time::timeout(Duration::from_secs(5), answer)
             .await
@@ -150,10 +162,16 @@ fn errors_name_the_argument() {
     let taken = bind("127.0.0.1", 0).unwrap();
     let port = taken.local_addr().unwrap().port();
     let err = bind("127.0.0.1", port).unwrap_err();
-    assert!(err.starts_with(&format!("port: cannot listen on 127.0.0.1:{port}")), "{err}");
+    assert!(
+        err.starts_with(&format!("port: cannot listen on 127.0.0.1:{port}")),
+        "{err}"
+    );
     // An address that is not this machine's.
     let err = bind("192.0.2.1", 0).unwrap_err();
-    assert!(err.starts_with("host: cannot listen on 192.0.2.1:0"), "{err}");
+    assert!(
+        err.starts_with("host: cannot listen on 192.0.2.1:0"),
+        "{err}"
+    );
     assert!(header_timeout(0.0).is_err());
     assert!(header_timeout(30.5).is_err());
     assert_eq!(header_timeout(30.0).unwrap(), HEADER_TIMEOUT);
