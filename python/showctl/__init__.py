@@ -68,7 +68,7 @@ from showctl._core import Feed, ScoreEvent, ScoreEventWatch, ScoreView, TeamScor
 # show-day tools: the report of probe(), imported when first named (dataclasses and its
 # imports would add about 10 ms to every `import showctl`)
 if TYPE_CHECKING:
-    from showctl._probe import EndpointResult, MirrorSpec, ProbeReport, TlsInfo
+    from showctl._probe import EndpointResult, FeedSource, MirrorSpec, ProbeReport, TlsInfo
     from showctl._venue import (
         SimulatedVenue,
         SourceReport,
@@ -117,6 +117,7 @@ __all__ = [
     "EffectPreset",
     "EndpointResult",
     "Feed",
+    "FeedSource",
     "FloatBase",
     "FootballScore",
     "ForbiddenError",
@@ -172,7 +173,7 @@ __all__ = [
     "simulate_venue",
 ]
 
-_LAZY = frozenset({"EndpointResult", "MirrorSpec", "ProbeReport", "TlsInfo"})
+_LAZY = frozenset({"EndpointResult", "FeedSource", "MirrorSpec", "ProbeReport", "TlsInfo"})
 _LAZY_VENUE = frozenset(
     {
         "SimulatedVenue",

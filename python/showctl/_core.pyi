@@ -9,7 +9,7 @@ from typing import Any, Literal, TypeVar, final
 from typing_extensions import Self, disjoint_base
 
 from showctl._html import LayerList
-from showctl._probe import MirrorSpec, ProbeReport
+from showctl._probe import FeedSource, MirrorSpec, ProbeReport
 from showctl.exceptions import ShowctlError
 
 __version__: str
@@ -2416,6 +2416,7 @@ class Simulator:
         strict: bool = False,
         apply_delay: float = 0.0,
         host: str = "127.0.0.1",
+        header_timeout: float = 30.0,
     ) -> Self:
         """Create a client. A stand-in for the media playback and scoreboard applications on a
         loopback port.
@@ -2423,7 +2424,10 @@ class Simulator:
     def start(self) -> Self:
         """Start listening (no-op when running); returns the simulator."""
     def stop(self) -> None:
-        """Stop listening and close every connection (no-op when stopped)."""
+        """Stop listening and close every connection (no-op when stopped; an answer being written
+        gets 1 s to finish). In a child of `os.fork()` it returns at once and leaves the
+        parent's simulator serving.
+        """
     @property
     def running(self) -> bool:
         """True while the simulator serves."""
@@ -2486,8 +2490,8 @@ class Feed:
 
     def __new__(
         cls,
-        media: str | None = None,
-        scoreboard: str | None = None,
+        media: str | FeedSource | None = None,
+        scoreboard: str | FeedSource | None = None,
         *,
         interval: float = 0.5,
         port: int = 0,
@@ -2498,16 +2502,27 @@ class Feed:
         verify: bool = True,
         ca_cert: str | os.PathLike[str] | None = None,
         tls_fingerprint: str | None = None,
+        header_timeout: float = 30.0,
     ) -> Self:
         """Create a client. One poller serving the media application's transport state and the
         scoreboard's score to any number of readers: a page, JSON, XML, CSV, Server-Sent
         Events and files.
         """
     def start(self) -> Self:
-        """Start polling and serving (a no-op when running); returns the feed."""
+        """Start polling and serving (a no-op when running), and return the feed once every
+        source has answered once or failed (at most `timeout` seconds; a source that does not
+        answer within two intervals is marked stale, with why).
+        """
+    def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait until every source has answered once or failed, for at most `timeout` seconds (by
+        default the feed's `timeout`); returns whether they all did. `start()` and `with`
+        already wait.
+        """
     def stop(self) -> None:
         """Stop polling and serving, closing every connection (a no-op when stopped); a file
-        being written (`write=`) is finished first, for at most 2 s.
+        being written (`write=`) is finished first, for at most 2 s. Each Server-Sent Events
+        reader gets a last `end` event first. In a child of `os.fork()` it returns at once and
+        leaves the parent's feed serving.
         """
     @property
     def running(self) -> bool:

@@ -1,6 +1,6 @@
 """Show-day types: the report of ``MediaPlayer.probe()`` / ``Scoreboard.probe()`` and
 ``showctl probe`` (a read-only pre-show check; the checks run in the Rust core), and the dict
-form of a mirror with its own certificate pin."""
+forms of a mirror and of a feed source with their own key and certificate pin."""
 
 from __future__ import annotations
 
@@ -19,6 +19,15 @@ class MirrorSpec(_MirrorUrl, total=False):
 
     api_key: str | None
     tls_fingerprint: str | None
+
+
+class FeedSource(MirrorSpec, total=False):
+    """A feed source given as a dict (``Feed(media=..., scoreboard=...)``): ``url`` (required),
+    and its own ``api_key``, ``tls_fingerprint``, ``ca_cert`` and ``verify``; a key left out (or
+    ``None``) takes the feed's option of that name."""
+
+    ca_cert: str | None
+    verify: bool | None
 
 
 @dataclass(frozen=True)

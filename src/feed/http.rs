@@ -1,5 +1,6 @@
 //! The feed's HTTP side: the page, the documents and the Server-Sent Events stream.
 
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -7,16 +8,20 @@ use std::time::{Duration, SystemTime};
 
 use axum::body::Body;
 use axum::extract::State;
+use axum::http::Method;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::Response;
 use axum::routing::get;
 use axum::{Extension, Router};
 use futures::stream::{self, Stream};
-use hyper_util::rt::TokioIo;
 use serde_json::Value;
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::{broadcast, watch};
 use tower::ServiceExt;
+use tower_http::cors::{Any, CorsLayer};
+use tower_http::set_header::SetResponseHeaderLayer;
+
+use crate::serve::{Conn, Limits, Running};
 
 use super::{scores_csv, scores_xml, Message, Shared, SSE_BUFFER};
 
@@ -28,23 +33,36 @@ const STYLE: &str = include_str!("page/feed.css");
 /// noticed (and dropped) after a bounded number of messages rather than megabytes.
 const SEND_BUFFER: usize = 32 * 1024;
 
-/// How far one connection's SSE stream got (set by the stream, read by its watchdog).
+/// How long a reader that stopped reading gets, once dropped, to take its last event before
+/// its connection is closed.
+pub const DROP_GRACE: Duration = Duration::from_secs(5);
+
+/// One connection's SSE stream, as its watchdog sees it.
 #[derive(Debug, Default)]
 pub(crate) struct Activity {
+    /// An SSE stream is being served on the connection.
     sse: AtomicBool,
+    /// The last message it took from the ring.
     delivered: AtomicU64,
+    /// The watchdog dropped the reader: the stream sends its last event and ends.
+    dropped: AtomicBool,
+    /// The stream is counted in `Shared::clients`.
+    counted: AtomicBool,
+}
+
+impl Activity {
+    /// The reader no longer counts as a client (its stream ended or it was dropped).
+    fn uncount(&self, shared: &Shared) {
+        if self.counted.swap(false, Ordering::SeqCst) {
+            shared.clients.send_modify(|n| *n = n.saturating_sub(1));
+        }
+    }
 }
 
 fn with_type(body: impl Into<Body>, content_type: &'static str) -> Response {
     let mut r = Response::new(body.into());
-    let h = r.headers_mut();
-    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    // Graphics tools load data sources from pages of their own origin (or from file://).
-    h.insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     r
 }
 
@@ -89,77 +107,135 @@ fn event(name: &str, data: &str) -> Event {
     Event::default().event(name).data(data)
 }
 
+/// The last event of a stream the feed ends: `end`, with why.
+fn end(reason: &str) -> Event {
+    event(
+        END_EVENT,
+        &serde_json::json!({ "reason": reason }).to_string(),
+    )
+}
+
+/// The SSE event that ends a stream the feed closes (the reader stopped reading or fell
+/// behind, or the feed is stopping); its data is `{"reason": ...}`.
+pub const END_EVENT: &str = "end";
+
 /// The current documents (and the status of each source), sent first to a new client.
-fn initial(shared: &Shared) -> Vec<Event> {
+fn initial(shared: &Shared) -> VecDeque<Event> {
     let now = SystemTime::now();
-    let mut out = Vec::new();
+    let mut out = VecDeque::new();
     let docs: [(&str, Option<Value>); 2] = [
         ("transport", shared.transport_json(now)),
         ("scores", shared.scores_json(now)),
     ];
     for (name, doc) in docs {
         if let Some(doc) = doc {
-            out.push(event(name, &doc.to_string()));
+            out.push_back(event(name, &doc.to_string()));
         }
     }
     out
 }
 
-/// Counts a connected SSE client for as long as its stream lives.
-struct Client(Arc<Shared>);
+/// A connected SSE client: counted (in `Shared::clients`) until its stream ends or its watchdog
+/// drops it, whichever comes first.
+struct Client {
+    shared: Arc<Shared>,
+    activity: Arc<Activity>,
+}
 
 impl Client {
-    fn new(shared: Arc<Shared>) -> Self {
+    fn new(shared: Arc<Shared>, activity: Arc<Activity>) -> Self {
+        activity.dropped.store(false, Ordering::SeqCst);
+        activity
+            .delivered
+            .store(shared.published(), Ordering::SeqCst);
+        activity.counted.store(true, Ordering::SeqCst);
         shared.clients.send_modify(|n| *n += 1);
-        Client(shared)
+        activity.sse.store(true, Ordering::SeqCst);
+        Client { shared, activity }
     }
 }
 
 impl Drop for Client {
     fn drop(&mut self) {
-        self.0.clients.send_modify(|n| *n = n.saturating_sub(1));
+        self.activity.sse.store(false, Ordering::SeqCst);
+        self.activity.uncount(&self.shared);
     }
 }
 
-/// `GET /events`: the current documents, then every message as it is published. A client that
-/// falls more than [`SSE_BUFFER`] messages behind is dropped (a browser reconnects by itself
-/// and gets the current documents again).
+/// Where a stream is: events of the message being sent, the ring, and whether it ended.
+struct Reader {
+    pending: VecDeque<Event>,
+    rx: broadcast::Receiver<Arc<Message>>,
+    closing: watch::Receiver<bool>,
+    client: Client,
+    done: bool,
+}
+
+impl Reader {
+    /// The next event: what is pending, else the next message of the ring; the last event
+    /// (`end`) when the reader was dropped, fell behind the ring, or the feed is stopping.
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            if self.done {
+                return None;
+            }
+            let activity = &self.client.activity;
+            if activity.dropped.load(Ordering::SeqCst) {
+                let why = format!("stopped reading: more than {SSE_BUFFER} polls behind");
+                return Some(self.end(&why));
+            }
+            if let Some(e) = self.pending.pop_front() {
+                return Some(e);
+            }
+            let message = tokio::select! {
+                biased;
+                _ = self.closing.wait_for(|c| *c) => None,
+                m = self.rx.recv() => Some(m),
+            };
+            let Some(message) = message else {
+                return Some(self.end("the feed is stopping"));
+            };
+            match message {
+                Ok(m) => {
+                    activity.delivered.store(m.seq, Ordering::SeqCst);
+                    self.pending = m.events.iter().map(|(n, d)| event(n, d)).collect();
+                }
+                Err(broadcast::error::RecvError::Lagged(n)) => {
+                    log::warn!("feed: an SSE client fell {n} polls behind; dropping it");
+                    return Some(self.end(&format!("fell {n} polls behind")));
+                }
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    }
+
+    fn end(&mut self, reason: &str) -> Event {
+        self.done = true;
+        self.client.activity.uncount(&self.client.shared);
+        end(reason)
+    }
+}
+
+/// `GET /events`: the current documents, then every message as it is published. A reader
+/// that stops reading (more than [`SSE_BUFFER`] polls behind) is dropped with a last `end`
+/// event (a browser reconnects by itself and gets the current documents again).
 async fn events(
     State(shared): State<Arc<Shared>>,
     activity: Option<Extension<Arc<Activity>>>,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let rx = shared.bus.subscribe();
     let activity = activity.map(|Extension(a)| a).unwrap_or_default();
-    activity
-        .delivered
-        .store(shared.published(), Ordering::SeqCst);
-    activity.sse.store(true, Ordering::SeqCst);
-    let first = initial(&shared).into_iter();
-    let client = Client::new(shared);
-    let stream = stream::unfold(
-        (first, rx, activity, client),
-        |(mut first, mut rx, activity, client)| async move {
-            if let Some(e) = first.next() {
-                return Some((Ok(e), (first, rx, activity, client)));
-            }
-            match rx.recv().await {
-                Ok(m) => {
-                    let Message {
-                        seq,
-                        event: name,
-                        data,
-                    } = &*m;
-                    activity.delivered.store(*seq, Ordering::SeqCst);
-                    Some((Ok(event(name, data)), (first, rx, activity, client)))
-                }
-                Err(broadcast::error::RecvError::Lagged(n)) => {
-                    log::warn!("feed: an SSE client fell {n} messages behind; dropping it");
-                    None
-                }
-                Err(broadcast::error::RecvError::Closed) => None,
-            }
-        },
-    );
+    let reader = Reader {
+        pending: initial(&shared),
+        rx,
+        closing: shared.closing.subscribe(),
+        client: Client::new(shared, activity),
+        done: false,
+    };
+    let stream = stream::unfold(reader, |mut r| async move {
+        let e = r.next().await?;
+        Some((Ok(e), r))
+    });
     Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
 }
 
@@ -183,54 +259,72 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/scores.csv", get(scores_csv_route))
         .route("/events", get(events))
         .with_state(shared)
+        // Everything the feed serves, the stream included: never cached, and readable by pages
+        // of any origin (graphics tools load data sources from their own origin or file://).
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("no-store"),
+        ))
+        .layer(
+            CorsLayer::new()
+                .allow_origin(Any)
+                .allow_methods([Method::GET]),
+        )
 }
 
-/// Resolves when the connection's SSE stream is more than [`SSE_BUFFER`] messages behind what
-/// was published: its client stopped reading and the socket is full.
-async fn stuck(activity: Arc<Activity>, shared: Arc<Shared>) {
+/// Resolves when the connection's SSE reader stopped reading (its stream is more than
+/// [`SSE_BUFFER`] polls behind what was published) and has not taken its last event within
+/// [`DROP_GRACE`]: the connection is then closed.
+async fn stalled(activity: Arc<Activity>, shared: Arc<Shared>) {
     let tick = shared.interval.max(Duration::from_millis(100));
     loop {
         tokio::time::sleep(tick).await;
-        if activity.sse.load(Ordering::SeqCst) {
-            let behind = shared
-                .published()
-                .saturating_sub(activity.delivered.load(Ordering::SeqCst));
-            if behind > SSE_BUFFER as u64 {
-                return;
+        if !activity.sse.load(Ordering::SeqCst) || activity.dropped.load(Ordering::SeqCst) {
+            continue;
+        }
+        let behind = shared
+            .published()
+            .saturating_sub(activity.delivered.load(Ordering::SeqCst));
+        if behind <= SSE_BUFFER as u64 {
+            continue;
+        }
+        log::warn!("feed: an SSE client stopped reading ({behind} polls behind); dropping it");
+        activity.dropped.store(true, Ordering::SeqCst);
+        activity.uncount(&shared);
+        let deadline = tokio::time::Instant::now() + DROP_GRACE;
+        while tokio::time::Instant::now() < deadline {
+            if !activity.sse.load(Ordering::SeqCst) {
+                break;
             }
+            tokio::time::sleep(tick.min(Duration::from_millis(100))).await;
+        }
+        if activity.sse.load(Ordering::SeqCst) {
+            return;
         }
     }
 }
 
-/// Serve until told to stop; stopping closes every open connection. A connection whose SSE
-/// stream stops being read is closed by its watchdog ([`stuck`]).
-pub(crate) async fn serve(
-    listener: tokio::net::TcpListener,
+/// Serve on `rt` through the shared serve path; each connection has a watchdog
+/// ([`stalled`]) that drops an SSE reader that stopped reading.
+pub(crate) fn start(
+    rt: &tokio::runtime::Handle,
+    listener: std::net::TcpListener,
     shared: Arc<Shared>,
-    stop: oneshot::Receiver<()>,
-) {
+    limits: Limits,
+) -> std::io::Result<Running> {
     let router = router(shared.clone());
-    crate::serve::accept_until("feed", listener, stop, move |stream| {
-        let _ = socket2::SockRef::from(&stream).set_send_buffer_size(SEND_BUFFER);
+    Running::start(rt, "feed", listener, limits, move |stream| {
+        let _ = socket2::SockRef::from(stream).set_send_buffer_size(SEND_BUFFER);
         let activity = Arc::new(Activity::default());
-        let (router, conn_activity, shared) = (router.clone(), activity.clone(), shared.clone());
+        let (router, conn_activity) = (router.clone(), activity.clone());
         let service = hyper::service::service_fn(move |req: hyper::Request<_>| {
             let mut req = req.map(Body::new);
             req.extensions_mut().insert(conn_activity.clone());
             router.clone().oneshot(req)
         });
-        async move {
-            let conn = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service);
-            tokio::select! {
-                r = conn => if let Err(e) = r {
-                    log::debug!("feed: connection ended: {e}");
-                },
-                _ = stuck(activity, shared) => {
-                    log::warn!("feed: an SSE client stopped reading; dropping it");
-                }
-            }
+        Conn {
+            service,
+            close_when: Some(Box::pin(stalled(activity, shared.clone()))),
         }
     })
-    .await;
 }

@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
-use tokio::sync::{broadcast, oneshot, watch};
+use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 
 pub use docs::{
@@ -36,6 +36,7 @@ use crate::media::MediaClient;
 use crate::poll::{Polled, Poller};
 use crate::runtime;
 use crate::score::{score_changes, Scoreboard};
+use crate::serve::{self, Limits};
 use crate::transport::{Config, Transport};
 
 /// Messages an SSE client may fall behind before it is dropped.
@@ -45,13 +46,49 @@ pub const SSE_BUFFER: usize = 64;
 /// so a stalled disk cannot hang the caller. A write still stuck then is logged.
 pub const WRITE_GRACE: Duration = Duration::from_secs(2);
 
+/// What kind of application a source is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The media playback application: its transport state is polled.
+    Media,
+    /// The scoreboard application: its score record is polled.
+    Scoreboard,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Media => "media",
+            Kind::Scoreboard => "scoreboard",
+        }
+    }
+}
+
+/// One polled application: its name (unique in the feed), its kind, and how to reach it (its
+/// own URL, key and TLS options).
+#[derive(Debug, Clone)]
+pub struct SourceSpec {
+    pub name: String,
+    pub kind: Kind,
+    pub config: Config,
+}
+
+impl SourceSpec {
+    /// A source named after its kind (`media`, `scoreboard`).
+    pub fn new(kind: Kind, config: Config) -> Self {
+        SourceSpec {
+            name: kind.as_str().to_string(),
+            kind,
+            config,
+        }
+    }
+}
+
 /// What a feed polls and where it serves.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// The media application (its transport state is polled), if any.
-    pub media: Option<Config>,
-    /// The scoreboard application, if any.
-    pub scoreboard: Option<Config>,
+    /// The applications polled: at least one; for now at most one of each kind.
+    pub sources: Vec<SourceSpec>,
     /// Time between polls.
     pub interval: Duration,
     pub host: String,
@@ -59,14 +96,34 @@ pub struct Options {
     pub port: u16,
     /// Write the documents into this directory on each change.
     pub write: Option<PathBuf>,
+    /// The bounds of the feed's connections (header timeout, connection cap: `crate::serve`).
+    pub limits: Limits,
 }
 
-/// One rendered SSE message, shared by every client.
+impl Options {
+    /// The source of a kind, if any.
+    pub fn source(&self, kind: Kind) -> Option<&SourceSpec> {
+        self.sources.iter().find(|s| s.kind == kind)
+    }
+}
+
+/// What one poll published, rendered once and shared by every SSE client: one message per poll
+/// however many changes it found, so a burst takes one place in the ring.
 #[derive(Debug)]
 pub struct Message {
     pub seq: u64,
-    pub event: &'static str,
-    pub data: String,
+    /// SSE events (name, data), in order.
+    pub events: Vec<(&'static str, String)>,
+}
+
+/// The SSE events one poll publishes, gathered before they go out as one [`Message`].
+#[derive(Debug, Default)]
+struct Batch(Vec<(&'static str, String)>);
+
+impl Batch {
+    fn push(&mut self, event: &'static str, data: &Value) {
+        self.0.push((event, data.to_string()));
+    }
 }
 
 /// What the poller tasks, the server and the file writer share.
@@ -78,14 +135,22 @@ pub(crate) struct Shared {
     published: AtomicU64,
     /// SSE clients connected now.
     clients: watch::Sender<usize>,
+    /// Set when the feed stops: every SSE stream ends with a last event saying so.
+    closing: watch::Sender<bool>,
 }
 
 impl Shared {
-    fn publish(&self, event: &'static str, data: &Value) {
+    /// Send what one poll found to every SSE client, as one message.
+    fn publish(&self, batch: Batch) {
+        if batch.0.is_empty() {
+            return;
+        }
         let seq = self.published.fetch_add(1, Ordering::SeqCst) + 1;
-        let data = data.to_string();
         // No subscriber is not an error: nobody listens yet.
-        let _ = self.bus.send(Arc::new(Message { seq, event, data }));
+        let _ = self.bus.send(Arc::new(Message {
+            seq,
+            events: batch.0,
+        }));
     }
 
     pub(crate) fn published(&self) -> u64 {
@@ -201,8 +266,10 @@ fn mark_stale<S: Source>(
     });
     if newly {
         let state = tx.borrow().clone();
-        shared.publish("status", &state.status(S::NAME, shared.interval, now));
-        shared.publish(S::DOC_EVENT, &S::doc(&state, shared.interval, now));
+        let mut batch = Batch::default();
+        batch.push("status", &state.status(S::NAME, shared.interval, now));
+        batch.push(S::DOC_EVENT, &S::doc(&state, shared.interval, now));
+        shared.publish(batch);
     }
 }
 
@@ -253,15 +320,17 @@ async fn run_source<S: Source>(
                 });
                 tx.send_replace(state.clone());
                 let now = SystemTime::now();
+                let mut batch = Batch::default();
                 if was_stale {
-                    shared.publish("status", &state.status(S::NAME, interval, now));
+                    batch.push("status", &state.status(S::NAME, interval, now));
                 }
                 for e in &events {
-                    shared.publish(S::CHANGE_EVENT, e);
+                    batch.push(S::CHANGE_EVENT, e);
                 }
                 if changed || was_stale {
-                    shared.publish(S::DOC_EVENT, &S::doc(&state, interval, now));
+                    batch.push(S::DOC_EVENT, &S::doc(&state, interval, now));
                 }
+                shared.publish(batch);
             }
             Polled::Failed { error, .. } => mark_stale::<S>(&tx, &shared, error.to_string()),
         }
@@ -269,9 +338,7 @@ async fn run_source<S: Source>(
 }
 
 struct Running {
-    addr: SocketAddr,
-    stop: oneshot::Sender<()>,
-    server: JoinHandle<()>,
+    server: serve::Running,
     tasks: Vec<JoinHandle<()>>,
     /// The file writer (with `--write`): it ends with the sources, not aborted, so a file being
     /// written is finished first.
@@ -292,20 +359,37 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Feed {
     /// Check the options (nothing is polled or bound yet).
     pub fn new(mut options: Options) -> Result<Self> {
-        if options.media.is_none() && options.scoreboard.is_none() {
+        if options.sources.is_empty() {
             return Err(Error::invalid(
                 "media, scoreboard: give the URL of at least one application to poll",
             ));
         }
         crate::score::watch_interval(options.interval.as_secs_f64())?;
-        for config in [&mut options.media, &mut options.scoreboard]
-            .into_iter()
-            .flatten()
-        {
-            // The next poll is the retry; a retry inside a poll only delays the stale mark.
-            config.retries = 0;
-            crate::transport::normalize_base(&config.url)?;
+        for (i, source) in options.sources.iter().enumerate() {
+            if options.sources[..i].iter().any(|s| s.name == source.name) {
+                return Err(Error::invalid(format!(
+                    "{}: a source of that name is given twice",
+                    source.name
+                )));
+            }
         }
+        for source in &mut options.sources {
+            // The next poll is the retry; a retry inside a poll only delays the stale mark.
+            source.config.retries = 0;
+            crate::transport::normalize_base(&source.config.url)
+                .map_err(|e| named(&source.name, e))?;
+        }
+        for kind in [Kind::Media, Kind::Scoreboard] {
+            let of_kind = options.sources.iter().filter(|s| s.kind == kind).count();
+            if of_kind > 1 {
+                return Err(Error::invalid(format!(
+                    "{}: a feed polls one {} application ({of_kind} given)",
+                    kind.as_str(),
+                    kind.as_str()
+                )));
+            }
+        }
+        serve::check_host(&options.host).map_err(Error::invalid)?;
         Ok(Feed {
             options,
             running: Mutex::new(None),
@@ -313,45 +397,47 @@ impl Feed {
     }
 
     /// Start polling and serving (a no-op when running); returns the address listened on.
+    /// It returns at once: [`Feed::wait_ready`] waits for the first answers.
     pub fn start(&self) -> Result<SocketAddr> {
         let mut running = lock(&self.running);
         if let Some(r) = running.as_ref() {
-            return Ok(r.addr);
+            if !r.server.in_forked_child() {
+                return Ok(r.server.addr());
+            }
+            // A forked child's copy of the parent's feed: abandon it and start afresh.
+            abandon(running.take().expect("checked"));
         }
         let o = &self.options;
+        let transport = |s: &SourceSpec| {
+            Transport::new(&s.config)
+                .map(Arc::new)
+                .map_err(|e| named(&s.name, e))
+        };
         let media = o
-            .media
-            .as_ref()
-            .map(|c| Transport::new(c).map(|t| MediaClient::new(Arc::new(t))))
+            .source(Kind::Media)
+            .map(|s| transport(s).map(MediaClient::new))
             .transpose()?;
         let board = o
-            .scoreboard
-            .as_ref()
-            .map(|c| Transport::new(c).map(|t| Scoreboard::new(Arc::new(t))))
+            .source(Kind::Scoreboard)
+            .map(|s| transport(s).map(Scoreboard::new))
             .transpose()?;
         if let Some(dir) = &o.write {
             std::fs::create_dir_all(dir).map_err(|e| {
                 Error::invalid(format!("write: cannot create {}: {e}", dir.display()))
             })?;
         }
-        let fail = |e: std::io::Error| {
-            Error::invalid(format!("port: cannot listen on {}:{}: {e}", o.host, o.port))
-        };
-        let listener = std::net::TcpListener::bind((o.host.as_str(), o.port)).map_err(fail)?;
-        listener.set_nonblocking(true).map_err(fail)?;
-        let addr = listener.local_addr().map_err(fail)?;
+        let listener = serve::bind(&o.host, o.port).map_err(Error::invalid)?;
         let rt = runtime::get();
         let _entered = rt.enter();
-        let listener = tokio::net::TcpListener::from_std(listener).map_err(fail)?;
 
         let media = media.map(|c| {
             let src = MediaSource(c);
-            let (tx, rx) = watch::channel(Arc::new(SourceState::new(src.url())));
+            let (tx, rx) = watch::channel(Arc::new(waiting(src.url())));
             (src, tx, rx)
         });
         let board = board.map(|b| {
             let src = ScoreSource(b);
-            let (tx, rx) = watch::channel(Arc::new(SourceState::new(src.url())));
+            let (tx, rx) = watch::channel(Arc::new(waiting(src.url())));
             (src, tx, rx)
         });
         let shared = Arc::new(Shared {
@@ -361,7 +447,10 @@ impl Feed {
             bus: broadcast::channel(SSE_BUFFER).0,
             published: AtomicU64::new(0),
             clients: watch::channel(0).0,
+            closing: watch::channel(false).0,
         });
+        let server = http::start(rt.handle(), listener, shared.clone(), o.limits.clone())
+            .map_err(|e| Error::invalid(format!("host: cannot listen on {}: {e}", o.host)))?;
         let mut tasks = Vec::new();
         if let Some((src, tx, _)) = media {
             tasks.push(rt.spawn(run_source(src, tx, shared.clone())));
@@ -371,11 +460,8 @@ impl Feed {
         }
         let writer = (o.write.as_ref())
             .map(|dir| rt.spawn(files::write_on_change(dir.clone(), shared.clone())));
-        let (stop, stopped) = oneshot::channel();
-        let server = rt.spawn(http::serve(listener, shared.clone(), stopped));
+        let addr = server.addr();
         *running = Some(Running {
-            addr,
-            stop,
             server,
             tasks,
             writer,
@@ -384,17 +470,42 @@ impl Feed {
         Ok(addr)
     }
 
-    /// Stop polling and serving, closing every connection; returns once the port is free and
-    /// the file being written (with `write`) is in place, or after [`WRITE_GRACE`] if that
-    /// write is stuck.
+    /// Wait until every source has answered once or failed (or gone unanswered for two
+    /// intervals: it is then stale, with why), for at most `timeout`. Returns whether every
+    /// source was settled in time (true when stopped).
+    pub async fn wait_ready(&self, timeout: Duration) -> bool {
+        let Some(shared) = lock(&self.running).as_ref().map(|r| r.shared.clone()) else {
+            return true;
+        };
+        let settled = async {
+            let mut media = shared.media.clone();
+            let mut scores = shared.scores.clone();
+            if let Some(rx) = media.as_mut() {
+                let _ = rx.wait_for(|s| settled(s)).await;
+            }
+            if let Some(rx) = scores.as_mut() {
+                let _ = rx.wait_for(|s| settled(s)).await;
+            }
+        };
+        tokio::time::timeout(timeout, settled).await.is_ok()
+    }
+
+    /// Stop polling and serving, closing every connection (every SSE stream first gets a last
+    /// `end` event); returns once the port is free and the file being written (with `write`)
+    /// is in place, or after [`WRITE_GRACE`] if that write is stuck. In a child of `fork()`,
+    /// returns at once and leaves the parent's feed alone.
     pub async fn stop(&self) {
         let running = lock(&self.running).take();
         if let Some(r) = running {
+            if r.server.in_forked_child() {
+                abandon(r);
+                return;
+            }
             for t in &r.tasks {
                 t.abort();
             }
-            let _ = r.stop.send(());
-            let _ = r.server.await;
+            let _ = r.shared.closing.send(true);
+            r.server.stop().await;
             for t in r.tasks {
                 let _ = t.await;
             }
@@ -413,7 +524,10 @@ impl Feed {
     }
 
     pub fn addr(&self) -> Option<SocketAddr> {
-        lock(&self.running).as_ref().map(|r| r.addr)
+        lock(&self.running)
+            .as_ref()
+            .filter(|r| !r.server.in_forked_child())
+            .map(|r| r.server.addr())
     }
 
     /// `http://host:port/` while running.
@@ -459,13 +573,51 @@ impl Feed {
     }
 }
 
+/// A forked child's copy of a running feed: its tasks belong to the parent's runtime, which has
+/// no threads here; nothing of it is aborted or woken (see `serve::Running`).
+fn abandon(r: Running) {
+    let Running {
+        server,
+        tasks,
+        writer,
+        shared,
+    } = r;
+    drop(server); // abandons itself in a child
+    std::mem::forget((tasks, writer, shared));
+}
+
+/// An argument error of a source, named after it (`media: url: ...`).
+fn named(name: &str, e: Error) -> Error {
+    match e {
+        Error::InvalidInput(m) => Error::invalid(format!("{name}: {m}")),
+        other => other,
+    }
+}
+
+/// Whether a source answered once, or failed (or went unanswered long enough to be stale).
+fn settled<T>(s: &SourceState<T>) -> bool {
+    s.polled_at.is_some() || s.stale_since.is_some()
+}
+
+/// A source's state before its first answer: the documents say why there is no data yet.
+fn waiting<T>(url: String) -> SourceState<T> {
+    let mut state = SourceState::new(url);
+    state.error = Some(format!("waiting for the first answer from {}", state.url));
+    state
+}
+
 impl Drop for Feed {
     fn drop(&mut self) {
         if let Some(r) = lock(&self.running).take() {
+            if r.server.in_forked_child() {
+                abandon(r);
+                return;
+            }
             for t in &r.tasks {
                 t.abort();
             }
-            // Dropping the sender stops the accept loop, which closes the connections. The file
+            let _ = r.shared.closing.send(true);
+            // Dropping the server stops the accept loop, which closes the connections. The file
             // writer ends with the sources, once the write under way (if any) is done.
         }
     }

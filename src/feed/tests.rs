@@ -8,9 +8,10 @@ use std::time::{Duration, Instant};
 
 use tokio::io::AsyncWriteExt;
 
-use super::{Feed, Options, SourceState};
+use super::{Feed, Kind, Options, SourceSpec, SourceState};
 use crate::ident::encode_segment;
 use crate::runtime;
+use crate::serve::Limits;
 use crate::simulator::{self, Simulator};
 use crate::transport::{Config, Request, Transport};
 
@@ -30,14 +31,30 @@ fn config(sim: &Simulator, timeout: Duration) -> Config {
     c
 }
 
-fn feed(sim: &Simulator, interval: Duration, timeout: Duration) -> Feed {
-    let feed = Feed::new(Options {
-        media: Some(config(sim, timeout)),
-        scoreboard: Some(config(sim, timeout)),
+/// Options polling the given applications, serving on a free loopback port.
+fn options(media: Option<Config>, scoreboard: Option<Config>, interval: Duration) -> Options {
+    let sources = [(Kind::Media, media), (Kind::Scoreboard, scoreboard)]
+        .into_iter()
+        .filter_map(|(kind, c)| c.map(|c| SourceSpec::new(kind, c)))
+        .collect();
+    Options {
+        sources,
         interval,
         host: "127.0.0.1".into(),
         port: 0,
         write: None,
+        limits: Limits::default(),
+    }
+}
+
+fn feed(sim: &Simulator, interval: Duration, timeout: Duration) -> Feed {
+    let feed = Feed::new(Options {
+        write: None,
+        ..options(
+            Some(config(sim, timeout)),
+            Some(config(sim, timeout)),
+            interval,
+        )
     })
     .unwrap();
     feed.start().unwrap();
@@ -188,16 +205,9 @@ fn an_sse_client_that_stops_reading_is_dropped() {
 
 #[test]
 fn no_application_is_refused() {
-    let err = Feed::new(Options {
-        media: None,
-        scoreboard: None,
-        interval: Duration::from_millis(500),
-        host: "127.0.0.1".into(),
-        port: 0,
-        write: None,
-    })
-    .err()
-    .unwrap();
+    let err = Feed::new(options(None, None, Duration::from_millis(500)))
+        .err()
+        .unwrap();
     assert!(err.to_string().starts_with("media, scoreboard:"), "{err}");
 }
 
@@ -219,12 +229,12 @@ fn feed_writing_into_a_fifo(
     // SAFETY: `path` is a valid NUL-terminated string that outlives the call.
     assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
     let feed = Feed::new(Options {
-        media: Some(config(sim, Duration::from_secs(2))),
-        scoreboard: None,
-        interval: Duration::from_millis(50),
-        host: "127.0.0.1".into(),
-        port: 0,
         write: Some(dir.clone()),
+        ..options(
+            Some(config(sim, Duration::from_secs(2))),
+            None,
+            Duration::from_millis(50),
+        )
     })
     .unwrap();
     feed.start().unwrap();
@@ -310,4 +320,39 @@ fn stop_returns_after_the_grace_when_a_write_is_stuck() {
         drain(fifo).await;
     });
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Before its first answer a source's document says why it has no data; `wait_ready` returns
+/// once the source answered or went stale (two intervals unanswered), not after the timeout.
+#[test]
+fn documents_say_why_a_source_has_no_data_yet() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", silent.local_addr().unwrap());
+    let mut c = Config::new(url.clone());
+    c.timeout = Duration::from_secs(30);
+    let feed = Feed::new(options(Some(c), None, Duration::from_millis(100))).unwrap();
+    feed.start().unwrap();
+    let doc = feed.transport().unwrap();
+    let error = doc["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("waiting for the first answer from"),
+        "{doc}"
+    );
+    assert!(doc["polled_at"].is_null() && doc["stale"] == false, "{doc}");
+    run(async {
+        let started = Instant::now();
+        assert!(feed.wait_ready(Duration::from_secs(10)).await);
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+        let doc = feed.transport().unwrap();
+        assert!(
+            doc["error"].as_str().unwrap().starts_with("no answer from"),
+            "{doc}"
+        );
+        assert_eq!(doc["stale"], true);
+        feed.stop().await;
+    });
 }

@@ -3,15 +3,19 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+use super::args::source_arg;
 use super::convert::json_to_py;
 use super::options::client_config;
 use super::rt;
-use crate::feed::{Feed, Options};
+use crate::error::Error;
+use crate::feed::{Feed, Kind, Options, SourceSpec};
+use crate::serve::Limits;
 use crate::transport::{ENV_MEDIA_URL, ENV_SCOREBOARD_URL};
 
 /// One poller serving the media application's transport state and the scoreboard's score to
@@ -21,14 +25,35 @@ pub struct PyFeed {
     feed: Arc<Feed>,
 }
 
+impl PyFeed {
+    /// How long start() waits for the first answers: the timeout given, else the longest
+    /// request timeout of the sources.
+    fn ready_timeout(&self, given: Option<f64>) -> PyResult<Duration> {
+        match given {
+            Some(t) if t.is_finite() && t >= 0.0 && t <= 3600.0 => Ok(Duration::from_secs_f64(t)),
+            Some(t) => Err(PyValueError::new_err(format!(
+                "timeout: must be a number of seconds from 0 to 3600, got {t}"
+            ))),
+            None => Ok(self
+                .feed
+                .options()
+                .sources
+                .iter()
+                .map(|s| s.config.timeout)
+                .max()
+                .unwrap_or_default()),
+        }
+    }
+}
+
 #[pymethods]
 impl PyFeed {
     #[new]
-    #[pyo3(signature = (media=None, scoreboard=None, *, interval=0.5, port=0, host="127.0.0.1", write=None, api_key=None, timeout=5.0, verify=true, ca_cert=None, tls_fingerprint=None))]
+    #[pyo3(signature = (media=None, scoreboard=None, *, interval=0.5, port=0, host="127.0.0.1", write=None, api_key=None, timeout=5.0, verify=true, ca_cert=None, tls_fingerprint=None, header_timeout=30.0))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        media: Option<String>,
-        scoreboard: Option<String>,
+        media: Option<&Bound<'_, PyAny>>,
+        scoreboard: Option<&Bound<'_, PyAny>>,
         interval: f64,
         port: i64,
         host: &str,
@@ -38,6 +63,7 @@ impl PyFeed {
         verify: bool,
         ca_cert: Option<PathBuf>,
         tls_fingerprint: Option<String>,
+        header_timeout: f64,
     ) -> PyResult<Self> {
         let port = u16::try_from(port).map_err(|_| {
             PyValueError::new_err(format!(
@@ -45,30 +71,46 @@ impl PyFeed {
             ))
         })?;
         let interval = crate::score::watch_interval(interval)?;
-        let config = |url: Option<String>, env: &str| {
-            url.map(|u| {
-                client_config(
-                    Some(u),
-                    api_key.clone(),
-                    env,
-                    timeout,
-                    verify,
-                    ca_cert.clone(),
-                    tls_fingerprint.clone(),
-                    0,
-                    false,
-                    None,
-                )
-            })
-            .transpose()
+        let limits = Limits {
+            header_timeout: crate::serve::header_timeout(header_timeout)
+                .map_err(PyValueError::new_err)?,
+            ..Limits::default()
         };
+        // Each source: its own URL, and the feed's connection options unless its dict gives
+        // its own. Errors name the source (`media: url: ...`).
+        let source = |kind: Kind, given: Option<&Bound<'_, PyAny>>, env: &str| {
+            let Some(s) = source_arg(given, kind.as_str())? else {
+                return Ok(None);
+            };
+            let config = client_config(
+                Some(s.url),
+                s.api_key.or_else(|| api_key.clone()),
+                env,
+                timeout,
+                s.verify.unwrap_or(verify),
+                s.ca_cert.or_else(|| ca_cert.clone()),
+                s.tls_fingerprint.or_else(|| tls_fingerprint.clone()),
+                0,
+                false,
+                None,
+            )
+            .map_err(|e| match e {
+                Error::InvalidInput(m) => Error::invalid(format!("{}: {m}", kind.as_str())),
+                other => other,
+            })?;
+            PyResult::Ok(Some(SourceSpec::new(kind, config)))
+        };
+        let sources = [
+            source(Kind::Media, media, ENV_MEDIA_URL)?,
+            source(Kind::Scoreboard, scoreboard, ENV_SCOREBOARD_URL)?,
+        ];
         let options = Options {
-            media: config(media, ENV_MEDIA_URL)?,
-            scoreboard: config(scoreboard, ENV_SCOREBOARD_URL)?,
+            sources: sources.into_iter().flatten().collect(),
             interval,
             host: host.to_string(),
             port,
             write,
+            limits,
         };
         let feed = Feed::new(options)?;
         Ok(PyFeed {
@@ -76,14 +118,29 @@ impl PyFeed {
         })
     }
 
-    /// Start polling and serving (a no-op when running); returns the feed.
+    /// Start polling and serving (a no-op when running), and return the feed once every
+    /// source has answered once or failed (at most `timeout` seconds; a source that does not
+    /// answer within two intervals is marked stale, with why).
     fn start(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
         slf.get().feed.start()?;
+        slf.get().wait_ready(slf.py(), None)?;
         Ok(slf)
     }
 
+    /// Wait until every source has answered once or failed, for at most `timeout` seconds (by
+    /// default the feed's `timeout`); returns whether they all did. `start()` and `with`
+    /// already wait.
+    #[pyo3(signature = (timeout=None))]
+    fn wait_ready(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<bool> {
+        let timeout = self.ready_timeout(timeout)?;
+        let feed = self.feed.clone();
+        rt::wait(py, async move { Ok(feed.wait_ready(timeout).await) })
+    }
+
     /// Stop polling and serving, closing every connection (a no-op when stopped); a file being
-    /// written (`write=`) is finished first, for at most 2 s.
+    /// written (`write=`) is finished first, for at most 2 s. Each Server-Sent Events reader
+    /// gets a last `end` event first. In a child of `os.fork()` it returns at once and leaves
+    /// the parent's feed serving.
     fn stop(&self, py: Python<'_>) -> PyResult<()> {
         let feed = self.feed.clone();
         rt::wait(py, async move {
@@ -152,8 +209,18 @@ impl PyFeed {
 
     fn __aenter__<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
-        let slf = Self::start(slf)?.unbind();
-        rt::ready(py, slf)
+        slf.get().feed.start()?;
+        let feed = slf.get().feed.clone();
+        let timeout = slf.get().ready_timeout(None)?;
+        let slf = slf.unbind();
+        rt::spawn(
+            py,
+            async move {
+                feed.wait_ready(timeout).await;
+                Ok(())
+            },
+            move |_, ()| Ok(slf),
+        )
     }
 
     #[pyo3(signature = (*_args))]
@@ -175,9 +242,10 @@ impl PyFeed {
 
     fn __repr__(&self) -> String {
         let o = self.feed.options();
-        let sources: Vec<String> = [("media", &o.media), ("scoreboard", &o.scoreboard)]
-            .into_iter()
-            .filter_map(|(k, c)| c.as_ref().map(|c| format!("{k}='{}'", c.url)))
+        let sources: Vec<String> = o
+            .sources
+            .iter()
+            .map(|s| format!("{}='{}'", s.name, s.config.url))
             .collect();
         match self.feed.url() {
             Some(url) => format!("Feed(url='{url}', {})", sources.join(", ")),

@@ -10,6 +10,7 @@ use pyo3::types::{IntoPyDict, PyBytes, PyDict, PyFloat, PyTuple};
 use crate::python::args;
 use crate::python::convert::{json_to_py, py_to_json};
 use crate::python::rt;
+use crate::serve::Limits;
 use crate::simulator::{LoadError, Options, Record, Simulator, Workspace};
 
 fn invalid(msg: String) -> PyErr {
@@ -135,7 +136,8 @@ pub struct PySimulator {
 #[pymethods]
 impl PySimulator {
     #[new]
-    #[pyo3(signature = (port=0, api_key=None, workspace=None, *, strict=false, apply_delay=0.0, host="127.0.0.1"))]
+    #[pyo3(signature = (port=0, api_key=None, workspace=None, *, strict=false, apply_delay=0.0, host="127.0.0.1", header_timeout=30.0))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         #[pyo3(from_py_with = args::port)] port: i64,
         #[pyo3(from_py_with = args::api_key)] api_key: Option<String>,
@@ -143,6 +145,7 @@ impl PySimulator {
         strict: bool,
         apply_delay: f64,
         host: &str,
+        header_timeout: f64,
     ) -> PyResult<Self> {
         let port = u16::try_from(port).map_err(|_| {
             PyValueError::new_err(format!(
@@ -156,6 +159,10 @@ impl PySimulator {
             workspace: workspace_from(workspace)?,
             strict,
             apply_delay,
+            limits: Limits {
+                header_timeout: crate::serve::header_timeout(header_timeout).map_err(invalid)?,
+                ..Limits::default()
+            },
         };
         let sim = Simulator::new(options).map_err(invalid)?;
         Ok(PySimulator { sim: Arc::new(sim) })
@@ -170,7 +177,9 @@ impl PySimulator {
         Ok(slf)
     }
 
-    /// Stop listening and close every connection (no-op when stopped).
+    /// Stop listening and close every connection (no-op when stopped; an answer being written
+    /// gets 1 s to finish). In a child of `os.fork()` it returns at once and leaves the parent's
+    /// simulator serving.
     fn stop(&self, py: Python<'_>) -> PyResult<()> {
         let sim = self.sim.clone();
         rt::wait(py, async move {

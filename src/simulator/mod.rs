@@ -26,11 +26,10 @@ use axum::http::{header, request::Parts, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
 use serde_json::Value;
-use tokio::sync::oneshot;
-use tokio::task::{JoinHandle, JoinSet};
 use tower::ServiceExt;
+
+use crate::serve::{Conn, Limits, Running};
 
 pub use state::{Bad, World};
 pub use workspace::{LoadError, Workspace, DEFAULT_WORKSPACE, WORKSPACE_FILE_NAME};
@@ -260,49 +259,8 @@ async fn handle(
     response.ok_or(Dropped)
 }
 
-/// Accept connections until told to stop (or the handle is dropped); stopping closes every
-/// open connection.
-async fn serve(
-    listener: tokio::net::TcpListener,
-    shared: Arc<Shared>,
-    mut stop: oneshot::Receiver<()>,
-) {
-    let router = routes::router(shared.clone());
-    let mut connections = JoinSet::new();
-    loop {
-        tokio::select! {
-            _ = &mut stop => break,
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
-                    let _ = stream.set_nodelay(true);
-                    let (shared, router) = (shared.clone(), router.clone());
-                    let service = hyper::service::service_fn(move |req| {
-                        handle(shared.clone(), router.clone(), req)
-                    });
-                    connections.spawn(async move {
-                        let conn = hyper::server::conn::http1::Builder::new()
-                            .serve_connection(TokioIo::new(stream), service);
-                        if let Err(e) = conn.await {
-                            log::debug!("simulator: connection ended: {e}");
-                        }
-                    });
-                }
-                Err(e) => {
-                    // Out of file descriptors and the like: wait a little rather than spin.
-                    log::warn!("simulator: accept failed: {e}");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-            },
-            Some(_) = connections.join_next(), if !connections.is_empty() => {}
-        }
-    }
-    connections.shutdown().await;
-}
-
 struct Server {
-    addr: SocketAddr,
-    stop: oneshot::Sender<()>,
-    task: JoinHandle<()>,
+    running: Running,
 }
 
 /// Longest `apply_delay` accepted (seconds).
@@ -320,6 +278,8 @@ pub struct Options {
     pub strict: bool,
     /// Seconds between a command's 200 and its change (0 to [`MAX_APPLY_DELAY`]).
     pub apply_delay: f64,
+    /// The bounds of its connections (header timeout, connection cap: `crate::serve`).
+    pub limits: Limits,
 }
 
 impl Default for Options {
@@ -331,6 +291,7 @@ impl Default for Options {
             workspace: Workspace::builtin(),
             strict: false,
             apply_delay: 0.0,
+            limits: Limits::default(),
         }
     }
 }
@@ -339,6 +300,7 @@ impl Default for Options {
 pub struct Simulator {
     shared: Arc<Shared>,
     host: String,
+    limits: Limits,
     /// The port asked for, then the one bound first (a restart listens there again).
     port: Mutex<u16>,
     server: Mutex<Option<Server>>,
@@ -359,6 +321,7 @@ impl Simulator {
                 "apply_delay: must be a number of seconds from 0 to {MAX_APPLY_DELAY}, got {d}"
             ));
         }
+        crate::serve::check_host(&options.host)?;
         let world = World::new(&options.workspace).map_err(|e| format!("workspace: {e}"))?;
         Ok(Simulator {
             shared: Arc::new(Shared {
@@ -373,6 +336,7 @@ impl Simulator {
                 log: Mutex::new(VecDeque::new()),
             }),
             host: options.host,
+            limits: options.limits,
             port: Mutex::new(options.port),
             server: Mutex::new(None),
         })
@@ -383,26 +347,24 @@ impl Simulator {
     pub fn start(&self, rt: &tokio::runtime::Handle) -> std::io::Result<SocketAddr> {
         let mut server = lock(&self.server);
         if let Some(s) = server.as_ref() {
-            return Ok(s.addr);
+            return Ok(s.running.addr());
         }
         let mut port = lock(&self.port);
-        let fail = |e: std::io::Error| {
-            std::io::Error::new(
-                e.kind(),
-                format!("cannot listen on {}:{}: {e}", self.host, *port),
-            )
+        let listener = crate::serve::bind(&self.host, *port)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::AddrNotAvailable, e))?;
+        let shared = self.shared.clone();
+        let router = routes::router(shared.clone());
+        // Each connection runs `handle`: its `Err` closes the connection unanswered.
+        let connection = move |_: &tokio::net::TcpStream| {
+            let (shared, router) = (shared.clone(), router.clone());
+            Conn::new(hyper::service::service_fn(move |req| {
+                handle(shared.clone(), router.clone(), req)
+            }))
         };
-        let listener = std::net::TcpListener::bind((self.host.as_str(), *port)).map_err(fail)?;
-        listener.set_nonblocking(true).map_err(fail)?;
-        let addr = listener.local_addr().map_err(fail)?;
-        let listener = {
-            let _entered = rt.enter();
-            tokio::net::TcpListener::from_std(listener).map_err(fail)?
-        };
+        let running = Running::start(rt, "simulator", listener, self.limits.clone(), connection)?;
+        let addr = running.addr();
         *port = addr.port();
-        let (stop, stopped) = oneshot::channel();
-        let task = rt.spawn(serve(listener, self.shared.clone(), stopped));
-        *server = Some(Server { addr, stop, task });
+        *server = Some(Server { running });
         Ok(addr)
     }
 
@@ -433,14 +395,13 @@ impl Simulator {
     /// Stop listening and close every connection; returns once the port is free.
     pub async fn stop(&self) {
         let server = lock(&self.server).take();
-        if let Some(Server { stop, task, .. }) = server {
-            let _ = stop.send(());
-            let _ = task.await;
+        if let Some(Server { running }) = server {
+            running.stop().await;
         }
     }
 
     pub fn addr(&self) -> Option<SocketAddr> {
-        lock(&self.server).as_ref().map(|s| s.addr)
+        lock(&self.server).as_ref().map(|s| s.running.addr())
     }
 
     /// `http://host:port` while running (clients add /api/0).
@@ -526,7 +487,8 @@ impl Simulator {
 
 impl Drop for Simulator {
     fn drop(&mut self) {
-        // Dropping the sender stops the accept loop, which closes the connections.
+        // Stops the accept loop, which closes the connections (in a forked child, abandons the
+        // parent's copy: see `serve::Running`).
         lock(&self.server).take();
     }
 }

@@ -25,8 +25,8 @@ SOURCES = ("media", "scoreboard")
 
 @cache
 def _feed_parameters() -> frozenset[str]:
-    """The keyword parameters of ``showctl.Feed``: its connection options are the declared
-    ones it takes, shared (``api_key``) or per source (``media_api_key``)."""
+    """The keyword parameters of ``showctl.Feed``: the connection options it takes for every
+    source (``api_key``, ``timeout``, ...)."""
     return frozenset(inspect.signature(showctl.Feed).parameters)
 
 
@@ -34,21 +34,34 @@ def _shared_feed_options() -> frozenset[str]:
     return frozenset(o["name"] for o in declared() if o["name"] in _feed_parameters())
 
 
-def _source_feed_options(source: str) -> frozenset[str]:
-    return frozenset(o["name"] for o in declared() if f"{source}_{o['name']}" in _feed_parameters())
+#: The options a source of the feed may set for itself (the keys of its dict besides ``url``).
+SOURCE_OPTIONS = frozenset({"api_key", "tls_fingerprint", "ca_cert", "verify"})
 
 
 def feed_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The connection options given for the feed, as keyword arguments of ``Feed``."""
+    """The connection options given for every source of the feed, as keyword arguments."""
     out: dict[str, Any] = {}
-    names = [(name, name) for name in _shared_feed_options()]
-    for source in SOURCES:
-        names += [(f"{source}_{n}", f"{source}_{n}") for n in _source_feed_options(source)]
-    for keyword, dest in names:
-        value = getattr(args, dest, None)
+    for name in _shared_feed_options():
+        value = getattr(args, name, None)
         if value is not None:
-            out[keyword] = value
+            out[name] = value
     return out
+
+
+def feed_source(args: argparse.Namespace, source: str, url: str | None) -> Any:
+    """A source of the feed: its URL, or a dict with its own connection options when any of
+    ``--SOURCE-api-key``, ``--SOURCE-tls-fingerprint``, ``--SOURCE-ca-cert``,
+    ``--SOURCE-insecure`` is given."""
+    own = {
+        name: getattr(args, f"{source}_{name}")
+        for name in SOURCE_OPTIONS
+        if getattr(args, f"{source}_{name}", None) is not None
+    }
+    if url is None:
+        if own:
+            raise UsageError(f"--{source}-* options given without --{source} URL")
+        return None
+    return {"url": url, **own} if own else url
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -146,8 +159,8 @@ def cmd_feed(args: argparse.Namespace) -> int:
             f"(or set {url_env('media')} / {url_env('scoreboard')})"
         )
     feed = showctl.Feed(
-        media_url,
-        board_url,
+        feed_source(args, "media", media_url),
+        feed_source(args, "scoreboard", board_url),
         interval=args.interval,
         port=args.port,
         host=args.host,
@@ -250,14 +263,13 @@ def register(commands: Subcommands) -> None:
         "from its workspace and with its key",
     )
 
-    # The feed's connection options: the shared ones Feed takes, and their per-source variants
-    # (--media-api-key) where Feed takes them; no --url (the sources have their own).
+    # The feed's connection options: the shared ones Feed takes, and each source's own
+    # (--media-api-key, --scoreboard-tls-fingerprint, ...); no --url (the sources have their
+    # own).
     connection = Parser(add_help=False)
     add_connection_options(connection, only=_shared_feed_options(), suppress=True)
     for source in SOURCES:
-        add_connection_options(
-            connection, prefix=f"{source}-", only=_source_feed_options(source), suppress=True
-        )
+        add_connection_options(connection, prefix=f"{source}-", only=SOURCE_OPTIONS, suppress=True)
     json_option(connection, suppress=True)
     p = commands.add(
         "feed",
