@@ -12,6 +12,7 @@ pub mod poll;
 pub mod probe;
 pub mod record;
 pub mod runtime;
+pub mod scrub;
 pub mod score;
 pub mod serve;
 pub mod simulator;

@@ -347,30 +347,26 @@ impl Target {
         self.scrub_within(body, usize::MAX)
     }
 
-    fn scrub_within<'a>(&self, body: &'a [u8], limit: usize) -> Cow<'a, [u8]> {
-        let key = self
-            .auth
+    /// The key, as [`crate::scrub`] looks for it (empty without a key).
+    pub fn secret(&self) -> &[u8] {
+        self.auth
             .as_ref()
-            .and_then(|a| a.as_bytes().strip_prefix(b"Bearer ".as_slice()));
-        let Some(key) = key.filter(|k| !k.is_empty()) else {
-            return Cow::Borrowed(body);
-        };
-        let head = &body[..body.len().min(limit.saturating_add(key.len()))];
-        if !head.windows(key.len()).any(|w| w == key) {
+            .and_then(|a| a.as_bytes().strip_prefix(b"Bearer ".as_slice()))
+            .unwrap_or_default()
+    }
+
+    fn scrub_within<'a>(&self, body: &'a [u8], limit: usize) -> Cow<'a, [u8]> {
+        let key = self.secret();
+        if key.is_empty() {
             return Cow::Borrowed(body);
         }
-        let mut out = Vec::with_capacity(head.len());
-        let mut rest = head;
-        while !rest.is_empty() {
-            if rest.starts_with(key) {
-                out.extend_from_slice(b"***");
-                rest = &rest[key.len()..];
-            } else {
-                out.push(rest[0]);
-                rest = &rest[1..];
-            }
+        // An occurrence that starts within the limit is caught whole, in its widest form.
+        let end = limit.saturating_add(key.len() * crate::scrub::WIDEST_FORM);
+        let head = &body[..body.len().min(end)];
+        match crate::scrub::scrub(head, key) {
+            Cow::Owned(clean) => Cow::Owned(clean),
+            Cow::Borrowed(_) => Cow::Borrowed(body),
         }
-        Cow::Owned(out)
     }
 }
 
@@ -551,6 +547,9 @@ impl Transport {
     /// The error for a 2xx body that is not what `req`'s endpoint returns.
     pub fn decode_error(&self, req: &Request, body: &[u8], what: impl std::fmt::Display) -> Error {
         let method = req.method.as_str();
+        // What the decoder says may quote the answer too.
+        let what = what.to_string();
+        let what = crate::scrub::scrub_str(&what, self.target.secret());
         Error::decode(method, &self.url_of(req), &self.target.scrub(body), what)
     }
 
