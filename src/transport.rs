@@ -471,6 +471,8 @@ pub struct Transport {
     max_body: usize,
     backoff: Duration,
     closed: AtomicBool,
+    /// An answer with an odd character (see [`crate::json::repair_text`]) was logged already.
+    odd_text_logged: AtomicBool,
 }
 
 impl std::fmt::Debug for Transport {
@@ -494,6 +496,7 @@ impl Transport {
             max_body: config.max_body,
             backoff: config.backoff,
             closed: AtomicBool::new(false),
+            odd_text_logged: AtomicBool::new(false),
         })
     }
 
@@ -520,6 +523,7 @@ impl Transport {
             max_body: self.max_body,
             backoff: self.backoff,
             closed: AtomicBool::new(false),
+            odd_text_logged: AtomicBool::new(false),
         })
     }
 
@@ -679,6 +683,18 @@ impl Transport {
                 }
             }
             return Err(err);
+        }
+        let (text, repaired) = crate::json::repair_text(&buf);
+        if repaired {
+            let buf = text.into_owned();
+            if !self.odd_text_logged.swap(true, Ordering::Relaxed) {
+                log::warn!(
+                    "{method} {}: the answer holds invalid UTF-8 or a lone surrogate escape; \
+                     read as U+FFFD (logged once per application)",
+                    shown_url(url)
+                );
+            }
+            return Ok(Bytes::from(buf));
         }
         Ok(Bytes::from(buf))
     }
