@@ -170,15 +170,36 @@ mod tests {
     fn odd_characters_become_replacement_characters() {
         let read = |b: &[u8]| {
             let (t, repaired) = repair_text(b);
-            (serde_json::from_slice::<Value>(&t).map_err(|e| e.to_string()), repaired)
+            (
+                serde_json::from_slice::<Value>(&t).map_err(|e| e.to_string()),
+                repaired,
+            )
         };
-        assert_eq!(read(br#"{"n":"a\ud83db"}"#), (Ok(json!({"n": "a\u{FFFD}b"})), true));
-        assert_eq!(read(br#"{"n":"\uDE00"}"#), (Ok(json!({"n": "\u{FFFD}"})), true));
-        assert_eq!(read(b"{\"n\":\"a\xffb\"}"), (Ok(json!({"n": "a\u{FFFD}b"})), true));
+        assert_eq!(
+            read(br#"{"n":"a\ud83db"}"#),
+            (Ok(json!({"n": "a\u{FFFD}b"})), true)
+        );
+        assert_eq!(
+            read(br#"{"n":"\uDE00"}"#),
+            (Ok(json!({"n": "\u{FFFD}"})), true)
+        );
+        assert_eq!(
+            read(b"{\"n\":\"a\xffb\"}"),
+            (Ok(json!({"n": "a\u{FFFD}b"})), true)
+        );
         // A pair, an escaped backslash before `u`, and plain text are left alone.
-        assert_eq!(read(br#"{"n":"\ud83d\ude00"}"#), (Ok(json!({"n": "\u{1F600}"})), false));
-        assert_eq!(read(br#"{"n":"\\ud83d"}"#), (Ok(json!({"n": "\\ud83d"})), false));
-        assert!(matches!(repair_text(b"{}").0, std::borrow::Cow::Borrowed(_)));
+        assert_eq!(
+            read(br#"{"n":"\ud83d\ude00"}"#),
+            (Ok(json!({"n": "\u{1F600}"})), false)
+        );
+        assert_eq!(
+            read(br#"{"n":"\\ud83d"}"#),
+            (Ok(json!({"n": "\\ud83d"})), false)
+        );
+        assert!(matches!(
+            repair_text(b"{}").0,
+            std::borrow::Cow::Borrowed(_)
+        ));
         // Malformed JSON stays malformed.
         assert!(read(br#"{"n":"\ud83d"#).0.is_err());
         assert!(read(b"{\"n\": \xff}").0.is_err());

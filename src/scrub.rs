@@ -133,7 +133,9 @@ pub fn scrub_value(value: &mut Value, secret: &[u8]) -> bool {
             }
             Value::Array(a) => stack.extend(a.iter_mut()),
             Value::Object(o) => {
-                if o.keys().any(|k| matches!(scrub_str(k, secret), Cow::Owned(_))) {
+                if o.keys()
+                    .any(|k| matches!(scrub_str(k, secret), Cow::Owned(_)))
+                {
                     let old = std::mem::take(o);
                     *o = old
                         .into_iter()

@@ -68,7 +68,7 @@ from showctl._core import Feed, ScoreEvent, ScoreEventWatch, ScoreView, TeamScor
 # show-day tools: the report of probe(), imported when first named (dataclasses and its
 # imports would add about 10 ms to every `import showctl`)
 if TYPE_CHECKING:
-    from showctl._probe import EndpointResult, MirrorSpec, ProbeReport, TlsInfo
+    from showctl._probe import EndpointResult, MirrorSpec, ProbeReport, Recorded, TlsInfo
 
 # isort: split
 from showctl.exceptions import (
@@ -129,6 +129,7 @@ __all__ = [
     "NotFoundError",
     "Playlist",
     "ProbeReport",
+    "Recorded",
     "RecordedRequest",
     "ScoreEvent",
     "ScoreEventWatch",
@@ -158,7 +159,7 @@ __all__ = [
     "cmd",
 ]
 
-_LAZY = frozenset({"EndpointResult", "MirrorSpec", "ProbeReport", "TlsInfo"})
+_LAZY = frozenset({"EndpointResult", "MirrorSpec", "ProbeReport", "Recorded", "TlsInfo"})
 
 
 def __getattr__(name: str) -> Any:

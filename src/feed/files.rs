@@ -161,7 +161,10 @@ mod tests {
         link("scores.json");
         write_atomic(&dir, "scores.json", b"{}").unwrap();
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
-        assert_eq!(std::fs::read_to_string(dir.join("scores.json")).unwrap(), "{}");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("scores.json")).unwrap(),
+            "{}"
+        );
         let meta = std::fs::symlink_metadata(dir.join("scores.json")).unwrap();
         assert!(meta.is_file(), "the planted link was written through");
         // Nothing but the planted decoy and the file itself is left.
