@@ -2290,7 +2290,12 @@ class RecordedRequest:
         """Headers with lower-case names; `authorization` is never kept."""
     @property
     def body(self) -> bytes:
-        """The body as sent."""
+        """The body as sent (its first 4096 bytes: the log keeps no more of a body; see
+        `body_length`).
+        """
+    @property
+    def body_length(self) -> int:
+        """The length of the body as sent (`len(body)` unless it was longer than the log keeps)."""
     @property
     def status(self) -> int | None:
         """The status answered; `None` when the connection was dropped (`drop_next`)."""
