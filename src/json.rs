@@ -100,8 +100,111 @@ fn hash_entries(o: &Map<String, Value>, h: &mut DefaultHasher) {
     sum.hash(h);
 }
 
+/// A reply body with its odd characters made readable: invalid UTF-8 becomes U+FFFD, and so does
+/// a lone surrogate escape (`"\ud83d"` without its pair, or a trailing half alone), which is
+/// valid JSON syntax that serde_json refuses. One such character in a text field (a team name
+/// typed with a broken keyboard layout, half an emoji cut by the application) then costs that
+/// character, not the whole answer. Anything else (malformed JSON) is left as it is and still
+/// fails to decode. Returns the body unchanged (borrowed) when there is nothing to repair, and
+/// whether something was repaired.
+pub fn repair_text(body: &[u8]) -> (std::borrow::Cow<'_, [u8]>, bool) {
+    use std::borrow::Cow;
+    let mut text: Cow<'_, [u8]> = match String::from_utf8_lossy(body) {
+        Cow::Borrowed(_) => Cow::Borrowed(body),
+        Cow::Owned(s) => Cow::Owned(s.into_bytes()),
+    };
+    let mut repaired = matches!(text, Cow::Owned(_));
+    let lone = lone_surrogates(&text);
+    if !lone.is_empty() {
+        let b = text.to_mut();
+        for at in lone {
+            // `\uD83D` -> `\uFFFD`: the same length, so the offsets found stay right.
+            b[at + 2..at + 6].copy_from_slice(b"FFFD");
+        }
+        repaired = true;
+    }
+    (text, repaired)
+}
+
+/// The 4 hex digits of a `\uXXXX` escape starting at `b[i]`.
+fn escape_code(b: &[u8], i: usize) -> Option<u32> {
+    if b.get(i + 1) != Some(&b'u') {
+        return None;
+    }
+    let digits = std::str::from_utf8(b.get(i + 2..i + 6)?).ok()?;
+    u32::from_str_radix(digits, 16).ok()
+}
+
+/// Where each `\uXXXX` escape of a surrogate without its pair starts.
+fn lone_surrogates(b: &[u8]) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(found) = memchr::memchr(b'\\', &b[i..]) {
+        let at = i + found;
+        match escape_code(b, at) {
+            Some(0xD800..=0xDBFF) => match escape_code(b, at + 6) {
+                Some(0xDC00..=0xDFFF) => i = at + 12,
+                _ => {
+                    out.push(at);
+                    i = at + 6;
+                }
+            },
+            Some(0xDC00..=0xDFFF) => {
+                out.push(at);
+                i = at + 6;
+            }
+            Some(_) => i = at + 6,
+            // `\\`, `\"`, ...: the escaped character is skipped with it.
+            None => i = at + 2,
+        }
+        if i >= b.len() {
+            break;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn odd_characters_become_replacement_characters() {
+        let read = |b: &[u8]| {
+            let (t, repaired) = repair_text(b);
+            (
+                serde_json::from_slice::<Value>(&t).map_err(|e| e.to_string()),
+                repaired,
+            )
+        };
+        assert_eq!(
+            read(br#"{"n":"a\ud83db"}"#),
+            (Ok(json!({"n": "a\u{FFFD}b"})), true)
+        );
+        assert_eq!(
+            read(br#"{"n":"\uDE00"}"#),
+            (Ok(json!({"n": "\u{FFFD}"})), true)
+        );
+        assert_eq!(
+            read(b"{\"n\":\"a\xffb\"}"),
+            (Ok(json!({"n": "a\u{FFFD}b"})), true)
+        );
+        // A pair, an escaped backslash before `u`, and plain text are left alone.
+        assert_eq!(
+            read(br#"{"n":"\ud83d\ude00"}"#),
+            (Ok(json!({"n": "\u{1F600}"})), false)
+        );
+        assert_eq!(
+            read(br#"{"n":"\\ud83d"}"#),
+            (Ok(json!({"n": "\\ud83d"})), false)
+        );
+        assert!(matches!(
+            repair_text(b"{}").0,
+            std::borrow::Cow::Borrowed(_)
+        ));
+        // Malformed JSON stays malformed.
+        assert!(read(br#"{"n":"\ud83d"#).0.is_err());
+        assert!(read(b"{\"n\": \xff}").0.is_err());
+    }
+
     use super::*;
     use serde_json::json;
 

@@ -13,6 +13,7 @@ pub mod probe;
 pub mod record;
 pub mod runtime;
 pub mod score;
+pub mod scrub;
 pub mod serve;
 pub mod simulator;
 pub mod tls;

@@ -3,8 +3,12 @@
 //! is a GET built from the endpoint table, sent once (no retry), and the TLS check is a bare
 //! handshake that sends no HTTP at all.
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use futures::future::BoxFuture;
+use futures::StreamExt as _;
 
 use bytes::Bytes;
 use rustls::pki_types::ServerName;
@@ -23,6 +27,18 @@ pub enum App {
     Media,
     Scoreboard,
 }
+
+/// The most reads one `probe` or `record` sends (a real installation needs 11 per layer, one
+/// per playlist and one per cue: a few hundred). A server claiming 10,000 layers gets this
+/// many, and the result says where it stopped.
+pub const MAX_READS: usize = 5_000;
+/// The most answer bytes one `probe` or `record` holds (each read is also refused past what is
+/// left of it, and past its endpoint's own reply cap).
+pub const MAX_HELD: usize = 64 * 1024 * 1024;
+/// Reads in flight at once (a server that stalls costs one timeout per this many reads).
+pub const CONCURRENT_READS: usize = 6;
+/// The longest one `probe` or `record` reads; what is not answered by then is not waited for.
+pub const DEADLINE: Duration = Duration::from_secs(60);
 
 /// The certificate a port presented.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -107,6 +123,9 @@ pub struct Report {
     pub ok: bool,
     /// One line per problem, each saying what to do.
     pub problems: Vec<String>,
+    /// The bounds the reads reached ([`MAX_READS`], [`MAX_HELD`], [`DEADLINE`]): what was
+    /// not read because of each. Empty when every read was sent.
+    pub limits: Vec<String>,
 }
 
 /// Decodes a 2xx body as showctl reads it.
@@ -126,6 +145,8 @@ pub struct Exchange {
     /// `/layerBlend`).
     pub instead_of: Option<Box<Exchange>>,
     check: Option<Check>,
+    /// Refused as larger than what was left of [`MAX_HELD`].
+    over_budget: bool,
 }
 
 impl Exchange {
@@ -143,11 +164,44 @@ fn check_of<T: 'static>(call: &ep::Call<T>) -> Check {
     Arc::new(move |body: &[u8]| decode(body).map(drop))
 }
 
-/// Send one GET, once, and keep what came back.
-async fn read(transport: &Transport, request: Request, check: Option<Check>) -> Exchange {
+/// What the reads of one `probe` or `record` may still use.
+struct Budget {
+    deadline: tokio::time::Instant,
+    held: AtomicUsize,
+}
+
+impl Budget {
+    fn new() -> Self {
+        Budget {
+            deadline: tokio::time::Instant::now() + DEADLINE,
+            held: AtomicUsize::new(0),
+        }
+    }
+    fn left(&self) -> usize {
+        MAX_HELD.saturating_sub(self.held.load(Ordering::Relaxed))
+    }
+}
+
+/// Send one GET, once, and keep what came back (the key scrubbed wherever the application
+/// echoed it, in any form).
+async fn read(
+    transport: &Transport,
+    mut request: Request,
+    check: Option<Check>,
+    budget: Option<&Budget>,
+) -> Exchange {
+    let left = budget.map(Budget::left);
+    let cap = request.max_reply;
+    if let Some(left) = left {
+        request.max_reply = Some(cap.map_or(left, |c| c.min(left)));
+    }
     let started = Instant::now();
     let result = transport.attempt(&request).await;
     let seconds = started.elapsed().as_secs_f64();
+    let lowered = request.max_reply != cap;
+    let over_budget =
+        lowered && matches!(&result, Err(Error::Decode { body, .. }) if body.is_empty());
+    request.max_reply = cap;
     let (status, body, error) = match result {
         Ok(body) => (Some(200), body, None),
         Err(e) => match &e {
@@ -159,6 +213,13 @@ async fn read(transport: &Transport, request: Request, check: Option<Check>) -> 
             _ => (None, Bytes::new(), Some(e)),
         },
     };
+    let body = match transport.target().scrub_all(&body) {
+        std::borrow::Cow::Owned(clean) => Bytes::from(clean),
+        std::borrow::Cow::Borrowed(_) => body,
+    };
+    if let Some(b) = budget {
+        b.held.fetch_add(body.len(), Ordering::Relaxed);
+    }
     Exchange {
         request,
         status,
@@ -167,15 +228,20 @@ async fn read(transport: &Transport, request: Request, check: Option<Check>) -> 
         error,
         instead_of: None,
         check,
+        over_budget,
     }
 }
 
-async fn read_call<T: 'static>(transport: &Transport, call: ep::Call<T>) -> Exchange {
+async fn read_call<T: 'static>(
+    transport: &Transport,
+    call: ep::Call<T>,
+    budget: Option<&Budget>,
+) -> Exchange {
     let check = check_of(&call);
-    let first = read(transport, call.request, Some(check.clone())).await;
+    let first = read(transport, call.request, Some(check.clone()), budget).await;
     match (call.fallback, first.status) {
         (Some(fallback), Some(404 | 405)) => {
-            let mut second = read(transport, fallback, Some(check)).await;
+            let mut second = read(transport, fallback, Some(check), budget).await;
             second.instead_of = Some(Box::new(first));
             second
         }
@@ -244,30 +310,113 @@ fn items(p: &Value) -> &[Value] {
         .unwrap_or(&[])
 }
 
+/// The reads of one `probe` or `record`, and the bounds they reached.
+pub struct Reads {
+    pub exchanges: Vec<Exchange>,
+    /// One line per bound reached (see [`Report::limits`]).
+    pub limits: Vec<String>,
+}
+
+/// Reads planned, not yet sent.
+type Planned<'a> = Vec<BoxFuture<'a, Exchange>>;
+
+/// Send `planned` ([`CONCURRENT_READS`] at a time, answers kept in order) until the deadline or
+/// [`MAX_HELD`]; the limits reached are added to `limits`.
+async fn run_reads(
+    planned: Planned<'_>,
+    budget: &Budget,
+    out: &mut Vec<Exchange>,
+    limits: &Mutex<Vec<String>>,
+) {
+    let total = planned.len();
+    let mut answers = futures::stream::iter(planned).buffered(CONCURRENT_READS);
+    let mut done = 0;
+    loop {
+        match tokio::time::timeout_at(budget.deadline, answers.next()).await {
+            Ok(Some(ex)) => {
+                done += 1;
+                let over = ex.over_budget;
+                out.push(ex);
+                if over || budget.left() == 0 {
+                    limit(
+                        limits,
+                        format!(
+                        "{} of {total} planned reads not kept: the answers held reached {MAX_HELD} \
+                         bytes (MAX_HELD)",
+                        total - done + usize::from(over)
+                    ),
+                    );
+                    return;
+                }
+            }
+            Ok(None) => return,
+            Err(_) => {
+                limit(
+                    limits,
+                    format!(
+                        "{} of {total} planned reads not answered within the deadline of {} s \
+                     (DEADLINE)",
+                        total - done,
+                        DEADLINE.as_secs()
+                    ),
+                );
+                return;
+            }
+        }
+    }
+}
+
+fn limit(limits: &Mutex<Vec<String>>, line: String) {
+    log::warn!("probe/record: {line}");
+    limits.lock().unwrap_or_else(|p| p.into_inner()).push(line);
+}
+
 /// Every documented read of the application, each layer's, playlist's and cue's included, in
-/// order: the first read is the one whose answer decides the authentication.
-pub async fn read_everything(transport: &Transport, app: App) -> Vec<Exchange> {
+/// order: the first read is the one whose answer decides the authentication. Bounded: at most
+/// [`MAX_READS`] reads, [`CONCURRENT_READS`] at a time, [`MAX_HELD`] bytes of answers, and
+/// [`DEADLINE`] in all; the result says which bound stopped it.
+pub async fn read_everything(transport: &Transport, app: App) -> Reads {
+    let budget = Budget::new();
+    let limits = Mutex::new(Vec::new());
     let mut out = Vec::new();
     if app == App::Scoreboard {
         let req = Request::get("/data/scores");
         let check: Check = Arc::new(|b: &[u8]| crate::score::ScoreRecord::from_slice(b).map(drop));
-        out.push(read(transport, req, Some(check)).await);
-        return out;
+        let planned: Planned = vec![Box::pin(read(transport, req, Some(check), Some(&budget)))];
+        run_reads(planned, &budget, &mut out, &limits).await;
+        return Reads {
+            exchanges: out,
+            limits: limits.into_inner().unwrap_or_else(|p| p.into_inner()),
+        };
     }
+    let budget = &budget;
+    let mut planned: Planned = Vec::new();
+    let mut skipped = 0usize;
     macro_rules! get {
         ($ep:expr) => {
             get!($ep, &[])
         };
         ($ep:expr, $ids:expr) => {
             match $ep.at($ids) {
-                Ok(call) => out.push(read_call(transport, call).await),
+                Ok(call) if out.len() + planned.len() < MAX_READS => {
+                    planned.push(Box::pin(read_call(transport, call, Some(budget))))
+                }
+                Ok(_) => skipped += 1,
                 Err(e) => log::debug!("probe: {e}"),
             }
         };
     }
     get!(ep::LAYERS);
-    if out[0].status.is_none() || matches!(out[0].status, Some(401 | 403)) {
-        return out;
+    run_reads(std::mem::take(&mut planned), budget, &mut out, &limits).await;
+    let stopped = |out: &Vec<Exchange>, limits: &Mutex<Vec<String>>| {
+        out.len() < 1 || !limits.lock().unwrap_or_else(|p| p.into_inner()).is_empty()
+    };
+    if stopped(&out, &limits) || out[0].status.is_none() || matches!(out[0].status, Some(401 | 403))
+    {
+        return Reads {
+            exchanges: out,
+            limits: limits.into_inner().unwrap_or_else(|p| p.into_inner()),
+        };
     }
     get!(ep::PLAYLISTS);
     get!(ep::BLEND_MODES);
@@ -281,36 +430,48 @@ pub async fn read_everything(transport: &Transport, app: App) -> Vec<Exchange> {
     get!(ep::WORKSPACE_TRANSITION);
     get!(ep::WORKSPACE_TRANSITION_DURATION);
     get!(ep::TRANSPORT_STATES);
-    let layers = out[0].json().map(|v| layer_objects(&v)).unwrap_or_default();
-    for (i, layer) in layers.iter().enumerate() {
-        let id = ident_of(layer, i);
-        let ids: &[&Ident] = &[&id];
-        get!(ep::LAYER_STATE, ids);
-        get!(ep::LAYER_OPACITY, ids);
-        get!(ep::LAYER_BLEND_MODE, ids);
-        get!(ep::LAYER_BLEND, ids);
-        get!(ep::LAYER_LAYER_PRESETS, ids);
-        get!(ep::LAYER_TARGET_SET, ids);
-        get!(ep::LAYER_EFFECTS, ids);
-        get!(ep::LAYER_EFFECT_PRESET, ids);
-        get!(ep::LAYER_TRANSITION, ids);
-        get!(ep::LAYER_TRANSITION_DURATION, ids);
-        get!(ep::LAYER_TRANSPORT_STATE, ids);
-    }
-    // The video input playlist, addressed as documented (index -1).
-    get!(ep::PLAYLIST, &[&Ident::Index(-1)]);
-    let tree = out[1].json();
-    if let Some(root) = tree.as_ref().and_then(root_playlist) {
-        for (i, playlist) in playlists_below(root).into_iter().enumerate() {
-            let pid = ident_of(playlist, i);
-            get!(ep::PLAYLIST, &[&pid]);
-            for (j, cue) in items(playlist).iter().enumerate() {
-                let cid = ident_of(cue, j);
-                get!(ep::CUE, &[&pid, &cid]);
+    run_reads(std::mem::take(&mut planned), budget, &mut out, &limits).await;
+    if !stopped(&out, &limits) {
+        let layers = out[0].json().map(|v| layer_objects(&v)).unwrap_or_default();
+        for (i, layer) in layers.iter().enumerate() {
+            let id = ident_of(layer, i);
+            let ids: &[&Ident] = &[&id];
+            get!(ep::LAYER_STATE, ids);
+            get!(ep::LAYER_OPACITY, ids);
+            get!(ep::LAYER_BLEND_MODE, ids);
+            get!(ep::LAYER_BLEND, ids);
+            get!(ep::LAYER_LAYER_PRESETS, ids);
+            get!(ep::LAYER_TARGET_SET, ids);
+            get!(ep::LAYER_EFFECTS, ids);
+            get!(ep::LAYER_EFFECT_PRESET, ids);
+            get!(ep::LAYER_TRANSITION, ids);
+            get!(ep::LAYER_TRANSITION_DURATION, ids);
+            get!(ep::LAYER_TRANSPORT_STATE, ids);
+        }
+        // The video input playlist, addressed as documented (index -1).
+        get!(ep::PLAYLIST, &[&Ident::Index(-1)]);
+        let tree = out.get(1).and_then(Exchange::json);
+        if let Some(root) = tree.as_ref().and_then(root_playlist) {
+            for (i, playlist) in playlists_below(root).into_iter().enumerate() {
+                let pid = ident_of(playlist, i);
+                get!(ep::PLAYLIST, &[&pid]);
+                for (j, cue) in items(playlist).iter().enumerate() {
+                    let cid = ident_of(cue, j);
+                    get!(ep::CUE, &[&pid, &cid]);
+                }
             }
         }
+        if skipped > 0 {
+            limit(&limits, format!(
+                "{skipped} reads not sent: one probe or record sends at most {MAX_READS} (MAX_READS)"
+            ));
+        }
+        run_reads(planned, budget, &mut out, &limits).await;
     }
-    out
+    Reads {
+        exchanges: out,
+        limits: limits.into_inner().unwrap_or_else(|p| p.into_inner()),
+    }
 }
 
 /// Which documented or field variant an answer is (`None` when only one form exists).
@@ -460,6 +621,7 @@ async fn examine(transport: &Transport, app: App) -> Report {
         slowest: None,
         ok: false,
         problems: Vec::new(),
+        limits: Vec::new(),
     };
     let parsed = match url::Url::parse(&base) {
         Ok(u) => u,
@@ -522,7 +684,11 @@ async fn examine(transport: &Transport, app: App) -> Report {
 
     // The first read decides the authentication (and, for http://, whether the port speaks
     // HTTP at all).
-    let mut exchanges = read_everything(transport, app).await;
+    let Reads {
+        mut exchanges,
+        limits,
+    } = read_everything(transport, app).await;
+    report.limits = limits;
     let first = exchanges.first().cloned();
     let Some(first) = first else {
         report.problems.push("no read could be built".into());
@@ -558,7 +724,7 @@ async fn examine(transport: &Transport, app: App) -> Report {
         (Some(200), true) => {
             let bare = Target::new(&base, None).and_then(|t| transport.with_target(t));
             match bare {
-                Ok(bare) => match read(&bare, first.request.clone(), None).await.status {
+                Ok(bare) => match read(&bare, first.request.clone(), None, None).await.status {
                     Some(401) => "accepted",
                     Some(200) => "not_needed",
                     _ => "unknown",
@@ -651,6 +817,7 @@ mod tests {
             error: None,
             instead_of: None,
             check: None,
+            over_budget: false,
         }
     }
 

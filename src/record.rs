@@ -4,8 +4,8 @@
 //! application echoed it, plus `workspace.json`: the installation in the simulator's workspace
 //! format, so `Simulator(workspace=DIR)` rehearses on the user's own playlists and layers.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
+use std::io::Write as _;
 use std::path::Path;
 
 use serde_json::{json, Map, Value};
@@ -21,46 +21,84 @@ pub const RECORDINGS: &str = "recordings";
 /// The workspace file written beside them.
 pub const WORKSPACE: &str = "workspace.json";
 
-/// Capture every read into `dir` (created; it must be empty if it exists). Returns how many
-/// recordings were written. Fails, writing nothing, when the first read fails (no connection,
-/// a refused certificate, a refused key).
-pub async fn record(transport: &Transport, app: App, dir: &Path) -> Result<usize> {
+/// What `record` wrote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recorded {
+    /// The recordings written.
+    pub count: usize,
+    /// The bounds the reads reached (see [`crate::probe::Reads::limits`]): what is missing.
+    pub limits: Vec<String>,
+}
+
+/// Capture every read into `dir` (created; it must be empty if it exists). Fails, writing
+/// nothing, when the first read fails (no connection, a refused certificate, a refused key).
+///
+/// Everything is written into a fresh directory with an unpredictable name beside `dir`
+/// (created exclusively, only its owner may enter it), which then takes `dir`'s place in one
+/// rename: a symbolic link planted in `dir` or at its name, before or during the reads, never
+/// makes it write outside `dir` nor overwrite another file (the rename fails instead, and
+/// nothing is left behind).
+pub async fn record(transport: &Transport, app: App, dir: &Path) -> Result<Recorded> {
     if transport.is_closed() {
         return Err(Error::Closed);
     }
-    if dir.exists() {
-        let mut entries = std::fs::read_dir(dir)
-            .map_err(|e| Error::invalid(format!("dir: cannot read {}: {e}", dir.display())))?;
-        if entries.next().is_some() {
+    let shown = dir.display();
+    match std::fs::symlink_metadata(dir) {
+        Ok(meta) if meta.file_type().is_symlink() => {
             return Err(Error::invalid(format!(
-                "dir: {} is not empty; record into a new directory",
-                dir.display()
+                "dir: {shown} is a symbolic link; give the directory itself"
             )));
         }
+        Ok(meta) if !meta.is_dir() => {
+            return Err(Error::invalid(format!("dir: {shown} is not a directory")));
+        }
+        Ok(_) => {
+            let mut entries = std::fs::read_dir(dir)
+                .map_err(|e| Error::invalid(format!("dir: cannot read {shown}: {e}")))?;
+            if entries.next().is_some() {
+                return Err(Error::invalid(format!(
+                    "dir: {shown} is not empty; record into a new directory"
+                )));
+            }
+        }
+        Err(_) => {}
     }
-    let exchanges = read_everything(transport, app).await;
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(Error::invalid(format!(
+            "dir: the folder {} does not exist",
+            parent.display()
+        )));
+    }
+    let reads = read_everything(transport, app).await;
+    let exchanges = reads.exchanges;
     if let Some(first) = exchanges.first() {
         if let Some(e) = &first.error {
             return Err(e.clone());
         }
     }
-    // The key, wherever the application echoed it, never reaches a file.
-    let exchanges: Vec<Exchange> = exchanges
-        .into_iter()
-        .map(|mut ex| {
-            if let Cow::Owned(clean) = transport.target().scrub_all(&ex.body) {
-                ex.body = clean.into();
-            }
-            ex
-        })
-        .collect();
-    let folder = dir.join(RECORDINGS);
-    std::fs::create_dir_all(&folder)
+    let staging = tempfile::Builder::new()
+        .prefix(".showctl-record-")
+        .tempdir_in(parent)
+        .map_err(|e| Error::invalid(format!("dir: cannot write into {}: {e}", parent.display())))?;
+    let folder = staging.path().join(RECORDINGS);
+    std::fs::create_dir(&folder)
         .map_err(|e| Error::invalid(format!("dir: cannot create {}: {e}", folder.display())))?;
     let write = |path: &Path, value: &Value| -> Result<()> {
         let text = serde_json::to_string_pretty(value).expect("JSON always serializes");
-        std::fs::write(path, text + "\n")
-            .map_err(|e| Error::invalid(format!("dir: cannot write {}: {e}", path.display())))
+        let text = crate::scrub::scrub_str(&text, transport.target().secret());
+        let shown = path.display();
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| Error::invalid(format!("dir: cannot write {shown}: {e}")))?;
+        f.write_all(text.as_bytes())
+            .and_then(|()| f.write_all(b"\n"))
+            .map_err(|e| Error::invalid(format!("dir: cannot write {shown}: {e}")))
     };
     let base = transport.base_url();
     for (i, ex) in exchanges.iter().enumerate() {
@@ -74,8 +112,28 @@ pub async fn record(transport: &Transport, app: App, dir: &Path) -> Result<usize
         App::Media => media_workspace(&exchanges),
         App::Scoreboard => scoreboard_workspace(&exchanges),
     };
-    write(&dir.join(WORKSPACE), &workspace)?;
-    Ok(exchanges.len())
+    write(&staging.path().join(WORKSPACE), &workspace)?;
+    // Readable by others as a directory made with the usual mode would be (it was the owner's
+    // alone while being written).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let _ = std::fs::set_permissions(staging.path(), std::fs::Permissions::from_mode(0o755));
+    }
+    // Replaces `dir` only if it is (still) an empty directory or absent; a symbolic link or
+    // anything planted in it makes the rename fail.
+    std::fs::rename(staging.path(), dir).map_err(|e| {
+        Error::invalid(format!(
+            "dir: cannot move the recording into {shown}: {e} (was something created in it \
+             meanwhile?)"
+        ))
+    })?;
+    // Moved: there is nothing left to remove.
+    let _ = staging.keep();
+    Ok(Recorded {
+        count: exchanges.len(),
+        limits: reads.limits,
+    })
 }
 
 /// A file name from a path (`/data/layer/Main` -> `data-layer-Main`).
@@ -112,8 +170,7 @@ fn recording(transport: &Transport, base: &str, ex: &Exchange) -> Value {
         response.insert(
             "error".into(),
             Value::String(
-                String::from_utf8_lossy(&transport.target().scrub_all(e.to_string().as_bytes()))
-                    .into_owned(),
+                crate::scrub::scrub_str(&e.to_string(), transport.target().secret()).into_owned(),
             ),
         );
     }

@@ -347,30 +347,26 @@ impl Target {
         self.scrub_within(body, usize::MAX)
     }
 
-    fn scrub_within<'a>(&self, body: &'a [u8], limit: usize) -> Cow<'a, [u8]> {
-        let key = self
-            .auth
+    /// The key, as [`crate::scrub`] looks for it (empty without a key).
+    pub fn secret(&self) -> &[u8] {
+        self.auth
             .as_ref()
-            .and_then(|a| a.as_bytes().strip_prefix(b"Bearer ".as_slice()));
-        let Some(key) = key.filter(|k| !k.is_empty()) else {
-            return Cow::Borrowed(body);
-        };
-        let head = &body[..body.len().min(limit.saturating_add(key.len()))];
-        if !head.windows(key.len()).any(|w| w == key) {
+            .and_then(|a| a.as_bytes().strip_prefix(b"Bearer ".as_slice()))
+            .unwrap_or_default()
+    }
+
+    fn scrub_within<'a>(&self, body: &'a [u8], limit: usize) -> Cow<'a, [u8]> {
+        let key = self.secret();
+        if key.is_empty() {
             return Cow::Borrowed(body);
         }
-        let mut out = Vec::with_capacity(head.len());
-        let mut rest = head;
-        while !rest.is_empty() {
-            if rest.starts_with(key) {
-                out.extend_from_slice(b"***");
-                rest = &rest[key.len()..];
-            } else {
-                out.push(rest[0]);
-                rest = &rest[1..];
-            }
+        // An occurrence that starts within the limit is caught whole, in its widest form.
+        let end = limit.saturating_add(key.len() * crate::scrub::WIDEST_FORM);
+        let head = &body[..body.len().min(end)];
+        match crate::scrub::scrub(head, key) {
+            Cow::Owned(clean) => Cow::Owned(clean),
+            Cow::Borrowed(_) => Cow::Borrowed(body),
         }
-        Cow::Owned(out)
     }
 }
 
@@ -475,6 +471,8 @@ pub struct Transport {
     max_body: usize,
     backoff: Duration,
     closed: AtomicBool,
+    /// An answer with an odd character (see [`crate::json::repair_text`]) was logged already.
+    odd_text_logged: AtomicBool,
 }
 
 impl std::fmt::Debug for Transport {
@@ -498,6 +496,7 @@ impl Transport {
             max_body: config.max_body,
             backoff: config.backoff,
             closed: AtomicBool::new(false),
+            odd_text_logged: AtomicBool::new(false),
         })
     }
 
@@ -524,6 +523,7 @@ impl Transport {
             max_body: self.max_body,
             backoff: self.backoff,
             closed: AtomicBool::new(false),
+            odd_text_logged: AtomicBool::new(false),
         })
     }
 
@@ -551,6 +551,9 @@ impl Transport {
     /// The error for a 2xx body that is not what `req`'s endpoint returns.
     pub fn decode_error(&self, req: &Request, body: &[u8], what: impl std::fmt::Display) -> Error {
         let method = req.method.as_str();
+        // What the decoder says may quote the answer too.
+        let what = what.to_string();
+        let what = crate::scrub::scrub_str(&what, self.target.secret());
         Error::decode(method, &self.url_of(req), &self.target.scrub(body), what)
     }
 
@@ -681,6 +684,18 @@ impl Transport {
                 }
             }
             return Err(err);
+        }
+        let (text, repaired) = crate::json::repair_text(&buf);
+        if repaired {
+            let buf = text.into_owned();
+            if !self.odd_text_logged.swap(true, Ordering::Relaxed) {
+                log::warn!(
+                    "{method} {}: the answer holds invalid UTF-8 or a lone surrogate escape; \
+                     read as U+FFFD (logged once per application)",
+                    shown_url(url)
+                );
+            }
+            return Ok(Bytes::from(buf));
         }
         Ok(Bytes::from(buf))
     }

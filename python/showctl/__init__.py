@@ -68,7 +68,14 @@ from showctl._core import Feed, ScoreEvent, ScoreEventWatch, ScoreView, TeamScor
 # show-day tools: the report of probe(), imported when first named (dataclasses and its
 # imports would add about 10 ms to every `import showctl`)
 if TYPE_CHECKING:
-    from showctl._probe import EndpointResult, FeedSource, MirrorSpec, ProbeReport, TlsInfo
+    from showctl._probe import (
+        EndpointResult,
+        FeedSource,
+        MirrorSpec,
+        ProbeReport,
+        Recorded,
+        TlsInfo,
+    )
     from showctl._venue import (
         SimulatedVenue,
         SourceReport,
@@ -138,6 +145,7 @@ __all__ = [
     "NotFoundError",
     "Playlist",
     "ProbeReport",
+    "Recorded",
     "RecordedRequest",
     "ScoreEvent",
     "ScoreEventWatch",
@@ -173,7 +181,9 @@ __all__ = [
     "simulate_venue",
 ]
 
-_LAZY = frozenset({"EndpointResult", "FeedSource", "MirrorSpec", "ProbeReport", "TlsInfo"})
+_LAZY = frozenset(
+    {"EndpointResult", "FeedSource", "MirrorSpec", "ProbeReport", "Recorded", "TlsInfo"}
+)
 _LAZY_VENUE = frozenset(
     {
         "SimulatedVenue",

@@ -9,7 +9,7 @@ from typing import Any, Literal, TypeVar, final
 from typing_extensions import Self, disjoint_base
 
 from showctl._html import LayerList
-from showctl._probe import FeedSource, MirrorSpec, ProbeReport
+from showctl._probe import FeedSource, MirrorSpec, ProbeReport, Recorded
 from showctl.exceptions import ShowctlError
 
 __version__: str
@@ -510,12 +510,12 @@ class _Client:
 
         Awaitable twin.
         """
-    def record(self, dir: str | os.PathLike[str]) -> int:
+    def record(self, dir: str | os.PathLike[str]) -> Recorded:
         """Record every documented read (GET only) into the new or empty directory `dir`, in the
         recording format, with `workspace.json` for `Simulator(workspace=dir)`. Returns the
         number of recordings written.
         """
-    async def record_async(self, dir: str | os.PathLike[str]) -> int:
+    async def record_async(self, dir: str | os.PathLike[str]) -> Recorded:
         """Record every documented read (GET only) into the new or empty directory `dir`, in the
         recording format, with `workspace.json` for `Simulator(workspace=dir)`. Returns the
         number of recordings written.
@@ -2392,7 +2392,12 @@ class RecordedRequest:
         """Headers with lower-case names; `authorization` is never kept."""
     @property
     def body(self) -> bytes:
-        """The body as sent."""
+        """The body as sent (its first 4096 bytes: the log keeps no more of a body; see
+        `body_length`).
+        """
+    @property
+    def body_length(self) -> int:
+        """The length of the body as sent (`len(body)` unless it was longer than the log keeps)."""
     @property
     def status(self) -> int | None:
         """The status answered; `None` when the connection was dropped (`drop_next`)."""

@@ -5,6 +5,7 @@ forms of a mirror and of a feed source with their own key and certificate pin.""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, TypedDict
 
@@ -94,6 +95,9 @@ class ProbeReport:
     slowest: EndpointResult | None
     ok: bool
     problems: tuple[str, ...]
+    #: The bounds the reads reached (at most 5,000 reads, 64 MiB of answers held, 60 s in
+    #: all), each saying what was not read; empty when every read was sent.
+    limits: tuple[str, ...] = ()
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ProbeReport:
@@ -107,6 +111,7 @@ class ProbeReport:
                 "endpoints": tuple(EndpointResult(**e) for e in data["endpoints"]),
                 "slowest": EndpointResult(**slowest) if slowest else None,
                 "problems": tuple(data["problems"]),
+                "limits": tuple(data.get("limits", ())),
             }
         )
 
@@ -117,3 +122,19 @@ class ProbeReport:
     def to_json(self, indent: int | None = 2) -> str:
         """The report as one JSON object (what ``showctl probe --json`` prints)."""
         return json.dumps(self.to_dict(), indent=indent)
+
+
+class Recorded(int):
+    """What ``record()`` returns: the number of recordings written (an ``int``), with
+    ``limits``: the bounds the reads reached (at most 5,000 reads, 64 MiB of answers held, 60 s
+    in all), each saying what was not recorded; empty when everything was read."""
+
+    limits: tuple[str, ...]
+
+    def __new__(cls, count: int, limits: Iterable[str] = ()) -> Recorded:
+        self = super().__new__(cls, count)
+        self.limits = tuple(limits)
+        return self
+
+    def __repr__(self) -> str:
+        return f"Recorded({int(self)}, limits={self.limits!r})"

@@ -255,6 +255,10 @@ fn xml_name(k: &str) -> String {
     s
 }
 
+/// `v` as XML 1.0 text: markup escaped, and every character outside XML 1.0's range dropped
+/// (control characters other than tab and newlines) or replaced by U+FFFD (the non-characters
+/// U+FFFE and U+FFFF), so the document is well-formed for any input. A Rust string holds no
+/// lone surrogate (one sent by the application was read as U+FFFD already).
 fn xml_text(v: &str) -> String {
     let mut out = String::with_capacity(v.len());
     for c in v.chars() {
@@ -263,7 +267,7 @@ fn xml_text(v: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
-            // Control characters other than tab and newlines are not allowed in XML 1.0.
+            '\u{FFFE}' | '\u{FFFF}' => out.push('\u{FFFD}'),
             c if c.is_control() && !matches!(c, '\t' | '\n' | '\r') => {}
             c => out.push(c),
         }
@@ -375,5 +379,160 @@ mod tests {
             scores_csv(&flat),
             "team1_name,1st\r\n\"A & \"\"B\"\", <C>\",\"x\ny\"\r\n"
         );
+    }
+
+    /// A character XML 1.0 allows in a document.
+    fn xml_char(c: char) -> bool {
+        matches!(c, '\t' | '\n' | '\r' | ' '..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}')
+            || c >= '\u{10000}'
+    }
+
+    /// The elements of `<scores><score>…</score></scores>` and their texts, read by a real XML
+    /// parser; an error for a document that is not well-formed.
+    fn parse_xml(xml: &str) -> Result<Vec<(String, String)>, String> {
+        use quick_xml::events::Event;
+        let mut reader = quick_xml::Reader::from_str(xml);
+        let mut out = Vec::new();
+        let mut depth = 0;
+        loop {
+            match reader.read_event().map_err(|e| e.to_string())? {
+                Event::Start(e) => {
+                    depth += 1;
+                    if depth == 3 {
+                        let name = String::from_utf8(e.name().as_ref().to_vec()).unwrap();
+                        out.push((name, String::new()));
+                    }
+                }
+                Event::End(_) => depth -= 1,
+                Event::Text(t) if depth == 3 => {
+                    let text = t.decode().map_err(|e| e.to_string())?;
+                    out.last_mut().unwrap().1.push_str(&text);
+                }
+                Event::GeneralRef(r) if depth == 3 => {
+                    let c = match r.decode().map_err(|e| e.to_string())?.as_ref() {
+                        "amp" => '&',
+                        "lt" => '<',
+                        "gt" => '>',
+                        "quot" => '"',
+                        "apos" => '\'',
+                        other => return Err(format!("unknown entity {other}")),
+                    };
+                    out.last_mut().unwrap().1.push(c);
+                }
+                Event::Eof => break,
+                _ => {}
+            }
+        }
+        if depth != 0 {
+            return Err(format!("{depth} elements left open"));
+        }
+        if let Some(c) = xml.chars().find(|&c| !xml_char(c)) {
+            return Err(format!(
+                "U+{:04X} is outside XML 1.0's characters",
+                c as u32
+            ));
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn xml_drops_what_xml_cannot_hold() {
+        let flat = vec![(
+            "team1_name".to_string(),
+            "A\u{FFFE}B\u{FFFF}\u{1}C".to_string(),
+        )];
+        let xml = scores_xml(&flat);
+        assert_eq!(
+            parse_xml(&xml).unwrap(),
+            [("team1_name".to_string(), "A\u{FFFD}B\u{FFFD}C".to_string())]
+        );
+    }
+
+    /// Any text, with the characters that matter to XML and CSV often.
+    fn text(max: usize) -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let c = prop_oneof![
+            any::<char>(),
+            proptest::sample::select(vec![
+                '\u{FFFE}',
+                '\u{FFFF}',
+                '\u{0}',
+                '\u{1B}',
+                '\u{7F}',
+                '\u{85}',
+                '<',
+                '&',
+                '"',
+                ',',
+                '\r',
+                '\n',
+                '\t',
+                ']',
+                '\u{1F600}',
+                '\u{FFFD}',
+            ]),
+        ];
+        proptest::collection::vec(c, 0..max).prop_map(|v| v.into_iter().collect())
+    }
+
+    proptest::proptest! {
+        /// Whatever the names and values (any Unicode, controls and non-characters included),
+        /// scores.xml is well-formed and holds every value (less what XML cannot hold),
+        /// scores.csv has one header and one row of as many cells, and scores.json is JSON.
+        #[test]
+        fn documents_are_valid_for_any_text(
+            fields in proptest::collection::vec((text(12), text(24)), 1..8),
+        ) {
+            let flat: Vec<(String, String)> = fields;
+            let xml = scores_xml(&flat);
+            let read = parse_xml(&xml);
+            proptest::prop_assert!(read.is_ok(), "{:?}: {xml:?}", read);
+            let read = read.unwrap();
+            proptest::prop_assert_eq!(read.len(), flat.len());
+            for ((k, v), (name, text)) in flat.iter().zip(&read) {
+                proptest::prop_assert_eq!(name, &xml_name(k));
+                let kept: String = v
+                    .chars()
+                    .filter(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r'))
+                    .map(|c| if xml_char(c) { c } else { '\u{FFFD}' })
+                    .collect();
+                proptest::prop_assert_eq!(text, &kept);
+            }
+            let csv = scores_csv(&flat);
+            let rows = parse_csv(&csv);
+            proptest::prop_assert_eq!(rows.len(), 2, "{:?}", csv);
+            proptest::prop_assert_eq!(&rows[0], &flat.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>());
+            proptest::prop_assert_eq!(&rows[1], &flat.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>());
+            let json = serde_json::to_string(&serde_json::json!({"v": flat})).unwrap();
+            proptest::prop_assert!(serde_json::from_str::<Value>(&json).is_ok());
+        }
+    }
+
+    /// RFC 4180 rows (quoted cells may hold commas, quotes and line breaks).
+    fn parse_csv(text: &str) -> Vec<Vec<String>> {
+        let mut rows = Vec::new();
+        let mut row = Vec::new();
+        let mut cell = String::new();
+        let mut chars = text.chars().peekable();
+        let mut quoted = false;
+        while let Some(c) = chars.next() {
+            match (quoted, c) {
+                (true, '"') if chars.peek() == Some(&'"') => {
+                    chars.next();
+                    cell.push('"');
+                }
+                (true, '"') => quoted = false,
+                (true, c) => cell.push(c),
+                (false, '"') => quoted = true,
+                (false, ',') => row.push(std::mem::take(&mut cell)),
+                (false, '\r') if chars.peek() == Some(&'\n') => {
+                    chars.next();
+                    row.push(std::mem::take(&mut cell));
+                    rows.push(std::mem::take(&mut row));
+                }
+                (false, c) => cell.push(c),
+            }
+        }
+        rows
     }
 }

@@ -1,5 +1,10 @@
 //! `--write DIR`: the documents as files, replaced atomically (written to a temporary file in
 //! the same directory, then renamed over the old one) so a reader never sees half a file.
+//!
+//! The temporary file has an unpredictable name and is created exclusively (`O_EXCL`, which
+//! never follows a symbolic link), so nothing planted in DIR beforehand can redirect the write;
+//! the rename replaces whatever is at the final name (a planted symbolic link included) instead
+//! of writing through it.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -10,19 +15,18 @@ use tokio::sync::watch;
 
 use super::{scores_csv, scores_xml, Shared};
 
-/// Write `bytes` to `dir/name` atomically.
+/// Write `bytes` to `dir/name` atomically. The temporary file is removed if anything fails.
 pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.flush()?;
-        std::fs::rename(&tmp, dir.join(name))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    #[cfg(test)]
+    gate::pass(dir);
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.flush()?;
+    tmp.persist(dir.join(name)).map_err(|e| e.error)?;
+    Ok(())
 }
 
 /// The files of the sources this feed polls, as they are now.
@@ -90,5 +94,80 @@ pub(crate) async fn write_on_change(dir: PathBuf, shared: Arc<Shared>) {
             Ok(Err(_)) => {}
             Err(e) => log::warn!("feed: the file writer failed: {e}"),
         }
+    }
+}
+
+/// Tests hold the writes into a directory here (a stalled disk, on demand).
+#[cfg(test)]
+pub(crate) mod gate {
+    use std::path::{Path, PathBuf};
+    use std::sync::{Condvar, Mutex};
+
+    /// The held directories, and how many writes wait at each.
+    static HELD: Mutex<Vec<(PathBuf, usize)>> = Mutex::new(Vec::new());
+    static CHANGED: Condvar = Condvar::new();
+
+    fn held() -> std::sync::MutexGuard<'static, Vec<(PathBuf, usize)>> {
+        HELD.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Hold every write into `dir` until [`release`].
+    pub fn hold(dir: &Path) {
+        held().push((dir.to_path_buf(), 0));
+    }
+
+    /// Wait until a write into `dir` is held.
+    pub fn wait_for_writer(dir: &Path) {
+        let mut h = held();
+        while !h.iter().any(|(d, n)| d == dir && *n > 0) {
+            h = CHANGED.wait(h).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    pub fn release(dir: &Path) {
+        held().retain(|(d, _)| d != dir);
+        CHANGED.notify_all();
+    }
+
+    /// A write into `dir` waits here while `dir` is held.
+    pub(super) fn pass(dir: &Path) {
+        let mut h = held();
+        let Some(slot) = h.iter_mut().find(|(d, _)| d == dir) else {
+            return;
+        };
+        slot.1 += 1;
+        CHANGED.notify_all();
+        while h.iter().any(|(d, _)| d == dir) {
+            h = CHANGED.wait(h).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::write_atomic;
+
+    /// A symbolic link planted at the old predictable temporary name, or at the final name,
+    /// never redirects the write onto the file it points to.
+    #[test]
+    fn planted_symlinks_do_not_redirect_the_write() {
+        let base = tempfile::tempdir().unwrap();
+        let dir = base.path().join("out");
+        std::fs::create_dir(&dir).unwrap();
+        let victim = base.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        let link = |name: &str| std::os::unix::fs::symlink(&victim, dir.join(name)).unwrap();
+        link(&format!(".scores.json.{}.tmp", std::process::id()));
+        link("scores.json");
+        write_atomic(&dir, "scores.json", b"{}").unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("scores.json")).unwrap(),
+            "{}"
+        );
+        let meta = std::fs::symlink_metadata(dir.join("scores.json")).unwrap();
+        assert!(meta.is_file(), "the planted link was written through");
+        // Nothing but the planted decoy and the file itself is left.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
     }
 }

@@ -10,6 +10,7 @@
 mod docs;
 mod files;
 mod http;
+mod upstream;
 
 #[cfg(test)]
 mod tests;
@@ -29,6 +30,7 @@ pub use docs::{
     iso, layer_json, scores_csv, scores_doc, scores_flat, scores_xml, transport_doc, Layers,
     Scores, SourceState,
 };
+pub use upstream::FEED_REPLY;
 
 use crate::error::{Error, Result};
 use crate::media::endpoints::TRANSPORT_STATES;
@@ -209,7 +211,7 @@ impl Source for MediaSource {
         self.0.transport().base_url().to_string()
     }
     async fn poll(&self) -> Result<Layers> {
-        self.0.run(TRANSPORT_STATES.at(&[])?).await
+        upstream::read_clean(self.0.transport(), TRANSPORT_STATES.at(&[])?).await
     }
     fn changes(prev: &Layers, cur: &Layers, at: SystemTime) -> Vec<Value> {
         crate::media::watch::changes(prev, cur, &[], at)
@@ -234,7 +236,10 @@ impl Source for ScoreSource {
         self.0.transport().base_url().to_string()
     }
     async fn poll(&self) -> Result<Scores> {
-        self.0.scores().await.map(Arc::new)
+        let call = crate::score::ops::workspace::scores()?;
+        upstream::read_clean(self.0.transport(), call)
+            .await
+            .map(Arc::new)
     }
     fn changes(prev: &Scores, cur: &Scores, at: SystemTime) -> Vec<Value> {
         score_changes(prev, cur, at)

@@ -211,23 +211,14 @@ fn no_application_is_refused() {
     assert!(err.to_string().starts_with("media, scoreboard:"), "{err}");
 }
 
-/// A feed writing into a new directory whose first temporary file is a FIFO: the writer's
-/// `open()` of it waits until someone opens it for reading. Returns, once the first poll has
-/// answered (so the writer is opening the FIFO), the feed, the directory and the FIFO's path.
-#[cfg(unix)]
-fn feed_writing_into_a_fifo(
-    sim: &Simulator,
-    name: &str,
-) -> (Arc<Feed>, std::path::PathBuf, std::path::PathBuf) {
-    use std::os::unix::ffi::OsStrExt as _;
-
+/// A feed writing into a new directory whose writes are held (a stalled disk). Returns, once
+/// the first write is held, the feed and the directory; `files::gate::release(dir)` lets the
+/// writes go.
+fn feed_writing_into_a_held_dir(sim: &Simulator, name: &str) -> (Arc<Feed>, std::path::PathBuf) {
     let dir = std::env::temp_dir().join(format!("showctl-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir(&dir).unwrap();
-    let fifo = dir.join(format!(".transport.json.{}.tmp", std::process::id()));
-    let path = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
-    // SAFETY: `path` is a valid NUL-terminated string that outlives the call.
-    assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o600) }, 0);
+    super::files::gate::hold(&dir);
     let feed = Feed::new(Options {
         write: Some(dir.clone()),
         ..options(
@@ -238,34 +229,24 @@ fn feed_writing_into_a_fifo(
     })
     .unwrap();
     feed.start().unwrap();
-    run(media_until(&feed, |s| s.data.is_some()));
-    (Arc::new(feed), dir, fifo)
+    super::files::gate::wait_for_writer(&dir);
+    (Arc::new(feed), dir)
 }
 
-/// Read the FIFO to its end (from a blocking thread: opening it waits for the writer).
-#[cfg(unix)]
-async fn drain(fifo: std::path::PathBuf) -> String {
-    use std::io::Read as _;
-    tokio::task::spawn_blocking(move || {
-        let mut doc = String::new();
-        std::fs::File::open(&fifo)
-            .unwrap()
-            .read_to_string(&mut doc)
-            .unwrap();
-        doc
-    })
-    .await
-    .unwrap()
+/// Let the held writes into `dir` go (from a blocking thread, as a reader of a slow disk).
+async fn release(dir: std::path::PathBuf) {
+    tokio::task::spawn_blocking(move || super::files::gate::release(&dir))
+        .await
+        .unwrap()
 }
 
 /// `stop()` finishes the file being written instead of abandoning it on its thread: stopping
 /// while a write is held open returns only after the write is released, and leaves the file in
 /// place with no temporary file behind.
-#[cfg(unix)]
 #[test]
 fn stop_waits_for_the_file_being_written() {
     let sim = simulator();
-    let (feed, dir, fifo) = feed_writing_into_a_fifo(&sim, "feed-stop");
+    let (feed, dir) = feed_writing_into_a_held_dir(&sim, "feed-stop");
     run(async {
         let started = Instant::now();
         let stopping = tokio::spawn({
@@ -278,8 +259,7 @@ fn stop_waits_for_the_file_being_written() {
             early.is_err(),
             "stop() returned while a file was being written"
         );
-        let doc: serde_json::Value = serde_json::from_str(&drain(fifo).await).unwrap();
-        assert!(doc["polled_at"].is_string(), "{doc}");
+        release(dir.clone()).await;
         tokio::time::timeout(Duration::from_secs(10), stopping)
             .await
             .expect("stop() did not return once the write was released")
@@ -297,15 +277,17 @@ fn stop_waits_for_the_file_being_written() {
         .collect();
     names.sort();
     assert_eq!(names, ["transport.json"]);
+    let doc = std::fs::read_to_string(dir.join("transport.json")).unwrap();
+    let doc: serde_json::Value = serde_json::from_str(&doc).unwrap();
+    assert!(doc["polled_at"].is_string(), "{doc}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// A write that never finishes (a stalled disk) holds `stop()` for `WRITE_GRACE`, not forever.
-#[cfg(unix)]
 #[test]
 fn stop_returns_after_the_grace_when_a_write_is_stuck() {
     let sim = simulator();
-    let (feed, dir, fifo) = feed_writing_into_a_fifo(&sim, "feed-stuck");
+    let (feed, dir) = feed_writing_into_a_held_dir(&sim, "feed-stuck");
     run(async {
         let started = Instant::now();
         tokio::time::timeout(super::WRITE_GRACE * 3, feed.stop())
@@ -317,7 +299,7 @@ fn stop_returns_after_the_grace_when_a_write_is_stuck() {
             started.elapsed()
         );
         // Release the writer's thread.
-        drain(fifo).await;
+        release(dir.clone()).await;
     });
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -156,14 +156,16 @@ impl PyClient {
 
     /// Record every documented read (GET only) into the new or empty directory `dir`, in the
     /// recording format, with `workspace.json` for `Simulator(workspace=dir)`. Returns the
-    /// number of recordings written.
-    fn record(&self, py: Python<'_>, dir: PathBuf) -> PyResult<usize> {
+    /// number of recordings written (a `Recorded`: an `int` whose `.limits` says which bound
+    /// of the reads was reached, if any).
+    fn record(&self, py: Python<'_>, dir: PathBuf) -> PyResult<Py<PyAny>> {
         probe::record(py, self.inner.transport().clone(), self.inner.app(), dir)
     }
 
     /// Record every documented read (GET only) into the new or empty directory `dir`, in the
     /// recording format, with `workspace.json` for `Simulator(workspace=dir)`. Returns the
-    /// number of recordings written.
+    /// number of recordings written (a `Recorded`: an `int` whose `.limits` says which bound
+    /// of the reads was reached, if any).
     ///
     /// Awaitable twin.
     fn record_async<'py>(&self, py: Python<'py>, dir: PathBuf) -> PyResult<Bound<'py, PyAny>> {

@@ -8,6 +8,7 @@ use pyo3::prelude::*;
 
 use super::rt;
 use crate::probe::{self, App, Report};
+use crate::record::Recorded;
 use crate::transport::Transport;
 
 /// The report as a `showctl.ProbeReport` (a frozen dataclass).
@@ -36,17 +37,25 @@ pub fn probe_async(
     )
 }
 
+/// What `record` wrote as a `showctl.Recorded` (the number of recordings, an `int`, with the
+/// bounds the reads reached as `.limits`).
+fn recorded_to_py(py: Python<'_>, recorded: Recorded) -> PyResult<Py<PyAny>> {
+    let class = py.import("showctl._probe")?.getattr("Recorded")?;
+    Ok(class.call1((recorded.count, recorded.limits))?.unbind())
+}
+
 /// Record every documented read of the application behind `transport` into `dir`; returns the
-/// number of recordings written.
+/// number of recordings written (a `showctl.Recorded`).
 pub fn record(
     py: Python<'_>,
     transport: Arc<Transport>,
     app: App,
     dir: PathBuf,
-) -> PyResult<usize> {
-    rt::wait(py, async move {
+) -> PyResult<Py<PyAny>> {
+    let recorded = rt::wait(py, async move {
         crate::record::record(&transport, app, &dir).await
-    })
+    })?;
+    recorded_to_py(py, recorded)
 }
 
 /// Async twin of [`record`].
@@ -59,6 +68,6 @@ pub fn record_async(
     rt::spawn(
         py,
         async move { crate::record::record(&transport, app, &dir).await },
-        |_, n| Ok(n),
+        recorded_to_py,
     )
 }

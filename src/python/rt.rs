@@ -343,6 +343,22 @@ where
     spawn(py, async { Ok(()) }, move |_, ()| Ok(value))
 }
 
+/// Refuse, with a message saying what to do, an awaitable awaited outside a running asyncio
+/// (or uvloop) event loop: under trio, curio or a hand-made coroutine driver there is none.
+fn require_asyncio(py: Python<'_>) -> PyResult<()> {
+    let running = py
+        .import(pyo3::intern!(py, "asyncio"))?
+        .call_method0(pyo3::intern!(py, "get_running_loop"));
+    match running {
+        Ok(_) => Ok(()),
+        Err(_) => Err(PyRuntimeError::new_err(
+            "showctl's _async calls need asyncio (or uvloop): await them in code run by an \
+             asyncio event loop (asyncio.run()); under another event loop (trio, curio) call \
+             the blocking methods from a worker thread instead (trio.to_thread.run_sync)",
+        )),
+    }
+}
+
 /// Return a coroutine for a core future. The future is spawned on the process runtime when the
 /// coroutine is first awaited (in the running event loop); `convert` builds the Python value
 /// once the future is done (with the GIL held, on the loop's thread). Cancelling the awaiting
@@ -363,6 +379,7 @@ where
         None,
         move |args, _kwargs| -> PyResult<Py<PyAny>> {
             let py = args.py();
+            require_asyncio(py)?;
             let taken = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
             let (fut, convert) = taken.ok_or_else(|| {
                 PyRuntimeError::new_err("this showctl awaitable was already awaited")

@@ -45,10 +45,16 @@ impl PyRecordedRequest {
     fn headers<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         self.rec.headers.iter().into_py_dict(py)
     }
-    /// The body as sent.
+    /// The body as sent (its first 4096 bytes: the log keeps no more of a body; see
+    /// `body_length`).
     #[getter]
     fn body<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
         PyBytes::new(py, &self.rec.body)
+    }
+    /// The length of the body as sent (`len(body)` unless it was longer than the log keeps).
+    #[getter]
+    fn body_length(&self) -> usize {
+        self.rec.body_len
     }
     /// The status answered; `None` when the connection was dropped (`drop_next`).
     #[getter]
@@ -59,6 +65,13 @@ impl PyRecordedRequest {
     fn json<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         if self.rec.body.iter().all(u8::is_ascii_whitespace) {
             return Ok(py.None().into_bound(py));
+        }
+        if self.rec.body.len() < self.rec.body_len {
+            return Err(PyValueError::new_err(format!(
+                "the body ({} bytes) is longer than the log keeps ({} bytes)",
+                self.rec.body_len,
+                self.rec.body.len()
+            )));
         }
         let v: serde_json::Value = serde_json::from_slice(&self.rec.body)
             .map_err(|e| PyValueError::new_err(format!("the body is not JSON: {e}")))?;
@@ -91,8 +104,7 @@ impl PyRecordedRequest {
             .map_or_else(|| "None".to_string(), |s| s.to_string());
         format!(
             "RecordedRequest(method='{}', path='{target}', status={status}, body={} bytes)",
-            self.rec.method,
-            self.rec.body.len()
+            self.rec.method, self.rec.body_len
         )
     }
 }

@@ -44,39 +44,79 @@ pub const MAX_DELAY: f64 = 300.0;
 /// Warnings kept (the oldest are dropped beyond this).
 pub const WARNING_CAPACITY: usize = 10_000;
 
-/// One request as the simulator received it.
+/// The most bytes of a request's body the log keeps (the rest is dropped; `body_len` keeps the
+/// length sent). A command's body is well below this.
+pub const LOG_BODY: usize = 4096;
+/// The most bytes of a request's header names and values the log keeps (the headers past this
+/// are left out), and of its path and of its query.
+pub const LOG_TEXT: usize = 4096;
+
+/// One request as the simulator received it. The log holds at most [`LOG_CAPACITY`] of them,
+/// each at most about `LOG_BODY + 3 × LOG_TEXT` bytes, so it stays under 200 MB whatever is
+/// sent.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Record {
     pub method: String,
-    /// The path as sent (percent-encoded), with the /api/0 prefix, without the query.
+    /// The path as sent (percent-encoded), with the /api/0 prefix, without the query (its
+    /// first [`LOG_TEXT`] bytes).
     pub path: String,
-    /// Decoded query pairs, in order.
+    /// Decoded query pairs, in order (while they fit in [`LOG_TEXT`] bytes).
     pub query: Vec<(String, String)>,
-    /// Header names (lower case) and values; `Authorization` is left out.
+    /// Header names (lower case) and values, while they fit in [`LOG_TEXT`] bytes;
+    /// `Authorization` is left out.
     pub headers: Vec<(String, String)>,
+    /// The body as sent, its first [`LOG_BODY`] bytes.
     pub body: Bytes,
+    /// The length of the body as sent.
+    pub body_len: usize,
     /// The status answered; `None` when the connection was dropped.
     pub status: Option<u16>,
 }
 
+/// The pairs that fit in [`LOG_TEXT`] bytes, in order.
+fn fitting(pairs: impl Iterator<Item = (String, String)>) -> Vec<(String, String)> {
+    let mut left = LOG_TEXT;
+    pairs
+        .take_while(|(k, v)| match left.checked_sub(k.len() + v.len()) {
+            Some(l) => {
+                left = l;
+                true
+            }
+            None => false,
+        })
+        .collect()
+}
+
 impl Record {
     fn new(parts: &Parts, body: &Bytes) -> Self {
+        let path = parts.uri.path();
+        let mut cut = path.len().min(LOG_TEXT);
+        while !path.is_char_boundary(cut) {
+            cut -= 1;
+        }
         Record {
             method: parts.method.to_string(),
-            path: parts.uri.path().to_string(),
-            query: routes::query_pairs(&parts.uri),
-            headers: parts
-                .headers
-                .iter()
-                .filter(|(k, _)| *k != header::AUTHORIZATION)
-                .map(|(k, v)| {
-                    (
-                        k.as_str().to_string(),
-                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                    )
-                })
-                .collect(),
-            body: body.clone(),
+            path: path[..cut].to_string(),
+            query: fitting(routes::query_pairs(&parts.uri).into_iter()),
+            headers: fitting(
+                parts
+                    .headers
+                    .iter()
+                    .filter(|(k, _)| *k != header::AUTHORIZATION)
+                    .map(|(k, v)| {
+                        (
+                            k.as_str().to_string(),
+                            String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                        )
+                    }),
+            ),
+            // A copy when cut: a slice would keep the whole body's buffer alive.
+            body: if body.len() > LOG_BODY {
+                Bytes::copy_from_slice(&body[..LOG_BODY])
+            } else {
+                body.clone()
+            },
+            body_len: body.len(),
             status: None,
         }
     }

@@ -75,6 +75,7 @@ def report_lines(report: ProbeReport) -> list[str]:
     variants = sorted({v for e in report.endpoints if e.variant for v in e.variant.split("; ")})
     for i, v in enumerate(variants):
         lines.append(f"  {'variants' if i == 0 else '':<12} {v}")
+    lines.extend(f"  limit        {limit}" for limit in report.limits)
     lines.append("ok: the installation is usable" if report.ok else "NOT OK:")
     lines.extend(f"problem: {p}" for p in report.problems)
     return lines
@@ -107,10 +108,17 @@ def cmd_record(args: argparse.Namespace) -> int:
     count = _client(args).record(args.dir)
     workspace = os.path.join(args.dir, "workspace.json")
     if args.json:
-        print(json.dumps({"recorded": count, "dir": args.dir, "workspace": workspace}))
+        limits = list(count.limits)
+        print(
+            json.dumps(
+                {"recorded": count, "dir": args.dir, "workspace": workspace, "limits": limits}
+            )
+        )
     else:
         print(f"recorded {count} reads into {args.dir}; rehearse on it with:")
         print(f"  showctl simulate --workspace {args.dir}")
+        for limit in count.limits:
+            print(f"limit: {limit}")
     return EXIT_OK
 
 
