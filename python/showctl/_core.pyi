@@ -2508,10 +2508,16 @@ class Feed:
         ca_cert: str | os.PathLike[str] | None = None,
         tls_fingerprint: str | None = None,
         header_timeout: float = 30.0,
+        venue: str | os.PathLike[str] | None = None,
+        sources: dict[str, dict[str, Any]] | None = None,
+        defaults: dict[str, Any] | None = None,
     ) -> Self:
-        """Create a client. One poller serving the media application's transport state and the
-        scoreboard's score to any number of readers: a page, JSON, XML, CSV, Server-Sent
-        Events and files.
+        """A feed of one media application (``media``) and/or one scoreboard (``scoreboard``),
+        each a URL or a dict with its own ``url``, ``api_key``, ``tls_fingerprint``,
+        ``ca_cert`` and ``verify``; or of every source of a venue: a venue file
+        (``venue="venue.toml"``) or its sources as dicts (``sources={"court1": {"kind":
+        "scoreboard", "url": ...}}``, with optional ``defaults``), whose options are then set
+        per source in the venue (``interval``, ``api_key``... beside it are refused).
         """
     def start(self) -> Self:
         """Start polling and serving (a no-op when running), and return the feed once every

@@ -128,9 +128,19 @@ pub fn layer_json(index: usize, t: &TransportState) -> Value {
     })
 }
 
-/// `/transport.json`.
+/// `/transport.json` of a feed with one media source.
 pub fn transport_doc(state: &SourceState<Layers>, interval: Duration, now: SystemTime) -> Value {
-    let mut m = state.header("media", interval, now);
+    transport_doc_of(state, "media", interval, now)
+}
+
+/// The transport document of the media source named `source` (`/transport/NAME.json`).
+pub fn transport_doc_of(
+    state: &SourceState<Layers>,
+    source: &str,
+    interval: Duration,
+    now: SystemTime,
+) -> Value {
+    let mut m = state.header(source, interval, now);
     let layers: Vec<Value> = state
         .data
         .iter()
@@ -155,9 +165,19 @@ pub fn layer_event_json(e: &TransportEvent) -> Value {
     })
 }
 
-/// `/scores.json`.
+/// `/scores.json` of a feed with one scoreboard.
 pub fn scores_doc(state: &SourceState<Scores>, interval: Duration, now: SystemTime) -> Value {
-    let mut m = state.header("scoreboard", interval, now);
+    scores_doc_of(state, "scoreboard", interval, now)
+}
+
+/// The scores document of the scoreboard named `source` (`/scores/NAME.json`).
+pub fn scores_doc_of(
+    state: &SourceState<Scores>,
+    source: &str,
+    interval: Duration,
+    now: SystemTime,
+) -> Value {
+    let mut m = state.header(source, interval, now);
     let rec = state.data.as_deref();
     m.insert("sport".into(), json!(rec.and_then(ScoreRecord::sport_mode)));
     m.insert("view".into(), json!(rec.map(ScoreRecord::view)));

@@ -6,6 +6,7 @@
 //! the rename replaces whatever is at the final name (a planted symbolic link included) instead
 //! of writing through it.
 
+use std::future::Future;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -30,32 +31,94 @@ pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()>
 }
 
 /// The files of the sources this feed polls, as they are now.
-fn render(shared: &Shared, now: SystemTime) -> Vec<(&'static str, Vec<u8>)> {
+/// With named sources, also each source's own files: `transport-NAME.json`,
+/// `scores-NAME.json`, `scores-NAME.xml`, `scores-NAME.csv` (names are letters, digits, `-`
+/// and `_`, checked when the feed is built).
+fn render(shared: &Shared, now: SystemTime) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     if let Some(doc) = shared.transport_json(now) {
-        out.push(("transport.json", doc.to_string().into_bytes()));
+        out.push(("transport.json".to_string(), doc.to_string().into_bytes()));
     }
     if let Some(doc) = shared.scores_json(now) {
-        out.push(("scores.json", doc.to_string().into_bytes()));
+        out.push(("scores.json".to_string(), doc.to_string().into_bytes()));
     }
     if let Some(flat) = shared.scores_flat(now) {
-        out.push(("scores.xml", scores_xml(&flat).into_bytes()));
-        out.push(("scores.csv", scores_csv(&flat).into_bytes()));
+        out.push(("scores.xml".to_string(), scores_xml(&flat).into_bytes()));
+        out.push(("scores.csv".to_string(), scores_csv(&flat).into_bytes()));
+    }
+    if shared.venue {
+        for f in &shared.media {
+            if let Some(doc) = shared.transport_named(&f.name, now) {
+                out.push((
+                    format!("transport-{}.json", f.name),
+                    doc.to_string().into_bytes(),
+                ));
+            }
+        }
+        for f in &shared.scores {
+            if let Some(doc) = shared.scores_named(&f.name, now) {
+                out.push((
+                    format!("scores-{}.json", f.name),
+                    doc.to_string().into_bytes(),
+                ));
+            }
+            if let Some(flat) = shared.scores_flat_named(&f.name, now) {
+                out.push((
+                    format!("scores-{}.xml", f.name),
+                    scores_xml(&flat).into_bytes(),
+                ));
+                out.push((
+                    format!("scores-{}.csv", f.name),
+                    scores_csv(&flat).into_bytes(),
+                ));
+            }
+        }
     }
     out
 }
 
-/// Wait for the next change of `rx`'s source: `true`; or `false` once that source has ended,
-/// and `rx` is `None` from then on. Never returns for `None`.
-async fn changed<T>(rx: &mut Option<watch::Receiver<T>>) -> bool {
-    let Some(r) = rx else {
+/// A source's receiver while its source runs (`None` once it has ended).
+type Alive<T> = Option<watch::Receiver<T>>;
+
+/// Wait for the next change of any source: `true`; or `false` when one has ended (its
+/// receiver is `None` from then on). Never returns when every source has ended.
+async fn changed<A: Send + Sync, B: Send + Sync>(
+    media: &mut [Alive<A>],
+    scores: &mut [Alive<B>],
+) -> bool {
+    let (m, n) = (media.len(), scores.len());
+    let waits: Vec<_> = media
+        .iter_mut()
+        .map(|r| changed_one(r))
+        .chain(scores.iter_mut().map(|r| changed_one(r)))
+        .collect();
+    if waits.is_empty() {
         return std::future::pending().await;
-    };
-    if r.changed().await.is_ok() {
-        return true;
     }
-    *rx = None;
-    false
+    let ((ok, _), i, _) = futures::future::select_all(waits).await;
+    if !ok {
+        if i < m {
+            media[i] = None;
+        } else if i - m < n {
+            scores[i - m] = None;
+        }
+    }
+    ok
+}
+
+/// One receiver's next change (`(true, _)`), or its end (`(false, _)`); never for `None`.
+fn changed_one<T>(
+    rx: &mut Alive<T>,
+) -> std::pin::Pin<Box<dyn Future<Output = (bool, ())> + Send + '_>>
+where
+    T: Send + Sync,
+{
+    Box::pin(async move {
+        match rx {
+            Some(r) => (r.changed().await.is_ok(), ()),
+            None => std::future::pending().await,
+        }
+    })
 }
 
 /// Rewrite the files after each change of either source (a poll that changed something, and
@@ -66,14 +129,11 @@ async fn changed<T>(rx: &mut Option<watch::Receiver<T>>) -> bool {
 /// rather than aborting it, since a write cannot be cancelled once on its thread. A change not
 /// yet written is written first, and no temporary file is left behind.
 pub(crate) async fn write_on_change(dir: PathBuf, shared: Arc<Shared>) {
-    let mut media = shared.media.clone();
-    let mut scores = shared.scores.clone();
+    let mut media: Vec<_> = shared.media.iter().map(|f| Some(f.rx.clone())).collect();
+    let mut scores: Vec<_> = shared.scores.iter().map(|f| Some(f.rx.clone())).collect();
     let mut failing = false;
-    while media.is_some() || scores.is_some() {
-        let change = tokio::select! {
-            c = changed(&mut media) => c,
-            c = changed(&mut scores) => c,
-        };
+    while media.iter().any(Option::is_some) || scores.iter().any(Option::is_some) {
+        let change = changed(&mut media, &mut scores).await;
         if !change {
             continue;
         }

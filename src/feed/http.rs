@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use axum::body::Body;
-use axum::extract::State;
+use axum::extract::{Path, State};
 use axum::http::Method;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -103,6 +103,54 @@ async fn scores_csv_route(State(shared): State<Arc<Shared>>) -> Response {
     }
 }
 
+/// 404 for a source name this feed does not poll, listing the ones it does.
+fn no_source(shared: &Shared, kind: &str, file: &str) -> Response {
+    let names: Vec<&str> = match kind {
+        "media" => shared.media.iter().map(|f| f.name.as_str()).collect(),
+        _ => shared.scores.iter().map(|f| f.name.as_str()).collect(),
+    };
+    let body = serde_json::json!({
+        "error": format!("no {kind} source for {file:?}; this feed polls: {}", names.join(", ")),
+    });
+    let mut r = with_type(body.to_string(), "application/json");
+    *r.status_mut() = StatusCode::NOT_FOUND;
+    r
+}
+
+/// `/transport/NAME.json`: one media source's document.
+async fn transport_named(State(shared): State<Arc<Shared>>, Path(file): Path<String>) -> Response {
+    let doc = (file.strip_suffix(".json"))
+        .and_then(|name| shared.transport_named(name, SystemTime::now()));
+    match doc {
+        Some(doc) => with_type(doc.to_string(), "application/json"),
+        None => no_source(&shared, "media", &file),
+    }
+}
+
+/// `/scores/NAME.json`, `/scores/NAME.xml`, `/scores/NAME.csv`: one scoreboard's documents.
+async fn scores_named(State(shared): State<Arc<Shared>>, Path(file): Path<String>) -> Response {
+    let now = SystemTime::now();
+    let (name, ext) = file.rsplit_once('.').unwrap_or((file.as_str(), ""));
+    let found = match ext {
+        "json" => shared
+            .scores_named(name, now)
+            .map(|d| with_type(d.to_string(), "application/json")),
+        "xml" => shared
+            .scores_flat_named(name, now)
+            .map(|f| with_type(scores_xml(&f), "application/xml; charset=utf-8")),
+        "csv" => shared
+            .scores_flat_named(name, now)
+            .map(|f| with_type(scores_csv(&f), "text/csv; charset=utf-8")),
+        _ => None,
+    };
+    found.unwrap_or_else(|| no_source(&shared, "scoreboard", &file))
+}
+
+/// `/sources.json`: every source of the feed, its kind and its documents.
+async fn sources(State(shared): State<Arc<Shared>>) -> Response {
+    with_type(shared.sources_json().to_string(), "application/json")
+}
+
 fn event(name: &str, data: &str) -> Event {
     Event::default().event(name).data(data)
 }
@@ -123,6 +171,22 @@ pub const END_EVENT: &str = "end";
 fn initial(shared: &Shared) -> VecDeque<Event> {
     let now = SystemTime::now();
     let mut out = VecDeque::new();
+    if shared.venue {
+        // Named sources: the list first, then each source's own document (as its later
+        // `transport` / `scores` events carry it, with its `source`).
+        out.push_back(event(VENUE_EVENT, &shared.sources_json().to_string()));
+        for f in &shared.media {
+            if let Some(doc) = shared.transport_named(&f.name, now) {
+                out.push_back(event("transport", &doc.to_string()));
+            }
+        }
+        for f in &shared.scores {
+            if let Some(doc) = shared.scores_named(&f.name, now) {
+                out.push_back(event("scores", &doc.to_string()));
+            }
+        }
+        return out;
+    }
     let docs: [(&str, Option<Value>); 2] = [
         ("transport", shared.transport_json(now)),
         ("scores", shared.scores_json(now)),
@@ -134,6 +198,10 @@ fn initial(shared: &Shared) -> VecDeque<Event> {
     }
     out
 }
+
+/// The first SSE event of a feed with named sources: `{"sources": [{"name", "kind",
+/// "documents"}]}`.
+pub const VENUE_EVENT: &str = "venue";
 
 /// A connected SSE client: counted (in `Shared::clients`) until its stream ends or its watchdog
 /// drops it, whichever comes first.
@@ -257,6 +325,9 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/scores.json", get(scores_json))
         .route("/scores.xml", get(scores_xml_route))
         .route("/scores.csv", get(scores_csv_route))
+        .route("/scores/{file}", get(scores_named))
+        .route("/transport/{file}", get(transport_named))
+        .route("/sources.json", get(sources))
         .route("/events", get(events))
         .with_state(shared)
         // Everything the feed serves, the stream included: never cached, and readable by pages

@@ -27,8 +27,8 @@ use tokio::sync::{broadcast, watch};
 use tokio::task::JoinHandle;
 
 pub use docs::{
-    iso, layer_json, scores_csv, scores_doc, scores_flat, scores_xml, transport_doc, Layers,
-    Scores, SourceState,
+    iso, layer_json, scores_csv, scores_doc, scores_doc_of, scores_flat, scores_xml, transport_doc,
+    transport_doc_of, Layers, Scores, SourceState,
 };
 pub use upstream::FEED_REPLY;
 
@@ -48,23 +48,7 @@ pub const SSE_BUFFER: usize = 64;
 /// so a stalled disk cannot hang the caller. A write still stuck then is logged.
 pub const WRITE_GRACE: Duration = Duration::from_secs(2);
 
-/// What kind of application a source is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// The media playback application: its transport state is polled.
-    Media,
-    /// The scoreboard application: its score record is polled.
-    Scoreboard,
-}
-
-impl Kind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Media => "media",
-            Kind::Scoreboard => "scoreboard",
-        }
-    }
-}
+pub use crate::venue::Kind;
 
 /// One polled application: its name (unique in the feed), its kind, and how to reach it (its
 /// own URL, key and TLS options).
@@ -73,6 +57,8 @@ pub struct SourceSpec {
     pub name: String,
     pub kind: Kind,
     pub config: Config,
+    /// Its own time between polls (`None`: the feed's).
+    pub interval: Option<Duration>,
 }
 
 impl SourceSpec {
@@ -82,6 +68,17 @@ impl SourceSpec {
             name: kind.as_str().to_string(),
             kind,
             config,
+            interval: None,
+        }
+    }
+
+    /// A source of a venue, with its name, options and interval.
+    pub fn of_venue(source: &crate::venue::Source) -> Self {
+        SourceSpec {
+            name: source.name.clone(),
+            kind: source.kind,
+            config: source.config.clone(),
+            interval: Some(source.interval),
         }
     }
 }
@@ -89,9 +86,14 @@ impl SourceSpec {
 /// What a feed polls and where it serves.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// The applications polled: at least one; for now at most one of each kind.
+    /// The applications polled: at least one.
     pub sources: Vec<SourceSpec>,
-    /// Time between polls.
+    /// Named sources (a venue): each source also has its own documents
+    /// (`/scores/NAME.json`…), and `/scores.json` / `/transport.json` list every source of
+    /// their kind by name. Without it (at most one source of each kind), the documents keep
+    /// the one-source shape.
+    pub venue: bool,
+    /// Time between polls (of a source without its own).
     pub interval: Duration,
     pub host: String,
     /// 0 picks a free port.
@@ -103,9 +105,14 @@ pub struct Options {
 }
 
 impl Options {
-    /// The source of a kind, if any.
+    /// The first source of a kind, if any.
     pub fn source(&self, kind: Kind) -> Option<&SourceSpec> {
         self.sources.iter().find(|s| s.kind == kind)
+    }
+
+    /// The time between polls of `source`.
+    pub fn interval_of(&self, source: &SourceSpec) -> Duration {
+        source.interval.unwrap_or(self.interval)
     }
 }
 
@@ -126,13 +133,43 @@ impl Batch {
     fn push(&mut self, event: &'static str, data: &Value) {
         self.0.push((event, data.to_string()));
     }
+
+    /// An event of one source: its data (an object) names the source (`"source": NAME`).
+    fn push_of(&mut self, event: &'static str, source: &str, data: &Value) {
+        match data {
+            Value::Object(m) if !m.contains_key("source") => {
+                let mut m = m.clone();
+                m.insert("source".into(), Value::String(source.to_string()));
+                self.push(event, &Value::Object(m));
+            }
+            _ => self.push(event, data),
+        }
+    }
+}
+
+/// One source's latest state as the server and the writer read it: its name, its interval
+/// and the receiving end of its poller's channel.
+#[derive(Clone)]
+pub(crate) struct Fed<T> {
+    pub(crate) name: String,
+    pub(crate) interval: Duration,
+    pub(crate) rx: watch::Receiver<Arc<SourceState<T>>>,
+}
+
+impl<T> Fed<T> {
+    fn state(&self) -> Arc<SourceState<T>> {
+        self.rx.borrow().clone()
+    }
 }
 
 /// What the poller tasks, the server and the file writer share.
 pub(crate) struct Shared {
+    /// The shortest poll interval of the sources (the SSE watchdog's tick).
     interval: Duration,
-    media: Option<watch::Receiver<Arc<SourceState<Layers>>>>,
-    scores: Option<watch::Receiver<Arc<SourceState<Scores>>>>,
+    /// Named sources: per-source documents, and combined ones listing every source by name.
+    pub(crate) venue: bool,
+    pub(crate) media: Vec<Fed<Layers>>,
+    pub(crate) scores: Vec<Fed<Scores>>,
     bus: broadcast::Sender<Arc<Message>>,
     published: AtomicU64,
     /// SSE clients connected now.
@@ -159,34 +196,122 @@ impl Shared {
         self.published.load(Ordering::SeqCst)
     }
 
-    pub(crate) fn media_state(&self) -> Option<Arc<SourceState<Layers>>> {
-        self.media.as_ref().map(|rx| rx.borrow().clone())
+    /// One media source's `/transport/NAME.json`.
+    fn transport_of(f: &Fed<Layers>, now: SystemTime) -> Value {
+        transport_doc_of(&f.state(), &f.name, f.interval, now)
     }
 
-    pub(crate) fn scores_state(&self) -> Option<Arc<SourceState<Scores>>> {
-        self.scores.as_ref().map(|rx| rx.borrow().clone())
+    /// One scoreboard's `/scores/NAME.json`.
+    fn scores_of(f: &Fed<Scores>, now: SystemTime) -> Value {
+        scores_doc_of(&f.state(), &f.name, f.interval, now)
     }
 
+    /// `/transport.json`: the media source's document, or with named sources every media
+    /// source's by name (`{"sources": {NAME: document}}`); `None` without media sources.
     pub(crate) fn transport_json(&self, now: SystemTime) -> Option<Value> {
-        self.media_state()
-            .map(|s| transport_doc(&s, self.interval, now))
+        if self.venue {
+            return combined(&self.media, |f| Self::transport_of(f, now));
+        }
+        self.media.first().map(|f| Self::transport_of(f, now))
     }
 
+    /// `/scores.json`: as [`Shared::transport_json`], for the scoreboards.
     pub(crate) fn scores_json(&self, now: SystemTime) -> Option<Value> {
-        self.scores_state()
-            .map(|s| scores_doc(&s, self.interval, now))
+        if self.venue {
+            return combined(&self.scores, |f| Self::scores_of(f, now));
+        }
+        self.scores.first().map(|f| Self::scores_of(f, now))
     }
 
+    /// The flat form of `/scores.xml` and `/scores.csv`; with named sources each field is
+    /// prefixed with its source's name (`court1_team1_score`).
     pub(crate) fn scores_flat(&self, now: SystemTime) -> Option<Vec<(String, String)>> {
-        self.scores_state().map(|s| scores_flat(&s, now))
+        if self.venue {
+            if self.scores.is_empty() {
+                return None;
+            }
+            let mut out = Vec::new();
+            for f in &self.scores {
+                let prefix = format!("{}_", f.name);
+                out.extend(
+                    scores_flat(&f.state(), now)
+                        .into_iter()
+                        .map(|(k, v)| (format!("{prefix}{k}"), v)),
+                );
+            }
+            return Some(out);
+        }
+        self.scores.first().map(|f| scores_flat(&f.state(), now))
     }
+
+    /// One named media source's document (`/transport/NAME.json`).
+    pub(crate) fn transport_named(&self, name: &str, now: SystemTime) -> Option<Value> {
+        let f = self.media.iter().find(|f| f.name == name)?;
+        Some(Self::transport_of(f, now))
+    }
+
+    /// One named scoreboard's document (`/scores/NAME.json`).
+    pub(crate) fn scores_named(&self, name: &str, now: SystemTime) -> Option<Value> {
+        let f = self.scores.iter().find(|f| f.name == name)?;
+        Some(Self::scores_of(f, now))
+    }
+
+    /// One named scoreboard's flat form (`/scores/NAME.xml`, `/scores/NAME.csv`).
+    pub(crate) fn scores_flat_named(
+        &self,
+        name: &str,
+        now: SystemTime,
+    ) -> Option<Vec<(String, String)>> {
+        let f = self.scores.iter().find(|f| f.name == name)?;
+        Some(scores_flat(&f.state(), now))
+    }
+
+    /// The sources, for the `venue` event and `/sources.json`: name, kind and documents.
+    pub(crate) fn sources_json(&self) -> Value {
+        let entry = |name: &str, kind: Kind| {
+            let docs: Vec<String> = match kind {
+                Kind::Media => vec![format!("transport/{name}.json")],
+                Kind::Scoreboard => ["json", "xml", "csv"]
+                    .iter()
+                    .map(|ext| format!("scores/{name}.{ext}"))
+                    .collect(),
+            };
+            serde_json::json!({"name": name, "kind": kind.as_str(), "documents": docs})
+        };
+        let list: Vec<Value> = self
+            .media
+            .iter()
+            .map(|f| entry(&f.name, Kind::Media))
+            .chain(self.scores.iter().map(|f| entry(&f.name, Kind::Scoreboard)))
+            .collect();
+        serde_json::json!({ "sources": list })
+    }
+
+    /// Every source has answered once, failed, or gone unanswered for two intervals.
+    async fn settled(&self) {
+        for f in &self.media {
+            let _ = f.rx.clone().wait_for(|s| settled(s)).await;
+        }
+        for f in &self.scores {
+            let _ = f.rx.clone().wait_for(|s| settled(s)).await;
+        }
+    }
+}
+
+/// `{"sources": {NAME: document, ...}}` for the sources of one kind; `None` when there are
+/// none.
+fn combined<T>(fed: &[Fed<T>], doc: impl Fn(&Fed<T>) -> Value) -> Option<Value> {
+    if fed.is_empty() {
+        return None;
+    }
+    let map: serde_json::Map<String, Value> =
+        fed.iter().map(|f| (f.name.clone(), doc(f))).collect();
+    Some(serde_json::json!({ "sources": map }))
 }
 
 /// One polled application: how to poll it, what its changes and its document are.
 trait Source: Send + Sync + 'static {
     type Data: Clone + PartialEq + Send + Sync + 'static;
-    /// `media` or `scoreboard` (the `source` of the documents and status events).
-    const NAME: &'static str;
     /// Names the poller in log lines.
     const LABEL: &'static str;
     /// The SSE event carrying the whole document.
@@ -196,14 +321,18 @@ trait Source: Send + Sync + 'static {
     fn url(&self) -> String;
     fn poll(&self) -> impl Future<Output = Result<Self::Data>> + Send;
     fn changes(prev: &Self::Data, cur: &Self::Data, at: SystemTime) -> Vec<Value>;
-    fn doc(state: &SourceState<Self::Data>, interval: Duration, now: SystemTime) -> Value;
+    fn doc(
+        state: &SourceState<Self::Data>,
+        name: &str,
+        interval: Duration,
+        now: SystemTime,
+    ) -> Value;
 }
 
 struct MediaSource(MediaClient);
 
 impl Source for MediaSource {
     type Data = Layers;
-    const NAME: &'static str = "media";
     const LABEL: &'static str = "feed (media)";
     const DOC_EVENT: &'static str = "transport";
     const CHANGE_EVENT: &'static str = "layer";
@@ -219,8 +348,8 @@ impl Source for MediaSource {
             .map(docs::layer_event_json)
             .collect()
     }
-    fn doc(state: &SourceState<Layers>, interval: Duration, now: SystemTime) -> Value {
-        transport_doc(state, interval, now)
+    fn doc(state: &SourceState<Layers>, name: &str, interval: Duration, now: SystemTime) -> Value {
+        transport_doc_of(state, name, interval, now)
     }
 }
 
@@ -228,7 +357,6 @@ struct ScoreSource(Scoreboard);
 
 impl Source for ScoreSource {
     type Data = Scores;
-    const NAME: &'static str = "scoreboard";
     const LABEL: &'static str = "feed (scoreboard)";
     const DOC_EVENT: &'static str = "scores";
     const CHANGE_EVENT: &'static str = "score";
@@ -247,8 +375,8 @@ impl Source for ScoreSource {
             .map(docs::score_event_json)
             .collect()
     }
-    fn doc(state: &SourceState<Scores>, interval: Duration, now: SystemTime) -> Value {
-        scores_doc(state, interval, now)
+    fn doc(state: &SourceState<Scores>, name: &str, interval: Duration, now: SystemTime) -> Value {
+        scores_doc_of(state, name, interval, now)
     }
 }
 
@@ -257,6 +385,7 @@ impl Source for ScoreSource {
 fn mark_stale<S: Source>(
     tx: &watch::Sender<Arc<SourceState<S::Data>>>,
     shared: &Shared,
+    (name, interval): (&str, Duration),
     error: String,
 ) {
     let now = SystemTime::now();
@@ -272,8 +401,8 @@ fn mark_stale<S: Source>(
     if newly {
         let state = tx.borrow().clone();
         let mut batch = Batch::default();
-        batch.push("status", &state.status(S::NAME, shared.interval, now));
-        batch.push(S::DOC_EVENT, &S::doc(&state, shared.interval, now));
+        batch.push("status", &state.status(name, interval, now));
+        batch.push(S::DOC_EVENT, &S::doc(&state, name, interval, now));
         shared.publish(batch);
     }
 }
@@ -284,11 +413,12 @@ fn mark_stale<S: Source>(
 /// it fresh again.
 async fn run_source<S: Source>(
     src: S,
+    (name, interval): (String, Duration),
     tx: watch::Sender<Arc<SourceState<S::Data>>>,
     shared: Arc<Shared>,
 ) {
-    let interval = shared.interval;
     let url = src.url();
+    let me = (name.as_str(), interval);
     let mut poller = Poller::new(S::LABEL, interval);
     let mut last_ok = tokio::time::Instant::now();
     loop {
@@ -301,7 +431,7 @@ async fn run_source<S: Source>(
                 r = &mut poll => break r,
                 _ = tokio::time::sleep_until(mark_at) => {
                     let quiet = last_ok.elapsed().as_secs_f64();
-                    mark_stale::<S>(&tx, &shared, format!("no answer from {url} for {quiet:.1} s"));
+                    mark_stale::<S>(&tx, &shared, me, format!("no answer from {url} for {quiet:.1} s"));
                     mark_at += interval;
                 }
             }
@@ -327,17 +457,17 @@ async fn run_source<S: Source>(
                 let now = SystemTime::now();
                 let mut batch = Batch::default();
                 if was_stale {
-                    batch.push("status", &state.status(S::NAME, interval, now));
+                    batch.push("status", &state.status(&name, interval, now));
                 }
                 for e in &events {
-                    batch.push(S::CHANGE_EVENT, e);
+                    batch.push_of(S::CHANGE_EVENT, &name, e);
                 }
                 if changed || was_stale {
-                    batch.push(S::DOC_EVENT, &S::doc(&state, interval, now));
+                    batch.push(S::DOC_EVENT, &S::doc(&state, &name, interval, now));
                 }
                 shared.publish(batch);
             }
-            Polled::Failed { error, .. } => mark_stale::<S>(&tx, &shared, error.to_string()),
+            Polled::Failed { error, .. } => mark_stale::<S>(&tx, &shared, me, error.to_string()),
         }
     }
 }
@@ -383,15 +513,33 @@ impl Feed {
             source.config.retries = 0;
             crate::transport::normalize_base(&source.config.url)
                 .map_err(|e| named(&source.name, e))?;
-        }
-        for kind in [Kind::Media, Kind::Scoreboard] {
-            let of_kind = options.sources.iter().filter(|s| s.kind == kind).count();
-            if of_kind > 1 {
+            if let Some(i) = source.interval {
+                crate::score::watch_interval(i.as_secs_f64())
+                    .map_err(|e| named(&source.name, e))?;
+            }
+            // The name is part of URLs and file names.
+            let usable = !source.name.is_empty()
+                && source.name.len() <= crate::venue::MAX_NAME
+                && (source.name.chars()).all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+            if !usable {
                 return Err(Error::invalid(format!(
-                    "{}: a feed polls one {} application ({of_kind} given)",
-                    kind.as_str(),
-                    kind.as_str()
+                    "{:?}: not a usable source name (1 to {} letters, digits, '-' or '_')",
+                    source.name,
+                    crate::venue::MAX_NAME
                 )));
+            }
+        }
+        if !options.venue {
+            for kind in [Kind::Media, Kind::Scoreboard] {
+                let of_kind = options.sources.iter().filter(|s| s.kind == kind).count();
+                if of_kind > 1 {
+                    return Err(Error::invalid(format!(
+                        "{}: {of_kind} {} applications given; name them as a venue \
+                         (sources=...) to poll more than one",
+                        kind.as_str(),
+                        kind.as_str()
+                    )));
+                }
             }
         }
         serve::check_host(&options.host).map_err(Error::invalid)?;
@@ -418,14 +566,16 @@ impl Feed {
                 .map(Arc::new)
                 .map_err(|e| named(&s.name, e))
         };
-        let media = o
-            .source(Kind::Media)
-            .map(|s| transport(s).map(MediaClient::new))
-            .transpose()?;
-        let board = o
-            .source(Kind::Scoreboard)
-            .map(|s| transport(s).map(Scoreboard::new))
-            .transpose()?;
+        // Every client first, so a bad option fails start() before anything listens.
+        let mut media = Vec::new();
+        let mut boards = Vec::new();
+        for s in &o.sources {
+            let me = (s.name.clone(), o.interval_of(s));
+            match s.kind {
+                Kind::Media => media.push((MediaSource(MediaClient::new(transport(s)?)), me)),
+                Kind::Scoreboard => boards.push((ScoreSource(Scoreboard::new(transport(s)?)), me)),
+            }
+        }
         if let Some(dir) = &o.write {
             std::fs::create_dir_all(dir).map_err(|e| {
                 Error::invalid(format!("write: cannot create {}: {e}", dir.display()))
@@ -435,20 +585,20 @@ impl Feed {
         let rt = runtime::get();
         let _entered = rt.enter();
 
-        let media = media.map(|c| {
-            let src = MediaSource(c);
-            let (tx, rx) = watch::channel(Arc::new(waiting(src.url())));
-            (src, tx, rx)
-        });
-        let board = board.map(|b| {
-            let src = ScoreSource(b);
-            let (tx, rx) = watch::channel(Arc::new(waiting(src.url())));
-            (src, tx, rx)
-        });
+        let media: Vec<_> = media
+            .into_iter()
+            .map(|(src, me)| channel(src, me))
+            .collect();
+        let boards: Vec<_> = boards
+            .into_iter()
+            .map(|(src, me)| channel(src, me))
+            .collect();
+        let shortest = (o.sources.iter().map(|s| o.interval_of(s)).min()).unwrap_or(o.interval);
         let shared = Arc::new(Shared {
-            interval: o.interval,
-            media: media.as_ref().map(|(_, _, rx)| rx.clone()),
-            scores: board.as_ref().map(|(_, _, rx)| rx.clone()),
+            interval: shortest,
+            venue: o.venue,
+            media: media.iter().map(|(_, _, _, fed)| fed.clone()).collect(),
+            scores: boards.iter().map(|(_, _, _, fed)| fed.clone()).collect(),
             bus: broadcast::channel(SSE_BUFFER).0,
             published: AtomicU64::new(0),
             clients: watch::channel(0).0,
@@ -457,11 +607,11 @@ impl Feed {
         let server = http::start(rt.handle(), listener, shared.clone(), o.limits.clone())
             .map_err(|e| Error::invalid(format!("host: cannot listen on {}: {e}", o.host)))?;
         let mut tasks = Vec::new();
-        if let Some((src, tx, _)) = media {
-            tasks.push(rt.spawn(run_source(src, tx, shared.clone())));
+        for (src, me, tx, _) in media {
+            tasks.push(rt.spawn(run_source(src, me, tx, shared.clone())));
         }
-        if let Some((src, tx, _)) = board {
-            tasks.push(rt.spawn(run_source(src, tx, shared.clone())));
+        for (src, me, tx, _) in boards {
+            tasks.push(rt.spawn(run_source(src, me, tx, shared.clone())));
         }
         let writer = (o.write.as_ref())
             .map(|dir| rt.spawn(files::write_on_change(dir.clone(), shared.clone())));
@@ -482,17 +632,9 @@ impl Feed {
         let Some(shared) = lock(&self.running).as_ref().map(|r| r.shared.clone()) else {
             return true;
         };
-        let settled = async {
-            let mut media = shared.media.clone();
-            let mut scores = shared.scores.clone();
-            if let Some(rx) = media.as_mut() {
-                let _ = rx.wait_for(|s| settled(s)).await;
-            }
-            if let Some(rx) = scores.as_mut() {
-                let _ = rx.wait_for(|s| settled(s)).await;
-            }
-        };
-        tokio::time::timeout(timeout, settled).await.is_ok()
+        tokio::time::timeout(timeout, shared.settled())
+            .await
+            .is_ok()
     }
 
     /// Stop polling and serving, closing every connection (every SSE stream first gets a last
@@ -597,6 +739,26 @@ fn named(name: &str, e: Error) -> Error {
         Error::InvalidInput(m) => Error::invalid(format!("{name}: {m}")),
         other => other,
     }
+}
+
+/// A source's channel, starting with the state before its first answer.
+#[allow(clippy::type_complexity)]
+fn channel<S: Source>(
+    src: S,
+    me: (String, Duration),
+) -> (
+    S,
+    (String, Duration),
+    watch::Sender<Arc<SourceState<S::Data>>>,
+    Fed<S::Data>,
+) {
+    let (tx, rx) = watch::channel(Arc::new(waiting(src.url())));
+    let fed = Fed {
+        name: me.0.clone(),
+        interval: me.1,
+        rx,
+    };
+    (src, me, tx, fed)
 }
 
 /// Whether a source answered once, or failed (or went unanswered long enough to be stale).

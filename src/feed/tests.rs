@@ -39,6 +39,7 @@ fn options(media: Option<Config>, scoreboard: Option<Config>, interval: Duration
         .collect();
     Options {
         sources,
+        venue: false,
         interval,
         host: "127.0.0.1".into(),
         port: 0,
@@ -76,7 +77,7 @@ async fn media_until(
     feed: &Feed,
     f: impl FnMut(&Arc<SourceState<super::Layers>>) -> bool,
 ) -> Arc<SourceState<super::Layers>> {
-    let mut rx = feed.shared().media.clone().unwrap();
+    let mut rx = feed.shared().media[0].rx.clone();
     let got = tokio::time::timeout(Duration::from_secs(10), rx.wait_for(f))
         .await
         .expect("the feed did not show it within 10 s")
@@ -142,7 +143,7 @@ fn an_unanswering_application_is_stale_within_an_interval_and_recovers() {
         assert!(doc["age"].as_f64().unwrap() >= interval.as_secs_f64());
         // The last good layers are still served, marked stale.
         assert_eq!(doc["layers"].as_array().unwrap().len(), 4);
-        let mut scores = feed.shared().scores.clone().unwrap();
+        let mut scores = feed.shared().scores[0].rx.clone();
         tokio::time::timeout(
             Duration::from_secs(10),
             scores.wait_for(|s| s.stale_since.is_some()),

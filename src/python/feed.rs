@@ -49,7 +49,7 @@ impl PyFeed {
 #[pymethods]
 impl PyFeed {
     #[new]
-    #[pyo3(signature = (media=None, scoreboard=None, *, interval=0.5, port=0, host="127.0.0.1", write=None, api_key=None, timeout=5.0, verify=true, ca_cert=None, tls_fingerprint=None, header_timeout=30.0))]
+    #[pyo3(signature = (media=None, scoreboard=None, *, interval=0.5, port=0, host="127.0.0.1", write=None, api_key=None, timeout=5.0, verify=true, ca_cert=None, tls_fingerprint=None, header_timeout=30.0, venue=None, sources=None, defaults=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         media: Option<&Bound<'_, PyAny>>,
@@ -64,6 +64,9 @@ impl PyFeed {
         ca_cert: Option<PathBuf>,
         tls_fingerprint: Option<String>,
         header_timeout: f64,
+        venue: Option<PathBuf>,
+        sources: Option<&Bound<'_, PyAny>>,
+        defaults: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let port = u16::try_from(port).map_err(|_| {
             PyValueError::new_err(format!(
@@ -100,12 +103,44 @@ impl PyFeed {
             })?;
             PyResult::Ok(Some(SourceSpec::new(kind, config)))
         };
-        let sources = [
-            source(Kind::Media, media, ENV_MEDIA_URL)?,
-            source(Kind::Scoreboard, scoreboard, ENV_SCOREBOARD_URL)?,
-        ];
+        let named = venue.is_some() || sources.is_some();
+        let sources: Vec<SourceSpec> = if named {
+            // A venue names every source with its own options: a shared option given beside
+            // it is refused rather than silently ignored.
+            let beside = [
+                ("media", media.is_some_and(|m| !m.is_none())),
+                ("scoreboard", scoreboard.is_some_and(|m| !m.is_none())),
+                ("api_key", api_key.is_some()),
+                ("ca_cert", ca_cert.is_some()),
+                ("tls_fingerprint", tls_fingerprint.is_some()),
+                ("interval", interval.as_secs_f64() != 0.5),
+                ("timeout", timeout != 5.0),
+                ("verify", !verify),
+            ];
+            if let Some((name, _)) = beside.iter().find(|(_, given)| *given) {
+                return Err(Error::invalid(format!(
+                    "{name}: not with a venue (venue= or sources=): each source's options are \
+                     set in the venue, per source or in its [defaults]"
+                ))
+                .into());
+            }
+            let v = super::venue::venue_of(venue, sources, defaults)?;
+            v.sources.iter().map(SourceSpec::of_venue).collect()
+        } else {
+            if defaults.is_some() {
+                return Err(Error::invalid("defaults: only with sources= (a venue)").into());
+            }
+            [
+                source(Kind::Media, media, ENV_MEDIA_URL)?,
+                source(Kind::Scoreboard, scoreboard, ENV_SCOREBOARD_URL)?,
+            ]
+            .into_iter()
+            .flatten()
+            .collect()
+        };
         let options = Options {
-            sources: sources.into_iter().flatten().collect(),
+            venue: named,
+            sources,
             interval,
             host: host.to_string(),
             port,

@@ -13,7 +13,7 @@ use crate::venue::{self, Venue};
 
 /// The venue from exactly one of a file (`venue`) or data (`sources`, the file's
 /// `[sources.*]` tables as dicts).
-fn venue_of(
+pub(crate) fn venue_of(
     venue: Option<PathBuf>,
     sources: Option<&Bound<'_, PyAny>>,
     defaults: Option<&Bound<'_, PyAny>>,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import json
 import os
 import random
 import signal
@@ -144,7 +145,29 @@ def sleep(seconds: float) -> None:
         time.sleep(min(left, 0.25))
 
 
+def _feed_venue(args: argparse.Namespace) -> showctl.Feed:
+    given = [f"--{n.replace('_', '-')}" for n in feed_options(args)]
+    for source in SOURCES:
+        if getattr(args, source) is not None:
+            given.append(f"--{source}")
+        given += [
+            f"--{source}-{n.replace('_', '-')}"
+            for n in SOURCE_OPTIONS
+            if getattr(args, f"{source}_{n}", None) is not None
+        ]
+    if args.interval is not None:
+        given.append("--interval")
+    if given:
+        raise UsageError(
+            f"{given[0]}: not with --venue (the venue file sets each source's URL, options and "
+            "interval)"
+        )
+    return showctl.Feed(venue=args.venue, port=args.port, host=args.host, write=args.write)
+
+
 def cmd_feed(args: argparse.Namespace) -> int:
+    if args.venue is not None:
+        return _serve_feed(args, _feed_venue(args), None)
     if getattr(args, "url", None) is not None:
         raise UsageError(
             "--url: the feed polls two applications; pass --media URL and/or --scoreboard URL"
@@ -161,12 +184,20 @@ def cmd_feed(args: argparse.Namespace) -> int:
     feed = showctl.Feed(
         feed_source(args, "media", media_url),
         feed_source(args, "scoreboard", board_url),
-        interval=args.interval,
+        interval=0.5 if args.interval is None else args.interval,
         port=args.port,
         host=args.host,
         write=args.write,
         **feed_options(args),
     )
+    return _serve_feed(args, feed, (media_url, board_url))
+
+
+def _serve_feed(
+    args: argparse.Namespace, feed: showctl.Feed, urls: tuple[str | None, str | None] | None
+) -> int:
+    """Start the feed, print where it serves (``urls``: the one-source form's URLs; ``None``
+    for a venue), and serve until Ctrl-C or SIGTERM."""
     feed.start()
     try:
         if hasattr(signal, "SIGTERM"):
@@ -176,11 +207,16 @@ def cmd_feed(args: argparse.Namespace) -> int:
         else:
             # The URL alone on the first line, for scripts that start the feed.
             print(feed.url, flush=True)
-            for what, url in (("media", media_url), ("scoreboard", board_url)):
-                if url:
-                    print(f"  polling {what} {url} every {args.interval:g} s")
-            docs = ["transport.json"] if media_url else []
-            docs += ["scores.json", "scores.xml", "scores.csv"] if board_url else []
+            if urls is None:
+                docs = _print_venue_sources(feed)
+            else:
+                media_url, board_url = urls
+                interval = feed.interval
+                for what, url in (("media", media_url), ("scoreboard", board_url)):
+                    if url:
+                        print(f"  polling {what} {url} every {interval:g} s")
+                docs = ["transport.json"] if media_url else []
+                docs += ["scores.json", "scores.xml", "scores.csv"] if board_url else []
             print(f"  page {feed.url}  data {' '.join(feed.url + d for d in docs)}")
             print(f"  events {feed.url}events (Server-Sent Events)")
             if args.write:
@@ -193,6 +229,19 @@ def cmd_feed(args: argparse.Namespace) -> int:
     finally:
         feed.stop()
     return EXIT_OK
+
+
+def _print_venue_sources(feed: showctl.Feed) -> list[str]:
+    """What a venue feed polls, one line per source; returns its combined documents."""
+    from urllib.request import urlopen
+
+    with urlopen(feed.url + "sources.json", timeout=5) as answer:
+        sources = json.load(answer)["sources"]
+    for s in sources:
+        print(f"  polling {safe(s['name'])} ({s['kind']}): {' '.join(s['documents'])}")
+    kinds = {s["kind"] for s in sources}
+    docs = ["sources.json"] + (["transport.json"] if "media" in kinds else [])
+    return docs + (["scores.json", "scores.xml", "scores.csv"] if "scoreboard" in kinds else [])
 
 
 def raise_interrupt(signum: int, frame: object) -> None:
@@ -283,7 +332,13 @@ def register(commands: Subcommands) -> None:
     p.add_argument("--media", metavar="URL", help="the media application to poll")
     p.add_argument("--scoreboard", metavar="URL", help="the scoreboard application to poll")
     p.add_argument(
-        "--interval", type=poll_interval, default=0.5, help="poll interval (default: 0.5)"
+        "--interval", type=poll_interval, default=None, help="poll interval (default: 0.5)"
+    )
+    p.add_argument(
+        "--venue",
+        metavar="FILE",
+        help="poll every source of this venue file (each with its own options and interval): "
+        "per-source documents, combined ones, events tagged with their source",
     )
     p.add_argument("--port", type=int, default=0, help="port to serve on (default: a free one)")
     p.add_argument(

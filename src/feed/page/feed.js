@@ -6,6 +6,11 @@
 const docs = { transport: null, scores: null };
 const received = { transport: 0, scores: 0 };
 let connected = false;
+// A feed of named sources (a venue): its `venue` event lists them; each source's documents
+// arrive tagged with their `source`, and the page shows one card per source in a grid.
+let venue = null;
+const named = {};
+const namedAt = {};
 
 const $ = (id) => document.getElementById(id);
 
@@ -129,8 +134,77 @@ function renderStale() {
   document.body.classList.toggle("is-stale", lines.length > 0);
 }
 
+function namedAge(name) {
+  const doc = named[name];
+  if (!doc || doc.age == null) return null;
+  return doc.age + (performance.now() - namedAt[name]) / 1000;
+}
+
+function sourceCard(source) {
+  const doc = named[source.name];
+  const card = el("div", "source");
+  card.dataset.source = source.name;
+  card.dataset.kind = source.kind;
+  const stale = !doc || doc.stale;
+  card.classList.toggle("is-stale", stale);
+  const head = el("div", "head");
+  const age = namedAge(source.name);
+  const mark = !doc || !doc.polled_at ? "no data yet" : doc.stale ? `STALE ${Math.floor(age || 0)} s` : "live";
+  head.append(el("span", "sname", source.name), el("span", "smark", mark));
+  card.append(head);
+  if (!doc) return card;
+  if (source.kind === "media") {
+    const shown = (doc.layers || []).filter((l) => l.state !== "empty");
+    if (shown.length === 0) card.append(el("div", "nothing", doc.polled_at ? "Nothing plays" : "Waiting…"));
+    for (const layer of shown) {
+      let left = layer.remaining;
+      if (left != null && layer.state === "playing") left = Math.max(0, left - (layer.rate || 1) * (age || 0));
+      const row = el("div", "srow");
+      row.dataset.state = layer.state;
+      row.append(
+        el("span", "sl", layer.name || `Layer ${layer.index + 1}`),
+        el("span", "sw", layer.media || layer.cue || ""),
+        el("span", "st", layer.state === "live input" ? "LIVE" : clockText(left)),
+      );
+      card.append(row);
+    }
+  } else {
+    const view = doc.view;
+    if (!view || view.teams.length === 0) {
+      card.append(el("div", "nothing", doc.polled_at ? "No game" : "Waiting…"));
+    } else {
+      for (const team of view.teams) {
+        const row = el("div", "srow");
+        row.append(el("span", "sl", team.name || "–"), el("span", "sp", team.score == null ? "–" : String(team.score)));
+        card.append(row);
+      }
+      const word = PERIOD_WORD[view.sport] || "Period";
+      if (view.period != null) card.append(el("div", "speriod", `${word} ${view.period}`));
+    }
+  }
+  return card;
+}
+
+function renderGrid() {
+  const grid = $("sources");
+  grid.hidden = false;
+  $("layers").hidden = true;
+  $("score").hidden = true;
+  grid.replaceChildren(...venue.map(sourceCard));
+  const stale = venue.filter((s) => !named[s.name] || named[s.name].stale).map((s) => s.name);
+  const lines = stale.length ? [`Stale: ${stale.join(", ")}`] : [];
+  if (!connected) lines.unshift("Feed connection lost: retrying");
+  const banner = $("stale");
+  banner.hidden = lines.length === 0;
+  banner.textContent = lines.join(" · ");
+}
+
 function render() {
   $("clock").textContent = timeOfDay(new Date());
+  if (venue) {
+    renderGrid();
+    return;
+  }
   renderLayers();
   renderScore();
   renderStale();
@@ -139,10 +213,20 @@ function render() {
 function connect() {
   const source = new EventSource("/events");
   const take = (kind) => (e) => {
-    docs[kind] = JSON.parse(e.data);
-    received[kind] = performance.now();
+    const doc = JSON.parse(e.data);
+    if (venue && doc.source) {
+      named[doc.source] = doc;
+      namedAt[doc.source] = performance.now();
+    } else {
+      docs[kind] = doc;
+      received[kind] = performance.now();
+    }
     render();
   };
+  source.addEventListener("venue", (e) => {
+    venue = JSON.parse(e.data).sources;
+    render();
+  });
   source.addEventListener("transport", take("transport"));
   source.addEventListener("scores", take("scores"));
   source.onopen = () => {

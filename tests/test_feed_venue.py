@@ -1,0 +1,241 @@
+"""A feed of every source of a venue: per-source documents, combined ones, events tagged with
+their source, files per source, and a dead or hanging source that leaves the others fresh."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import showctl
+from showctl._venue import SimulatedVenue, simulate_venue
+from test_feed import Events, get
+
+EXAMPLE = Path(__file__).parent.parent / "examples" / "venue.toml"
+COURTS = [f"court{i}" for i in range(1, 9)]
+
+
+@pytest.fixture(scope="module")
+def venue() -> Iterator[SimulatedVenue]:
+    with simulate_venue(EXAMPLE) as v:
+        yield v
+
+
+@pytest.fixture
+def feed(venue: SimulatedVenue) -> Iterator[showctl.Feed]:
+    sources = {name: {**s, "interval": 0.1} for name, s in venue.sources.items()}
+    with showctl.Feed(sources=sources) as f:
+        yield f
+
+
+def doc(url: str) -> Any:
+    status, ctype, body = get(url)
+    assert status == 200, (url, body)
+    assert ctype == "application/json"
+    return json.loads(body)
+
+
+def test_every_source_has_its_documents_and_the_combined_ones_list_them(
+    feed: showctl.Feed,
+) -> None:
+    scores = doc(feed.url + "scores.json")
+    assert list(scores["sources"]) == COURTS
+    assert all(s["polled_at"] and not s["stale"] for s in scores["sources"].values())
+    transport = doc(feed.url + "transport.json")
+    assert list(transport["sources"]) == ["main", "lobby"]
+    court3 = doc(feed.url + "scores/court3.json")
+    assert court3["source"] == "court3" and court3["view"] is not None
+    main = doc(feed.url + "transport/main.json")
+    assert main["source"] == "main" and main["layers"]
+    _, ctype, body = get(feed.url + "scores/court3.xml")
+    assert ctype.startswith("application/xml")
+    assert ET.fromstring(body).find("score/sport") is not None
+    _, ctype, body = get(feed.url + "scores/court3.csv")
+    header, row = list(csv.reader(io.StringIO(body.decode())))
+    assert header[0] == "sport" and len(header) == len(row)
+    # The combined XML and CSV prefix each field with its source.
+    _, _, body = get(feed.url + "scores.xml")
+    score = ET.fromstring(body).find("score")
+    assert score is not None
+    names = [e.tag for e in score]
+    assert "court1_sport" in names and "court8_stale" in names
+    listed = doc(feed.url + "sources.json")["sources"]
+    assert [s["name"] for s in listed] == ["main", "lobby", *COURTS]
+    assert listed[2]["documents"] == [
+        "scores/court1.json",
+        "scores/court1.xml",
+        "scores/court1.csv",
+    ]
+
+
+def test_an_unknown_source_is_404_naming_the_ones_polled(feed: showctl.Feed) -> None:
+    status, _, body = get(feed.url + "scores/court9.json")
+    assert status == 404
+    assert "court1, court2" in json.loads(body)["error"]
+    status, _, _ = get(feed.url + "transport/court1.json")
+    assert status == 404
+    status, _, _ = get(feed.url + "scores/court1.txt")
+    assert status == 404
+
+
+def test_events_list_the_sources_then_carry_each_ones_documents_and_changes(
+    venue: SimulatedVenue, feed: showctl.Feed
+) -> None:
+    events = Events(feed.url)
+    try:
+        name, data = events.until(lambda e, d: True)
+        assert name == "venue"
+        assert [s["name"] for s in data["sources"]] == ["main", "lobby", *COURTS]
+        seen = set()
+        for _ in range(10):
+            name, data = events.until(lambda e, d: e in ("transport", "scores"))
+            seen.add(data["source"])
+        assert seen == {"main", "lobby", *COURTS}
+        venue["court5"].simulator.set_score("team1Score", 77)
+        name, data = events.until(lambda e, d: e == "score" and d["source"] == "court5")
+        assert data["field"] == "team1Score" and data["new"] == 77
+    finally:
+        events.close()
+
+
+def _hanging_port() -> tuple[int, threading.Event]:
+    server = socket.create_server(("127.0.0.1", 0))
+    done = threading.Event()
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        server.settimeout(0.05)
+        while not done.is_set():
+            try:
+                held.append(server.accept()[0])
+            except TimeoutError:
+                continue
+        for s in held:
+            s.close()
+        server.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server.getsockname()[1], done
+
+
+def test_a_hanging_and_a_dead_source_leave_the_others_fresh(venue: SimulatedVenue) -> None:
+    port, done = _hanging_port()
+    with socket.create_server(("127.0.0.1", 0)) as s:
+        dead = s.getsockname()[1]
+    sources: dict[str, Any] = {
+        "court1": {**venue.sources["court1"], "interval": 0.1},
+        "main": {**venue.sources["main"], "interval": 0.1},
+        "hanging": {
+            "kind": "scoreboard",
+            "url": f"127.0.0.1:{port}",
+            "timeout": 30.0,
+            "interval": 0.1,
+        },
+        "dead": {"kind": "scoreboard", "url": f"127.0.0.1:{dead}", "interval": 0.1},
+    }
+    try:
+        with showctl.Feed(sources=sources) as feed:
+            # Wait until the hanging source has been marked stale (two intervals without an
+            # answer), then watch the others stay fresh for several of their intervals while
+            # it still hangs (its request's own timeout is 30 s).
+            deadline = time.monotonic() + 10
+            while not doc(feed.url + "scores/hanging.json")["stale"]:
+                assert time.monotonic() < deadline, "the hanging source was never marked stale"
+                time.sleep(0.05)
+            first = doc(feed.url + "scores/court1.json")["polled_at"]
+            for _ in range(10):
+                time.sleep(0.1)
+                court = doc(feed.url + "scores/court1.json")
+                main = doc(feed.url + "transport/main.json")
+                assert not court["stale"] and court["age"] < 0.5, court
+                assert not main["stale"] and main["age"] < 0.5, main
+            assert doc(feed.url + "scores/court1.json")["polled_at"] != first
+            hanging = doc(feed.url + "scores/hanging.json")
+            assert hanging["stale"] and "no answer" in hanging["error"]
+            assert doc(feed.url + "scores/dead.json")["stale"]
+    finally:
+        done.set()
+
+
+def test_files_per_source(venue: SimulatedVenue, tmp_path: Path) -> None:
+    sources = {n: venue.sources[n] for n in ("court1", "court2", "main")}
+    with showctl.Feed(sources=sources, write=tmp_path) as feed:
+        assert feed.running
+        deadline = time.monotonic() + 10
+        want = {
+            "scores.json",
+            "scores.xml",
+            "scores.csv",
+            "transport.json",
+            "scores-court1.json",
+            "scores-court1.xml",
+            "scores-court1.csv",
+            "scores-court2.json",
+            "transport-main.json",
+        }
+        while not want <= {p.name for p in tmp_path.iterdir()}:
+            assert time.monotonic() < deadline, sorted(p.name for p in tmp_path.iterdir())
+            time.sleep(0.05)
+    court2 = json.loads((tmp_path / "scores-court2.json").read_text())
+    assert court2["source"] == "court2"
+    assert list(json.loads((tmp_path / "scores.json").read_text())["sources"]) == [
+        "court1",
+        "court2",
+    ]
+
+
+def test_venue_options_beside_a_venue_are_refused(venue: SimulatedVenue) -> None:
+    with pytest.raises(ValueError, match="media: not with a venue"):
+        showctl.Feed("http://127.0.0.1:1", sources=venue.sources)
+    with pytest.raises(ValueError, match="interval: not with a venue"):
+        showctl.Feed(sources=venue.sources, interval=1.0)
+    with pytest.raises(ValueError, match="api_key: not with a venue"):
+        showctl.Feed(sources=venue.sources, api_key="k")
+    with pytest.raises(ValueError, match=r"sources\.court1\.kind"):
+        showctl.Feed(sources={"court1": {"kind": "scorebaord", "url": "http://h:1"}})
+    with pytest.raises(ValueError, match="defaults: only with sources"):
+        showctl.Feed("http://127.0.0.1:1", defaults={"timeout": 1})
+
+
+def test_the_one_source_form_keeps_its_shape(venue: SimulatedVenue) -> None:
+    with showctl.Feed(scoreboard=venue["court1"].url) as feed:
+        scores = doc(feed.url + "scores.json")
+        assert "sources" not in scores and scores["source"] == "scoreboard"
+        # Its one source is also reachable by its name.
+        assert doc(feed.url + "scores/scoreboard.json")["source"] == "scoreboard"
+
+
+def test_cli_feed_venue(venue: SimulatedVenue, tmp_path: Path) -> None:
+    path = venue.write(tmp_path / "venue.toml")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "showctl", "feed", "--venue", path, "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        url = json.loads(proc.stdout.readline())["url"]
+        assert list(doc(url + "scores.json")["sources"]) == COURTS
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    bad = subprocess.run(
+        [sys.executable, "-m", "showctl", "feed", "--venue", path, "--interval", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert bad.returncode == 2 and "--interval: not with --venue" in bad.stderr, bad.stderr
