@@ -192,6 +192,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         strict=args.strict,
         apply_delay=args.apply_delay,
         host=args.host,
+        blend_route=args.blend_route,
     )
     sim.start()
     # From here on Ctrl-C (or SIGTERM) is the normal way to stop, even while the URL is printed.
@@ -648,6 +649,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=0.0,
         metavar="SECONDS",
         help="apply each change this long after its 200, as the real application does (default: 0)",
+    )
+    p.add_argument(
+        "--blend-route",
+        action="store_true",
+        help="also answer /blend/layer/{id}, as versions before 3.8 do (3.8 and 3.9 have only "
+        "/layerBlend/layer/{id})",
     )
     p.add_argument(
         "--score-tick",

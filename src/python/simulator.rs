@@ -135,7 +135,7 @@ pub struct PySimulator {
 #[pymethods]
 impl PySimulator {
     #[new]
-    #[pyo3(signature = (port=0, api_key=None, workspace=None, *, strict=false, apply_delay=0.0, host="127.0.0.1"))]
+    #[pyo3(signature = (port=0, api_key=None, workspace=None, *, strict=false, apply_delay=0.0, host="127.0.0.1", blend_route=false))]
     fn new(
         #[pyo3(from_py_with = args::port)] port: i64,
         #[pyo3(from_py_with = args::api_key)] api_key: Option<String>,
@@ -143,6 +143,7 @@ impl PySimulator {
         strict: bool,
         apply_delay: f64,
         host: &str,
+        blend_route: bool,
     ) -> PyResult<Self> {
         let port = u16::try_from(port).map_err(|_| {
             PyValueError::new_err(format!(
@@ -156,6 +157,7 @@ impl PySimulator {
             workspace: workspace_from(workspace)?,
             strict,
             apply_delay,
+            blend_route,
         };
         let sim = Simulator::new(options).map_err(invalid)?;
         Ok(PySimulator { sim: Arc::new(sim) })
@@ -209,6 +211,12 @@ impl PySimulator {
     #[getter]
     fn apply_delay(&self) -> f64 {
         self.sim.apply_delay()
+    }
+
+    /// Whether `/blend/layer/{id}` answers (as before 3.8); else only `/layerBlend/layer/{id}`.
+    #[getter]
+    fn blend_route(&self) -> bool {
+        self.sim.blend_route()
     }
 
     /// Requests accepted (or, when strict, refused) that break the documents, oldest first.

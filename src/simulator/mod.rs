@@ -11,6 +11,7 @@
 mod routes;
 mod scores;
 mod state;
+mod wire;
 mod workspace;
 
 #[cfg(test)]
@@ -108,6 +109,8 @@ pub struct Shared {
     strict: bool,
     /// How long after its 200 a change is applied.
     apply_delay: Duration,
+    /// Route `/blend/layer/{id}` (as applications before 3.8 do).
+    blend_route: bool,
     /// Changes waiting for their time, oldest first. Locked before `world` when both are.
     pending: Mutex<VecDeque<(Instant, Job)>>,
     warnings: Mutex<VecDeque<String>>,
@@ -320,6 +323,9 @@ pub struct Options {
     pub strict: bool,
     /// Seconds between a command's 200 and its change (0 to [`MAX_APPLY_DELAY`]).
     pub apply_delay: f64,
+    /// Also answer `/blend/layer/{id}`, as applications before 3.8 do (3.8 and 3.9 have only
+    /// `/layerBlend/layer/{id}`).
+    pub blend_route: bool,
 }
 
 impl Default for Options {
@@ -331,6 +337,7 @@ impl Default for Options {
             workspace: Workspace::builtin(),
             strict: false,
             apply_delay: 0.0,
+            blend_route: false,
         }
     }
 }
@@ -367,6 +374,7 @@ impl Simulator {
                 api_key: options.api_key,
                 strict: options.strict,
                 apply_delay: Duration::from_secs_f64(d),
+                blend_route: options.blend_route,
                 pending: Mutex::new(VecDeque::new()),
                 warnings: Mutex::new(VecDeque::new()),
                 faults: Mutex::new(Faults::default()),
@@ -418,6 +426,11 @@ impl Simulator {
     /// Seconds between a command's 200 and its change.
     pub fn apply_delay(&self) -> f64 {
         self.shared.apply_delay.as_secs_f64()
+    }
+
+    /// Whether `/blend/layer/{id}` is routed.
+    pub fn blend_route(&self) -> bool {
+        self.shared.blend_route
     }
 
     /// What was accepted but breaks the documents (the oldest first; at most
