@@ -44,9 +44,14 @@ pub async fn record(transport: &Transport, app: App, dir: &Path) -> Result<usize
             return Err(e.clone());
         }
     }
-    // The key, wherever the application echoed it, never reaches a file.
+    // A read that fell back (`/blend` answered 404, then `/layerBlend`) is two recordings, one
+    // per request. The key, wherever the application echoed it, never reaches a file.
     let exchanges: Vec<Exchange> = exchanges
         .into_iter()
+        .flat_map(|mut ex| {
+            let first = ex.instead_of.take().map(|b| *b);
+            first.into_iter().chain(std::iter::once(ex))
+        })
         .map(|mut ex| {
             if let Cow::Owned(clean) = transport.target().scrub_all(&ex.body) {
                 ex.body = clean.into();

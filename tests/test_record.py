@@ -89,7 +89,12 @@ def test_the_recording_shows_the_installation(tmp_path: Path) -> None:
     workspace = json.loads((tmp_path / "rec" / "workspace.json").read_text(encoding="utf-8"))
     assert workspace["format"] == 1
     main = next(layer for layer in workspace["layers"] if layer["name"] == "Main")
-    assert (main["opacity"], main["isMuted"], main["blendMode"]) == (0.4, True, "Dissolve")
+    # The opacity as the application keeps it: in single precision.
+    assert (main["opacity"], main["isMuted"], main["blendMode"]) == (
+        0.4000000059604645,
+        True,
+        "Dissolve",
+    )
     assert main["transport"]["playingItem"]["name"] == "Countdown"
     assert workspace["workspace"]["transitionDuration"] == 2.5
     assert [p["name"] for p in workspace["playlists"]["children"]][:2] == ["Opening", "Main Show"]
