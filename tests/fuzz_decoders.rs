@@ -520,13 +520,14 @@ fn the_harness_covers_every_reply_decoder() {
         .map(|(_, path, _)| *path)
         .chain(harness::SCORE.iter().map(|(_, path, _)| *path))
         .collect();
+    // Each table with the list of fuzz/harness.rs its reads belong in.
     let tables = [
-        ("media", showctl::media::ops::operations()),
-        ("scoreboard", showctl::score::ops::operations()),
+        ("media", "decoders![...]", showctl::media::ops::operations()),
+        ("scoreboard", "SCORE", showctl::score::ops::operations()),
     ];
     let mut reads = 0;
     let mut missing = Vec::new();
-    for (table, ops) in &tables {
+    for (table, list, ops) in &tables {
         for op in ops {
             for (method, path) in &op.endpoints {
                 if *method != "GET" {
@@ -535,8 +536,8 @@ fn the_harness_covers_every_reply_decoder() {
                 reads += 1;
                 if !fuzzed.contains(path) {
                     missing.push(format!(
-                        "{table} `{}` (GET {path}): add its endpoint constant to decoders![...] \
-                         in fuzz/harness.rs",
+                        "{table} `{}` (GET {path}): add its endpoint constant to {list} in \
+                         fuzz/harness.rs",
                         op.name
                     ));
                 }

@@ -40,7 +40,8 @@ async fn a_single_precision_opacity_is_confirmed() {
 #[test]
 fn numbers_compare_as_the_application_stores_them() {
     // The field's read-back of 0.01, printed as a double.
-    assert!(close(0.01, 0.0099999997764825821));
+    let field: f64 = "0.0099999997764825821".parse().unwrap();
+    assert!(close(0.01, field));
     assert!(close(1.0, 1.0) && close(0.0, 0.0));
     // A value the application would not have stored for what was sent.
     assert!(!close(0.3, 77.0 / 255.0));
