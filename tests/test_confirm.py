@@ -1,7 +1,7 @@
 """confirm=True: the command, then reads back until the change shows (five reads over about
 half a second); NotConfirmedError with what was expected and what was read when it never does.
-From recordings (a change that lands late, one that never lands, a single-precision value, a residual
-playingItem), then against the simulator."""
+From recordings (a change that lands late, one that never lands, a single-precision value, a
+residual playingItem), then against the simulator."""
 
 from __future__ import annotations
 

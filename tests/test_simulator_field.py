@@ -507,5 +507,7 @@ def test_the_client_confirms_single_precision_read_backs(sim: showctl.Simulator)
 
 def test_the_default_dissolve_is_disabled(sim: showctl.Simulator) -> None:
     # Reported `enabled: false` live.
-    transitions = {d["transition"]["name"]: d["transition"] for d in get(sim, "/transition")["data"]}
+    transitions = {
+        d["transition"]["name"]: d["transition"] for d in get(sim, "/transition")["data"]
+    }
     assert transitions["Dissolve"]["enabled"] is False

@@ -84,9 +84,7 @@ def test_the_walk_reads_both_tables() -> None:
 def test_every_operation_has_a_route() -> None:
     with showctl.Simulator(blend_route=True) as sim:
         missing = unrouted(sim)
-    assert not missing, "no simulator route:\n" + "\n".join(
-        line_to_add(*m) for m in missing
-    )
+    assert not missing, "no simulator route:\n" + "\n".join(line_to_add(*m) for m in missing)
 
 
 def test_by_default_only_the_blend_route_is_left_out_and_its_fallback_answers() -> None:
@@ -111,8 +109,11 @@ def test_the_line_to_add_follows_the_router_conventions() -> None:
             "/trigger/layer/{layer:id}/playlist/{playlist:playlist_id}/cue/{cue:cue_id}",
         )
     ]
-    assert '.route("/trigger/layer/{l}/playlist/{p}/cue/{c}", command(false, |w, c| '
-    "w.trigger(c.nth(0), c.nth(1), c.nth(2))))" in line_to_add(
+    want = (
+        '.route("/trigger/layer/{l}/playlist/{p}/cue/{c}", command(false, |w, c| '
+        "w.trigger(c.nth(0), c.nth(1), c.nth(2))))"
+    )
+    assert want in line_to_add(
         trigger,
         "POST",
         "/trigger/layer/{layer:id}/playlist/{playlist:playlist_id}/cue/{cue:cue_id}",
