@@ -339,9 +339,15 @@ pub fn media_workspace(exchanges: &[Exchange]) -> Value {
         Some(v) if v.get("transitions").is_some() => "transitions",
         _ => "data",
     };
+    // An installation that answered /blend/layer/{id} (before 3.8) replays with that route.
+    let blend_route = answers.keys().any(|p| p.starts_with("/blend/layer/"));
     ws.insert(
         "answers".into(),
-        json!({ "opacity": opacity_form.unwrap_or("field"), "transitionList": list_key }),
+        json!({
+            "opacity": opacity_form.unwrap_or("field"),
+            "transitionList": list_key,
+            "blendRoute": blend_route,
+        }),
     );
     let video_input = single(at("/data/playlist/-1"), "playlist").and_then(|p| text(&p, "uuid"));
     if let Some(root) = at("/data/playlists").and_then(root_playlist) {

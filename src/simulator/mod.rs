@@ -367,6 +367,7 @@ impl Simulator {
             ));
         }
         let world = World::new(&options.workspace).map_err(|e| format!("workspace: {e}"))?;
+        let blend_route = options.blend_route || options.workspace.answers.blend_route;
         Ok(Simulator {
             shared: Arc::new(Shared {
                 world: Mutex::new(world),
@@ -374,7 +375,7 @@ impl Simulator {
                 api_key: options.api_key,
                 strict: options.strict,
                 apply_delay: Duration::from_secs_f64(d),
-                blend_route: options.blend_route,
+                blend_route,
                 pending: Mutex::new(VecDeque::new()),
                 warnings: Mutex::new(VecDeque::new()),
                 faults: Mutex::new(Faults::default()),
