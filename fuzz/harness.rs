@@ -156,12 +156,15 @@ fn raw_reply(body: &[u8]) -> Result<(), String> {
     ep::json_or_none(body).map(|v| drop(std::hint::black_box(v)))
 }
 
+/// Every reply decoder of the scoreboard's endpoint table, with its path template.
+pub const SCORE: &[(&str, &str, Decoder)] = &[("SCORES", showctl::score::SCORES.path, scores)];
+
 /// Every decoder of a body the applications send.
 pub fn decoders() -> Vec<(&'static str, Decoder)> {
     let mut all = MEDIA.to_vec();
+    all.extend(SCORE.iter().map(|(name, _, decode)| (*name, *decode)));
     all.extend([
         ("PLAYLISTS tree", tree as Decoder),
-        ("ScoreRecord", scores as Decoder),
         ("request", raw_reply as Decoder),
     ]);
     all

@@ -80,6 +80,15 @@ pub async fn record(transport: &Transport, app: App, dir: &Path) -> Result<Recor
             return Err(e.clone());
         }
     }
+    // A read that fell back (`/blend` answered 404, then `/layerBlend`) is two recordings, one
+    // per request (the key is scrubbed from each as it is written).
+    let exchanges: Vec<Exchange> = exchanges
+        .into_iter()
+        .flat_map(|mut ex| {
+            let first = ex.instead_of.take().map(|b| *b);
+            first.into_iter().chain(std::iter::once(ex))
+        })
+        .collect();
     let staging = tempfile::Builder::new()
         .prefix(".showctl-record-")
         .tempdir_in(parent)
@@ -391,9 +400,15 @@ pub fn media_workspace(exchanges: &[Exchange]) -> Value {
         Some(v) if v.get("transitions").is_some() => "transitions",
         _ => "data",
     };
+    // An installation that answered /blend/layer/{id} (before 3.8) replays with that route.
+    let blend_route = answers.keys().any(|p| p.starts_with("/blend/layer/"));
     ws.insert(
         "answers".into(),
-        json!({ "opacity": opacity_form.unwrap_or("field"), "transitionList": list_key }),
+        json!({
+            "opacity": opacity_form.unwrap_or("field"),
+            "transitionList": list_key,
+            "blendRoute": blend_route,
+        }),
     );
     let video_input = single(at("/data/playlist/-1"), "playlist").and_then(|p| text(&p, "uuid"));
     if let Some(root) = at("/data/playlists").and_then(root_playlist) {

@@ -510,24 +510,45 @@ fn an_echoed_key_is_always_scrubbed() {
     });
 }
 
-/// Every GET endpoint of the table is fuzzed (a new one must be added to the harness).
+/// Every read of the operation tables (media and scoreboard, as `operations()` lists them from
+/// the tables themselves) is fuzzed: its GET path is the path of a decoder of the harness. A new
+/// read must be added to `decoders![...]` (or `SCORE`) in `fuzz/harness.rs`.
 #[test]
 fn the_harness_covers_every_reply_decoder() {
-    let table = include_str!("../src/media/endpoints.rs");
+    let fuzzed: Vec<&str> = harness::WIRE
+        .iter()
+        .map(|(_, path, _)| *path)
+        .chain(harness::SCORE.iter().map(|(_, path, _)| *path))
+        .collect();
+    // Each table with the list of fuzz/harness.rs its reads belong in.
+    let tables = [
+        ("media", "decoders![...]", showctl::media::ops::operations()),
+        ("scoreboard", "SCORE", showctl::score::ops::operations()),
+    ];
+    let mut reads = 0;
     let mut missing = Vec::new();
-    for line in table.lines() {
-        let Some(rest) = line.strip_prefix("pub const ") else {
-            continue;
-        };
-        let name = rest.split(':').next().unwrap();
-        let start = table.find(line).unwrap();
-        let declaration = &table[start..start + table[start..].find(';').unwrap()];
-        let is_read = declaration.contains("= get(") || declaration.contains("..get(");
-        let fuzzed = harness::MEDIA.iter().any(|(n, _)| *n == name);
-        if is_read && !fuzzed {
-            missing.push(name.to_string());
+    for (table, list, ops) in &tables {
+        for op in ops {
+            for (method, path) in &op.endpoints {
+                if *method != "GET" {
+                    continue;
+                }
+                reads += 1;
+                if !fuzzed.contains(path) {
+                    missing.push(format!(
+                        "{table} `{}` (GET {path}): add its endpoint constant to {list} in \
+                         fuzz/harness.rs",
+                        op.name
+                    ));
+                }
+            }
         }
     }
-    assert!(missing.is_empty(), "not fuzzed: {missing:?}");
+    assert!(missing.is_empty(), "not fuzzed:\n{}", missing.join("\n"));
+    // The tables were read: every read of both (26 media reads and the score record).
+    assert!(
+        reads >= 27,
+        "only {reads} reads found in the operation tables"
+    );
     assert!(corpus().len() > 100, "the recordings are the corpus");
 }

@@ -327,11 +327,16 @@ def test_simulate_serves_until_interrupted(tmp_path: Path) -> None:
 @posix_signals
 def test_simulate_a_workspace_directory_strictly(tmp_path: Path) -> None:
     (tmp_path / "workspace.json").write_text(json.dumps({"layers": [{"name": "Recorded"}]}))
-    proc = start("simulate", "--json", "--workspace", str(tmp_path), "--strict")
+    proc = start(
+        "simulate", "--json", "--workspace", str(tmp_path), "--strict", "--blend-route"
+    )
     assert proc.stdout is not None
     url = json.loads(proc.stdout.readline())["url"] + "/api/0"
     with urllib.request.urlopen(url + "/data/layers", timeout=5) as resp:
         assert json.load(resp)["data"][0]["layer"]["name"] == "Recorded"
+    # --blend-route answers the path versions before 3.8 have (404 without it).
+    with urllib.request.urlopen(url + "/blend/layer/0", timeout=5) as resp:
+        assert json.load(resp)["layerBlend"]["type"] == "Standard"
     # The Companion module's body: accepted by the application, refused when strict.
     req = urllib.request.Request(url + "/opacity/layer/0", data=b"[object Object]")
     req.add_header("Content-Type", "text/plain")

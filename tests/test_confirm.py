@@ -1,7 +1,7 @@
 """confirm=True: the command, then reads back until the change shows (five reads over about
 half a second); NotConfirmedError with what was expected and what was read when it never does.
-From recordings (a change that lands late, one that never lands, a rounded value, a residual
-playingItem), then against the simulator."""
+From recordings (a change that lands late, one that never lands, a single-precision value, a
+residual playingItem), then against the simulator."""
 
 from __future__ import annotations
 
@@ -35,11 +35,12 @@ def paths(server: HTTPServer) -> list[str]:
 def test_a_change_that_lands_late_is_confirmed(
     httpserver: HTTPServer, base_url: str, mode: str
 ) -> None:
-    rec(httpserver, "set_opacity")
+    rec(httpserver, "set_opacity_small")
     rec(httpserver, "opacity_old", times=2)
-    rec(httpserver, "opacity_new")  # 0.498...: the application rounds to 1/255
+    # 0.0099999997764825821: the application keeps 0.01 in single precision.
+    rec(httpserver, "opacity_new")
     layer = showctl.MediaPlayer(base_url).layer("Main")
-    assert invoke(mode, layer, "set_opacity", 0.5, confirm=True) is None
+    assert invoke(mode, layer, "set_opacity", 0.01, confirm=True) is None
     assert (
         paths(httpserver)
         == ["POST /api/0/opacity/layer/Main"] + ["GET /api/0/opacity/layer/Main"] * 3

@@ -97,7 +97,8 @@ def test_cue_sheet_plays_the_show(sim: showctl.Simulator) -> None:
     assert result.stdout.count(" ok ") == 10
     with showctl.MediaPlayer(sim.url) as player:
         layers = {layer.name: layer for layer in player.layers()}
-        assert layers["Background"].opacity == 0.6 and layers["Background"].is_muted
+        # 0.6 as the application keeps it, in single precision.
+        assert layers["Background"].opacity == 0.6000000238418579 and layers["Background"].is_muted
         assert layers["Main"].opacity == 0.5
         assert layers["Lower Third/Left"].is_hidden
         main = player.layer("Main").transport_state()

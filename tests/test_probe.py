@@ -73,7 +73,8 @@ def test_a_healthy_simulator(
     variants = {e.path.split("/")[1]: e.variant for e in report.endpoints if e.variant}
     assert variants["opacity"] == 'opacity wrapped {"opacity": {"value"}}'
     assert variants["transition"] == "transitions under data"
-    assert variants["blend"] == "/blend"
+    # As the 3.8/3.9 application, the simulator has no /blend/layer route.
+    assert variants["layerBlend"] == "only /layerBlend (/blend answers 404)"
     assert len(sim_gets) >= len(paths)
 
 

@@ -82,6 +82,21 @@ def test_record_then_replay(
     assert again.layer("Main").state().is_muted is False
 
 
+def test_a_pre_3_8_installation_replays_its_blend_route(tmp_path: Path) -> None:
+    for old in (True, False):
+        directory = tmp_path / f"blend-{old}"
+        with showctl.Simulator(blend_route=old) as source:
+            showctl.MediaPlayer(source.url).record(directory)
+        workspace = json.loads((directory / "workspace.json").read_text(encoding="utf-8"))
+        assert workspace["answers"]["blendRoute"] is old
+        with showctl.Simulator(workspace=directory) as replay:
+            assert replay.blend_route is old
+            player = showctl.MediaPlayer(replay.url)
+            assert player.layer(0).blend().type == "Standard"
+            first = replay.requests[0]
+            assert (first.path, first.status) == ("/api/0/blend/layer/0", 200 if old else 404)
+
+
 def test_the_recording_shows_the_installation(tmp_path: Path) -> None:
     with showctl.Simulator() as source:
         rehearse(source)
@@ -89,7 +104,12 @@ def test_the_recording_shows_the_installation(tmp_path: Path) -> None:
     workspace = json.loads((tmp_path / "rec" / "workspace.json").read_text(encoding="utf-8"))
     assert workspace["format"] == 1
     main = next(layer for layer in workspace["layers"] if layer["name"] == "Main")
-    assert (main["opacity"], main["isMuted"], main["blendMode"]) == (0.4, True, "Dissolve")
+    # The opacity as the application keeps it: in single precision.
+    assert (main["opacity"], main["isMuted"], main["blendMode"]) == (
+        0.4000000059604645,
+        True,
+        "Dissolve",
+    )
     assert main["transport"]["playingItem"]["name"] == "Countdown"
     assert workspace["workspace"]["transitionDuration"] == 2.5
     assert [p["name"] for p in workspace["playlists"]["children"]][:2] == ["Opening", "Main Show"]

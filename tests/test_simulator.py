@@ -72,7 +72,8 @@ def test_commands_change_what_reads_answer(sim: showctl.Simulator) -> None:
     assert call(sim, "POST", "/mute/layer/Main") == (200, b"")
     assert call(sim, "POST", "/opacity/layer/0", {"value": 0.4}) == (200, b"")
     assert get(sim, "/data/layer/1")["layer"]["isMuted"] is True
-    assert get(sim, "/opacity/layer/0") == {"opacity": {"value": 0.4}}
+    # Kept in single precision, as the application does.
+    assert get(sim, "/opacity/layer/0") == {"opacity": {"value": 0.4000000059604645}}
     assert call(sim, "POST", "/select/layer/Lower%20Third%2FLeft?target=true")[0] == 200
     assert call(sim, "POST", "/trigger/playlist/0/cue/Intro%20Video")[0] == 200
     state = get(sim, "/transportState/layer/Lower%20Third%2FLeft")["transportState"]

@@ -375,3 +375,139 @@ def test_generated_uuids_are_rfc_4122_version_4() -> None:
     assert len(set(uuids)) == len(uuids)
     for u in uuids:
         assert v4.match(u), u
+
+
+# --- round three: six differences public clients and field notes showed (issue 22) ----------
+
+# The value commands that take {"value": ...}; /layerBlend takes {type, base} (a body without
+# "type" is refused there on its own).
+VALUE_COMMANDS = [p for p in COMPANION_VALUE_COMMANDS if not p.startswith("/layerBlend")]
+
+
+@pytest.mark.parametrize("path", VALUE_COMMANDS)
+def test_a_json_body_without_value_is_400(sim: showctl.Simulator, path: str) -> None:
+    # Stage-Utility's live notes: POST /api/0/opacity/layer/3 {"nope":1} is "correctly
+    # rejected" with 400. The same rule on every value command; nothing changes.
+    before = get(sim, "/data/layer/0")["layer"]
+    status, body = post_json(sim, path, {"nope": 1})
+    assert status == 400
+    assert b'"value"' in body and b"nope" in body
+    assert get(sim, "/data/layer/0")["layer"] == before
+    status, _ = send(sim, "POST", "/opacity/layer/3", b'{"nope":1}', JSON)
+    assert status == 400
+
+
+def cue_uuids(sim: showctl.Simulator, playlist: str) -> dict[str, str]:
+    items = get(sim, f"/data/playlist/{playlist}")["playlist"]["items"]
+    return {i["name"]: i["uuid"] for i in items}
+
+
+def test_trigger_cue_by_uuid_fires_when_its_playlist_is_selected(sim: showctl.Simulator) -> None:
+    # ServicePlanner's pvp.py (rplucker-117/ServicePlanner 20d1503): select the playlist, then
+    # POST /trigger/cue/{cue uuid} with no body.
+    show = get(sim, "/data/playlist/Main%20Show")["playlist"]["uuid"]
+    sponsor = cue_uuids(sim, "Main%20Show")["Sponsor Reel"]
+    assert send(sim, "POST", f"/select/playlist/{show}") == (200, b"")
+    assert send(sim, "POST", f"/trigger/cue/{sponsor}") == (200, b"")
+    assert playing(sim, 1) == "sponsors.mp4"
+    # A cue of a playlist that is not selected does not fire (refused here; the field's answer
+    # is unobserved).
+    countdown = cue_uuids(sim, "Opening")["Countdown"]
+    status, body = send(sim, "POST", f"/trigger/cue/{countdown}")
+    assert status == 400 and b"select its playlist" in body
+    assert playing(sim, 1) == "sponsors.mp4"
+    # A name is still 400, as in the field.
+    status, body = send(sim, "POST", "/trigger/cue/Sponsor%20Reel")
+    assert status == 400 and b"not a name" in body
+
+
+def test_opacity_on_a_matte_layer_replaces_the_blend_with_normal(sim: showctl.Simulator) -> None:
+    # The 3.8/3.9 reference (quoted by meros-co/integrations): setting opacity replaces a
+    # non-standard blend with Normal (Standard).
+    luma = {"type": "Luma Matte", "base": {"isInverted": False}}
+    assert post_json(sim, "/layerBlend/layer/2", luma) == (200, b"")
+    assert get(sim, "/layerBlend/layer/2")["layerBlend"]["type"] == "Luma Matte"
+    assert post_json(sim, "/opacity/layer/2", {"value": 0.4}) == (200, b"")
+    assert get(sim, "/layerBlend/layer/2") == {
+        "layerBlend": {
+            "type": "Standard",
+            "base": {"name": "Normal", "modeIndex": 0, "opacity": 0.4000000059604645},
+        }
+    }
+    assert get(sim, "/blendMode/layer/2")["blendMode"]["name"] == "Normal"
+
+
+def test_blend_layer_is_not_routed_by_default(sim: showctl.Simulator) -> None:
+    # The Companion module's 3.3.1 call; the 3.8/3.9 application has no such route.
+    body = json.dumps({"type": "Standard", "base": {"modeIndex": 3}}).encode()
+    assert send(sim, "POST", "/blend/layer/0", body, JSON)[0] == 404
+    assert send(sim, "GET", "/blend/layer/0")[0] == 404
+    assert send(sim, "POST", "/layerBlend/layer/0", body, JSON) == (200, b"")
+    assert not sim.blend_route
+    with showctl.Simulator(blend_route=True) as old:
+        assert old.blend_route
+        assert send(old, "POST", "/blend/layer/0", body, JSON) == (200, b"")
+        assert get(old, "/blend/layer/0") == get(old, "/layerBlend/layer/0")
+        assert get(old, "/blend/layer/0")["layerBlend"]["base"]["modeIndex"] == 3
+
+
+def test_set_blend_goes_through_the_layer_blend_fallback(sim: showctl.Simulator) -> None:
+    with showctl.MediaPlayer(sim.url) as player:
+        layer = player.layer("Main")
+        layer.set_blend({"type": "Alpha Matte", "base": {"isInverted": True}}, confirm=True)
+        assert layer.blend().type == "Alpha Matte"
+    answered = [(r.method, r.path, r.status) for r in sim.requests if "lend/layer" in r.path]
+    assert answered[:2] == [
+        ("POST", "/api/0/blend/layer/Main", 404),
+        ("POST", "/api/0/layerBlend/layer/Main", 200),
+    ]
+    # Remembered: no more /blend requests.
+    assert all(p.startswith("/api/0/layerBlend/") for _, p, _ in answered[1:])
+
+
+def raw(sim: showctl.Simulator, path: str) -> bytes:
+    status, body = send(sim, "GET", path)
+    assert status == 200, body
+    return body
+
+
+def test_whole_numbers_are_written_without_a_fraction(sim: showctl.Simulator) -> None:
+    # Stage-Utility's samples: the platform's JSON writer prints a whole double as 1 or 0.
+    assert raw(sim, "/opacity/layer/0") == b'{"opacity":{"value":1}}'
+    assert raw(sim, "/transitionDuration/workspace") == b'{"transitionDuration":{"value":1}}'
+    state = raw(sim, "/transportState/layer/0")
+    assert b'"playbackRate":0,' in state and b'"timeElapsed":0,' in state
+    assert b'"opacity":1,' in state and b'"transitionDuration":1' in state
+    assert not re.search(rb"\d\.0[,}\]]", raw(sim, "/data/layers"))
+
+
+def test_values_are_kept_in_single_precision(sim: showctl.Simulator) -> None:
+    # Field dumps: an opacity of 0.01 reads back 0.0099999997764825821.
+    assert post_json(sim, "/opacity/layer/0", {"value": 0.01}) == (200, b"")
+    assert raw(sim, "/opacity/layer/0") == b'{"opacity":{"value":0.0099999997764825821}}'
+    assert post_json(sim, "/transitionDuration/layer/0", {"value": 0.1}) == (200, b"")
+    assert get(sim, "/transitionDuration/layer/0") == {
+        "transitionDuration": {"value": 0.10000000149011612}
+    }
+
+
+def test_the_client_confirms_single_precision_read_backs(sim: showctl.Simulator) -> None:
+    with showctl.MediaPlayer(sim.url) as player:
+        layer = player.layer("Main")
+        layer.set_opacity(0.01, confirm=True)
+        assert layer.opacity() == 0.009999999776482582
+        layer.set_opacity(0.3, confirm=True)
+        # Relative: read (single precision), add, set, confirm.
+        value = layer.adjust_opacity(-0.1, confirm=True)
+        assert value == pytest.approx(0.2) and layer.opacity() == pytest.approx(0.2)
+        layer.fade(0.7, 0.1, steps=2)
+        assert layer.opacity() == 0.699999988079071
+        layer.set_transition_duration(0.1, confirm=True)
+
+
+def test_the_default_dissolve_is_disabled(sim: showctl.Simulator) -> None:
+    # Reported `enabled: false` live.
+    transitions = {
+        d["transition"]["name"]: d["transition"] for d in get(sim, "/transition")["data"]
+    }
+    assert transitions["Dissolve"]["enabled"] is False

@@ -60,8 +60,9 @@ def test_names_are_encoded_once(sim: showctl.Simulator, player: showctl.MediaPla
 def test_opacity_field_form(sim: showctl.Simulator, player: showctl.MediaPlayer) -> None:
     main = player.layer(1)
     main.set_opacity(0.3)
-    assert main.opacity() == 0.3
-    assert player.layers()[1].opacity == 0.3
+    # Read back in single precision, as the application keeps it; sent as given.
+    assert main.opacity() == 0.30000001192092896
+    assert player.layers()[1].opacity == 0.30000001192092896
     assert sim.requests[0].json() == {"value": 0.3}
     with pytest.raises(ValueError, match="value"):
         main.set_opacity(1.5)
@@ -123,8 +124,13 @@ def test_selection_drives_trigger_cue(sim: showctl.Simulator, player: showctl.Me
     player.trigger_playlist_cue("Highlights", "Crowd Shot")
     media = player.layer(2).transport_state().playing_media
     assert media is not None and media.name == "crowd.mov"
-    with pytest.raises(showctl.BadRequestError, match="cue index only"):
+    # A name is refused, as in the field; a UUID of a cue of the selected playlist fires.
+    with pytest.raises(showctl.BadRequestError, match="not a name"):
         player.trigger_cue("Camera 1")
+    camera = player.playlist(-1).items[1]
+    player.trigger_cue(camera.uuid)
+    media = player.layer(2).transport_state().playing_media
+    assert media is not None and media.name == camera.name
 
 
 def test_blend_and_field_fallback(sim: showctl.Simulator, player: showctl.MediaPlayer) -> None:
@@ -137,15 +143,15 @@ def test_blend_and_field_fallback(sim: showctl.Simulator, player: showctl.MediaP
     layer = player.layer(0)
     layer.set_blend_mode("Multiply")
     assert layer.blend_mode().name == "Multiply"
+    # The documented path is not routed (as in 3.8/3.9): the client moves to /layerBlend.
     blend = layer.blend()
     assert (blend.type, blend.mode_index, blend.opacity) == ("Standard", 3, 1.0)
-    # The documented path refused (as in 3.3.1): the client moves to /layerBlend.
-    sim.fail_next(404)
-    layer.set_blend({"type": "Luma Matte", "base": {"isInverted": True}})
-    assert [r.path for r in sim.requests[-2:]] == [
-        "/api/0/blend/layer/0",
-        "/api/0/layerBlend/layer/0",
+    assert [(r.path, r.status) for r in sim.requests[-2:]] == [
+        ("/api/0/blend/layer/0", 404),
+        ("/api/0/layerBlend/layer/0", 200),
     ]
+    layer.set_blend({"type": "Luma Matte", "base": {"isInverted": True}})
+    assert sim.requests[-1].path == "/api/0/layerBlend/layer/0"
     blend = layer.blend()
     assert (blend.type, blend.is_inverted) == ("Luma Matte", True)
     assert sim.requests[-1].path == "/api/0/layerBlend/layer/0"
@@ -161,7 +167,8 @@ def test_presets_and_target_sets(sim: showctl.Simulator, player: showctl.MediaPl
     assert layer.presets() == []  # what the layer has applied: nothing yet
     layer.apply_preset("Ghost")
     assert [p.name for p in layer.presets()] == ["Ghost"]
-    assert layer.opacity() == 0.35 and layer.blend_mode().name == "Screen"
+    # Kept in single precision, as the application does.
+    assert layer.opacity() == 0.3499999940395355 and layer.blend_mode().name == "Screen"
     assert [t.name for t in player.target_sets()] == ["All Screens", "LED Wall", "Projectors"]
     layer.set_target_set("Projectors")
     target = layer.target_set()

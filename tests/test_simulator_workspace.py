@@ -111,7 +111,8 @@ RECORDED: dict[str, Any] = {
 # The same installation in the workspace format (docs/simulator.md, "Workspace file").
 WORKSPACE: dict[str, Any] = {
     "format": 1,
-    "answers": {"opacity": "document", "transitionList": "transitions"},
+    # The installation answered /blend/layer/{id}, as versions before 3.8 do.
+    "answers": {"opacity": "document", "transitionList": "transitions", "blendRoute": True},
     "playlists": {
         "name": "Root",
         "uuid": U(1),
@@ -167,6 +168,7 @@ def fetch(sim: showctl.Simulator, path: str) -> Any:
 def test_a_recorded_installation_replays_equal_json(tmp_path: Path) -> None:
     (tmp_path / "workspace.json").write_text(json.dumps(WORKSPACE))
     with showctl.Simulator(workspace=tmp_path, strict=True) as sim:
+        assert sim.blend_route  # from the file's answers.blendRoute
         for path, answer in RECORDED.items():
             assert fetch(sim, path) == answer, path
         # Order kept, not only content.

@@ -1839,12 +1839,12 @@ class Layer:
     def set_opacity(self, value: float, *, confirm: bool = False) -> None:
         """POST /opacity/layer/{id} with {"value": value}; 0.0 to 1.0 (the application would
         clamp silently, so anything else is refused). `confirm=True`: read back until the
-        opacity is the value (within 0.005).
+        opacity is the value (in single precision, as the application keeps it).
         """
     async def set_opacity_async(self, value: float, *, confirm: bool = False) -> None:
         """POST /opacity/layer/{id} with {"value": value}; 0.0 to 1.0 (the application would
         clamp silently, so anything else is refused). `confirm=True`: read back until the
-        opacity is the value (within 0.005).
+        opacity is the value (in single precision, as the application keeps it).
 
         Awaitable twin.
         """
@@ -2250,7 +2250,7 @@ class Command:
     def set_opacity(layer: int | str | Layer, value: float, *, confirm: bool = False) -> Command:
         """POST /opacity/layer/{id} with {"value": value}; 0.0 to 1.0 (the application would
         clamp silently, so anything else is refused). `confirm=True`: read back until the
-        opacity is the value (within 0.005).
+        opacity is the value (in single precision, as the application keeps it).
         """
     @staticmethod
     def set_blend_mode(
@@ -2422,6 +2422,7 @@ class Simulator:
         apply_delay: float = 0.0,
         host: str = "127.0.0.1",
         header_timeout: float = 30.0,
+        blend_route: bool = False,
     ) -> Self:
         """Create a client. A stand-in for the media playback and scoreboard applications on a
         loopback port.
@@ -2451,6 +2452,11 @@ class Simulator:
     @property
     def apply_delay(self) -> float:
         """Seconds between a command's 200 and its change."""
+    @property
+    def blend_route(self) -> bool:
+        """Whether `/blend/layer/{id}` answers (as before 3.8); else only
+        `/layerBlend/layer/{id}`.
+        """
     @property
     def warnings(self) -> list[str]:
         """Requests accepted (or, when strict, refused) that break the documents, oldest first."""

@@ -24,9 +24,6 @@ pub const READ_BACK: [Duration; 5] = [
     Duration::from_millis(500),
 ];
 
-/// How far a number read back may be from the one sent (the application may round).
-pub const TOLERANCE: f64 = 0.005;
-
 /// A layer flag changed by mute/unmute and hide/unhide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flag {
@@ -107,8 +104,11 @@ struct Observed {
     actual: Value,
 }
 
+/// Numbers are compared as the application stores them: in single precision (it keeps an
+/// opacity or a duration as a 32-bit float and prints it as a double, so 0.01 reads back
+/// 0.0099999997764825821).
 fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() <= TOLERANCE
+    a as f32 == b as f32
 }
 
 fn number_is(actual: f64, expected: f64) -> Observed {

@@ -309,7 +309,8 @@ macro_rules! media_ops {
 
                 /// POST /opacity/layer/{id} with {"value": value}; 0.0 to 1.0 (the application
                 /// would clamp silently, so anything else is refused). `confirm=True`: read back
-                /// until the opacity is the value (within 0.005).
+                /// until the opacity is the value (in single precision, as the application keeps
+                /// it).
                 set_opacity / set_opacity_async [layer](value: Number) {
                     SET_LAYER_OPACITY: Endpoint<f64, ()> =
                         post("/opacity/layer/{layer:id}", opacity_body);

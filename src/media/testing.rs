@@ -160,8 +160,9 @@ pub fn lines(log: &Log, prefix: &str) -> Vec<String> {
 /// A small stateful stand-in for the layers of the application: opacity, mute and hide, read
 /// with `GET /data/layers`, `/data/layer/{id}` and `/opacity/layer/{id}`, changed with the
 /// matching commands. A command becomes visible `lag` reads after it was answered (the
-/// application answers 200 before it applies a change), and an opacity is stored rounded to
-/// 1/255 when `round` is set.
+/// application answers 200 before it applies a change), and an opacity is stored in single
+/// precision (as the application keeps it: 0.3 reads back 0.30000001192092896) when `round` is
+/// set.
 #[derive(Default)]
 pub struct Layers {
     pub layers: Vec<TestLayer>,
@@ -271,7 +272,7 @@ impl Layers {
             ("POST", [op, "layer", _]) => match (layer(self), Self::change(op, req)) {
                 (Some(i), Some(mut change)) => {
                     if let (Change::Opacity(v), true) = (change, self.round) {
-                        change = Change::Opacity((v * 255.0).round() / 255.0);
+                        change = Change::Opacity(f64::from(v as f32));
                     }
                     self.apply(i, change);
                     Reply::ok("")

@@ -148,7 +148,7 @@ pub struct PySimulator {
 #[pymethods]
 impl PySimulator {
     #[new]
-    #[pyo3(signature = (port=0, api_key=None, workspace=None, *, strict=false, apply_delay=0.0, host="127.0.0.1", header_timeout=30.0))]
+    #[pyo3(signature = (port=0, api_key=None, workspace=None, *, strict=false, apply_delay=0.0, host="127.0.0.1", header_timeout=30.0, blend_route=false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         #[pyo3(from_py_with = args::port)] port: i64,
@@ -158,6 +158,7 @@ impl PySimulator {
         apply_delay: f64,
         host: &str,
         header_timeout: f64,
+        blend_route: bool,
     ) -> PyResult<Self> {
         let port = u16::try_from(port).map_err(|_| {
             PyValueError::new_err(format!(
@@ -175,6 +176,7 @@ impl PySimulator {
                 header_timeout: crate::serve::header_timeout(header_timeout).map_err(invalid)?,
                 ..Limits::default()
             },
+            blend_route,
         };
         let sim = Simulator::new(options).map_err(invalid)?;
         Ok(PySimulator { sim: Arc::new(sim) })
@@ -230,6 +232,12 @@ impl PySimulator {
     #[getter]
     fn apply_delay(&self) -> f64 {
         self.sim.apply_delay()
+    }
+
+    /// Whether `/blend/layer/{id}` answers (as before 3.8); else only `/layerBlend/layer/{id}`.
+    #[getter]
+    fn blend_route(&self) -> bool {
+        self.sim.blend_route()
     }
 
     /// Requests accepted (or, when strict, refused) that break the documents, oldest first.

@@ -11,6 +11,7 @@
 mod routes;
 mod scores;
 mod state;
+mod wire;
 mod workspace;
 
 #[cfg(test)]
@@ -147,6 +148,8 @@ pub struct Shared {
     strict: bool,
     /// How long after its 200 a change is applied.
     apply_delay: Duration,
+    /// Route `/blend/layer/{id}` (as applications before 3.8 do).
+    blend_route: bool,
     /// Changes waiting for their time, oldest first. Locked before `world` when both are.
     pending: Mutex<VecDeque<(Instant, Job)>>,
     warnings: Mutex<VecDeque<String>>,
@@ -320,6 +323,9 @@ pub struct Options {
     pub apply_delay: f64,
     /// The bounds of its connections (header timeout, connection cap: `crate::serve`).
     pub limits: Limits,
+    /// Also answer `/blend/layer/{id}`, as applications before 3.8 do (3.8 and 3.9 have only
+    /// `/layerBlend/layer/{id}`).
+    pub blend_route: bool,
 }
 
 impl Default for Options {
@@ -332,6 +338,7 @@ impl Default for Options {
             strict: false,
             apply_delay: 0.0,
             limits: Limits::default(),
+            blend_route: false,
         }
     }
 }
@@ -363,6 +370,7 @@ impl Simulator {
         }
         crate::serve::check_host(&options.host)?;
         let world = World::new(&options.workspace).map_err(|e| format!("workspace: {e}"))?;
+        let blend_route = options.blend_route || options.workspace.answers.blend_route;
         Ok(Simulator {
             shared: Arc::new(Shared {
                 world: Mutex::new(world),
@@ -370,6 +378,7 @@ impl Simulator {
                 api_key: options.api_key,
                 strict: options.strict,
                 apply_delay: Duration::from_secs_f64(d),
+                blend_route,
                 pending: Mutex::new(VecDeque::new()),
                 warnings: Mutex::new(VecDeque::new()),
                 faults: Mutex::new(Faults::default()),
@@ -420,6 +429,11 @@ impl Simulator {
     /// Seconds between a command's 200 and its change.
     pub fn apply_delay(&self) -> f64 {
         self.shared.apply_delay.as_secs_f64()
+    }
+
+    /// Whether `/blend/layer/{id}` is routed.
+    pub fn blend_route(&self) -> bool {
+        self.shared.blend_route
     }
 
     /// What was accepted but breaks the documents (the oldest first; at most

@@ -14,7 +14,7 @@ use axum::extract::{FromRequest, FromRequestParts, RawPathParams, Request, State
 use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, MethodRouter};
-use axum::{Json, Router};
+use axum::Router;
 use serde_json::Value;
 
 use super::state::{Bad, Given, Op, Outcome, Scope, World};
@@ -198,8 +198,10 @@ impl Call {
         !matches!(self.body, Body::Empty)
     }
 
-    /// The `value` of a {"value": ...} body. No body, a body that is not JSON or one without
-    /// a `value` key give `Nothing` (no body is documented only where `no_body_documented`).
+    /// The `value` of a {"value": ...} body. No body, a body that is not JSON, `{}` or JSON
+    /// that is not an object give `Nothing` (no body is documented only where
+    /// `no_body_documented`). An object with other keys but no `value` is refused, as in the
+    /// field.
     fn given(&self, no_body_documented: bool) -> Outcome<Given<'_>> {
         let v = match &self.body {
             Body::Empty if no_body_documented => return Ok(Given::Nothing),
@@ -214,6 +216,14 @@ impl Call {
             Body::Json(v) => v,
         };
         match v.get("value") {
+            None if v.as_object().is_some_and(|m| !m.is_empty()) => {
+                let keys: Vec<&String> = v.as_object().into_iter().flat_map(|m| m.keys()).collect();
+                let more = if keys.len() > 5 { ", …" } else { "" };
+                Err(Bad(format!(
+                    "the body has no \"value\" key (it has {:?}{more}); send {{\"value\": ...}}",
+                    &keys[..keys.len().min(5)]
+                )))
+            }
             None => {
                 self.warn(
                     "the body has no \"value\" key; the document expects {\"value\": ...} (the \
@@ -296,8 +306,8 @@ impl Call {
         }
     }
 
-    /// The transition named by a POST /transition body: {"transition": {uuid|name}} or
-    /// {"value": uuid|name|null}.
+    /// The transition named by a POST /transition body: {"transition": {uuid|name}},
+    /// {"value": uuid|name|null} or {"name": name}.
     fn transition(&self) -> Outcome<Given<'_>> {
         if let Body::Json(body) = &self.body {
             match body.get("transition") {
@@ -313,6 +323,13 @@ impl Call {
                         })
                 }
                 None => {}
+            }
+            // The document's field table also lists a `name` key.
+            if let (None, Some(name)) = (body.get("value"), body.get("name")) {
+                return name
+                    .as_str()
+                    .map(Given::Text)
+                    .ok_or_else(|| Bad("\"name\" must be a string".into()));
             }
         }
         self.given(false)
@@ -330,7 +347,7 @@ fn read(f: fn(&World, &Call) -> Outcome<Value>) -> MethodRouter<Sh> {
         let response = match call.strict_check() {
             Err(bad) => refuse(bad),
             Ok(()) => match f(&sh.world(), &call) {
-                Ok(v) => Json(v).into_response(),
+                Ok(v) => super::wire::answer(&v),
                 Err(bad) => refuse(bad),
             },
         };
@@ -548,8 +565,14 @@ pub fn router(shared: Sh) -> Router {
             "/transportState/layer/{id}",
             read(|w, c| w.transport_json(Scope::Layer(c.id()))),
         );
-    // /blend/layer misbehaved in 3.3.1; the field uses /layerBlend/layer with the same body.
-    for path in ["/blend/layer/{id}", "/layerBlend/layer/{id}"] {
+    // /blend/layer misbehaved in 3.3.1 and 3.8/3.9 have no such route; the field uses
+    // /layerBlend/layer with the same body. `blend_route` serves it as older versions did.
+    let blend_paths: &[&str] = if shared.blend_route {
+        &["/blend/layer/{id}", "/layerBlend/layer/{id}"]
+    } else {
+        &["/layerBlend/layer/{id}"]
+    };
+    for path in blend_paths {
         api = api.route(
             path,
             read(|w, c| w.blend_json(c.id()))

@@ -7,6 +7,7 @@ use std::time::Instant;
 use serde_json::{json, Map, Value};
 
 use super::scores::Scores;
+use super::wire::single;
 use super::workspace::{
     with_extra, Answers, BlendMode, Cue, Extra, Fx, FxRef, LayerPreset, LayerSeed, Named,
     OpacityForm, Playlist, TransitionListKey, TransportSeed, Workspace,
@@ -422,7 +423,7 @@ impl World {
                     transition,
                     fx_keys,
                 )?,
-                transition_duration: duration.clamp(0.0, MAX_TRANSITION_DURATION),
+                transition_duration: single(duration.clamp(0.0, MAX_TRANSITION_DURATION)),
             })
         };
         let w = &ws.workspace;
@@ -534,7 +535,7 @@ impl World {
             name: l.name.clone(),
             hidden: l.is_hidden,
             muted: l.is_muted,
-            opacity: l.opacity.clamp(0.0, 1.0),
+            opacity: single(l.opacity.clamp(0.0, 1.0)),
             blend_mode,
             blend_type,
             blend_base: base.unwrap_or_else(|| Self::fresh_base(blend_type)),
@@ -631,7 +632,7 @@ impl World {
 
     /// A cue of a playlist by index, UUID or name; `live` when the playlist is the video
     /// input playlist.
-    fn cue(&self, playlist: &Playlist, id: &str, index_only: bool) -> Outcome<(Cue, bool)> {
+    fn cue(&self, playlist: &Playlist, id: &str) -> Outcome<(Cue, bool)> {
         let found = match parse_id(id) {
             Id::Index(i) if i < 0 => {
                 return bad(format!(
@@ -639,9 +640,6 @@ impl World {
                 ))
             }
             Id::Index(i) => usize::try_from(i).ok().and_then(|i| playlist.items.get(i)),
-            Id::Key(k) if index_only => {
-                return bad(format!("this endpoint takes a cue index only, got {k:?}"))
-            }
             Id::Key(k) => {
                 lookup(&playlist.items, k, |c| [&c.uuid, &c.name]).map(|i| &playlist.items[i])
             }
@@ -699,7 +697,7 @@ impl World {
     }
 
     pub fn cue_json(&self, playlist: &str, cue: &str) -> Outcome<Value> {
-        let (cue, _) = self.cue(self.playlist(playlist)?, cue, false)?;
+        let (cue, _) = self.cue(self.playlist(playlist)?, cue)?;
         Ok(json!({ "playlistItem": cue.summary() }))
     }
 
@@ -994,12 +992,45 @@ impl World {
         }
     }
 
-    /// POST /trigger/cue/{id}: a cue (by index only) of the selected playlist.
+    /// POST /trigger/cue/{id}: a cue of the selected playlist, by index or UUID (a UUID works
+    /// only when the cue's playlist is selected; a name is refused, as in the field).
     pub fn trigger_cue(&mut self, cue: &str) -> Outcome<()> {
         let selected = self.selected_playlist.clone().unwrap_or_default();
         let p = self.playlist(&selected)?;
-        let found = self.cue(p, cue, true)?;
+        let found = match parse_id(cue) {
+            Id::Index(_) => self.cue(p, cue)?,
+            Id::Key(k) => match p.items.iter().find(|c| c.uuid == k) {
+                Some(c) => (c.clone(), p.video_input),
+                None => return bad(self.not_in_selected(p, k)),
+            },
+        };
         self.play(found)
+    }
+
+    /// Why `/trigger/cue/{k}` found no cue `k` in the selected playlist `p`.
+    fn not_in_selected(&self, p: &Playlist, k: &str) -> String {
+        if p.items.iter().any(|c| c.name == k) {
+            return format!(
+                "this endpoint takes a cue index or UUID, not a name ({k:?}); send the cue's \
+                 index or UUID"
+            );
+        }
+        let elsewhere = self
+            .playlists
+            .all()
+            .into_iter()
+            .find(|q| q.items.iter().any(|c| c.uuid == k));
+        match elsewhere {
+            Some(q) => format!(
+                "cue {k} is in playlist {:?}, not in the selected playlist {:?}: select its \
+                 playlist first",
+                q.name, p.name
+            ),
+            None => format!(
+                "no cue with the index or UUID {k:?} in the selected playlist {:?}",
+                p.name
+            ),
+        }
     }
 
     /// POST /trigger/playlist/{id}: the first cue of the playlist.
@@ -1008,7 +1039,7 @@ impl World {
         if p.items.is_empty() {
             return bad(format!("playlist {:?} has no cues", p.name));
         }
-        let found = self.cue(p, "0", true)?;
+        let found = self.cue(p, "0")?;
         self.play(found)
     }
 
@@ -1023,15 +1054,26 @@ impl World {
         if let Some(id) = layer {
             self.layer_index(id)?;
         }
-        let found = self.cue(self.playlist(playlist)?, cue, false)?;
+        let found = self.cue(self.playlist(playlist)?, cue)?;
         self.play(found)
     }
 
-    /// Opacity out of range is clamped, as the application does.
+    /// Opacity out of range is clamped, as the application does, and kept in single
+    /// precision. On a layer with a matte blend it also replaces the blend with Normal
+    /// (Standard), as the 3.8/3.9 reference says.
     pub fn set_opacity(&mut self, id: &str, value: Option<f64>) -> Outcome<()> {
         let i = self.layer_index(id)?;
-        if let Some(v) = value {
-            self.layers[i].opacity = v.clamp(0.0, 1.0);
+        let Some(v) = value else {
+            return Ok(());
+        };
+        let normal = lookup(&self.blend_modes, "Normal", blend_keys).unwrap_or(0);
+        let l = &mut self.layers[i];
+        l.opacity = single(v.clamp(0.0, 1.0));
+        if l.blend_type != BLEND_TYPES[0] {
+            l.blend_type = BLEND_TYPES[0];
+            l.blend_base = Self::fresh_base(BLEND_TYPES[0]);
+            l.blend_mode = normal;
+            l.inverted = false;
         }
         Ok(())
     }
@@ -1096,7 +1138,7 @@ impl World {
             }
             if let Some(v) = base.get("opacity") {
                 match v.as_f64() {
-                    Some(o) => opacity = o.clamp(0.0, 1.0),
+                    Some(o) => opacity = single(o.clamp(0.0, 1.0)),
                     None => return bad("base.opacity must be a number"),
                 }
             }
@@ -1141,7 +1183,7 @@ impl World {
         let l = &mut self.layers[i];
         l.layer_preset = Some(p);
         if let Some(o) = found.opacity {
-            l.opacity = o.clamp(0.0, 1.0);
+            l.opacity = single(o.clamp(0.0, 1.0));
         }
         if let Some(m) = mode {
             l.blend_mode = m;
@@ -1284,7 +1326,7 @@ impl World {
     ) -> Outcome<()> {
         let s = self.scope(scope)?;
         if let Some(v) = seconds {
-            s.transition_duration = v.clamp(0.0, MAX_TRANSITION_DURATION);
+            s.transition_duration = single(v.clamp(0.0, MAX_TRANSITION_DURATION));
         }
         Ok(())
     }
@@ -1427,10 +1469,60 @@ mod tests {
     }
 
     #[test]
+    fn opacity_replaces_a_matte_with_normal() {
+        let mut w = world();
+        w.set_blend_mode("2", Some("Screen")).unwrap();
+        let luma = json!({"type": "Luma Matte", "base": {"isInverted": true}});
+        w.set_blend("2", Some(&luma)).unwrap();
+        // No value: nothing changes, the matte stays.
+        w.set_opacity("2", None).unwrap();
+        assert_eq!(
+            w.blend_json("2").unwrap()["layerBlend"]["type"],
+            "Luma Matte"
+        );
+        w.set_opacity("2", Some(0.4)).unwrap();
+        assert_eq!(
+            w.blend_json("2").unwrap(),
+            json!({"layerBlend": {"type": "Standard",
+                "base": {"name": "Normal", "modeIndex": 0, "opacity": f64::from(0.4f32)}}})
+        );
+        // On a Standard blend the mode stays.
+        w.set_blend_mode("2", Some("Screen")).unwrap();
+        w.set_opacity("2", Some(0.5)).unwrap();
+        assert_eq!(
+            w.layer_blend_mode_json("2").unwrap()["blendMode"]["name"],
+            "Screen"
+        );
+    }
+
+    #[test]
+    fn trigger_cue_takes_a_uuid_of_the_selected_playlist() {
+        let mut w = world();
+        w.select_playlist("Main Show").unwrap();
+        let sponsor = w.playlist("Main Show").unwrap().items[1].uuid.clone();
+        let countdown = w.playlist("Opening").unwrap().items[0].uuid.clone();
+        w.trigger_cue(&sponsor).unwrap();
+        let ts = w.transport_json(Scope::Layer("Main")).unwrap();
+        assert_eq!(ts["transportState"]["playingItem"]["name"], "Sponsor Reel");
+        // A cue of another playlist: refused, naming where it is.
+        let err = w.trigger_cue(&countdown).unwrap_err().0;
+        assert!(
+            err.contains("\"Opening\"") && err.contains("select"),
+            "{err}"
+        );
+        // A name: refused, as in the field.
+        let err = w.trigger_cue("Sponsor Reel").unwrap_err().0;
+        assert!(err.contains("not a name"), "{err}");
+        w.select_playlist("Opening").unwrap();
+        w.trigger_cue(&countdown).unwrap();
+    }
+
+    #[test]
     fn presets_and_effects() {
         let mut w = world();
         w.apply_layer_preset("0", Some("Ghost")).unwrap();
-        assert_eq!(w.layers[0].opacity, 0.35);
+        // Kept in single precision, as the application does.
+        assert_eq!(w.layers[0].opacity, f64::from(0.35f32));
         assert_eq!(
             w.layer_presets_of_json("0").unwrap(),
             json!({"data": [{"id": "3", "name": "Ghost"}]})

@@ -214,8 +214,12 @@ fn field_status_codes() {
         assert_eq!(status("POST /data/layers").await, Some(405));
         let a = post(&sim, "/opacity/layer/0", Some(json!({"value": "high"}))).await;
         assert_eq!(a.status, Some(400));
-        let a = post(&sim, "/blend/layer/0", Some(json!({"type": "Sepia"}))).await;
+        let a = post(&sim, "/layerBlend/layer/0", Some(json!({"type": "Sepia"}))).await;
         assert_eq!(a.status, Some(400));
+        // 3.8 and 3.9 have no /blend/layer/{id} (the `blend_route` option serves it).
+        assert_eq!(status("GET /blend/layer/0").await, Some(404));
+        let a = post(&sim, "/blend/layer/0", Some(json!({"type": "Normal"}))).await;
+        assert_eq!(a.status, Some(404));
         // Outside the /api/0 prefix.
         let mut stream = TcpStream::connect(sim.addr().unwrap()).await.unwrap();
         stream
@@ -313,10 +317,9 @@ fn catalogue_settings_round_trip() {
             Some(json!({"value": "Ghost"})),
         )
         .await;
-        assert_eq!(
-            get(&sim, "/opacity/layer/1").await["opacity"]["value"],
-            0.35
-        );
+        // Kept in single precision and printed as a double, as the application does.
+        let opacity = send(&sim, "GET /opacity/layer/1", &[], None).await.body;
+        assert_eq!(opacity, br#"{"opacity":{"value":0.34999999403953552}}"#);
         assert_eq!(
             get(&sim, "/blendMode/layer/1").await["blendMode"]["name"],
             "Screen"
@@ -491,6 +494,23 @@ fn changes_land_apply_delay_after_the_answer() {
         ..Options::default()
     })
     .is_err());
+}
+
+#[test]
+fn blend_route_serves_the_pre_3_8_path() {
+    let sim = started(Options {
+        blend_route: true,
+        ..Options::default()
+    });
+    assert!(sim.blend_route());
+    run(async {
+        let luma = json!({"type": "Luma Matte", "base": {"isInverted": true}});
+        ok(&sim, "/blend/layer/0", Some(luma)).await;
+        // Both paths read the same layer blend.
+        let old = get(&sim, "/blend/layer/0").await;
+        assert_eq!(old["layerBlend"]["type"], "Luma Matte");
+        assert_eq!(get(&sim, "/layerBlend/layer/0").await, old);
+    });
 }
 
 #[test]

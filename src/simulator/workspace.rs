@@ -198,6 +198,9 @@ pub struct Answers {
     /// The key of the list `GET /transition` answers.
     #[serde(default)]
     pub transition_list: TransitionListKey,
+    /// `/blend/layer/{id}` answers, as in versions before 3.8 (else only `/layerBlend`).
+    #[serde(default)]
+    pub blend_route: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]

@@ -78,6 +78,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             strict=args.strict,
             apply_delay=args.apply_delay,
             host=args.host,
+            blend_route=args.blend_route,
         )
     except OSError as e:
         # A missing workspace file is a bad argument, as a malformed one is (exit code 2).
@@ -114,7 +115,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 def _simulate_venue(args: argparse.Namespace) -> int:
     from showctl._venue import simulate_venue
 
-    refuse_with_venue(args, "workspace", "api_key")
+    refuse_with_venue(args, "workspace", "api_key", "blend_route")
     if args.port:
         raise UsageError("--port: not with --venue (each simulator listens on its source's port)")
     venue = simulate_venue(args.venue, same_ports=True, strict=args.strict)
@@ -297,6 +298,12 @@ def register(commands: Subcommands) -> None:
         default=0.0,
         metavar="SECONDS",
         help="apply each change this long after its 200, as the real application does (default: 0)",
+    )
+    p.add_argument(
+        "--blend-route",
+        action="store_true",
+        help="also answer /blend/layer/{id}, as versions before 3.8 do (3.8 and 3.9 have only "
+        "/layerBlend/layer/{id})",
     )
     p.add_argument(
         "--score-tick",

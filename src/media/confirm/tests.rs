@@ -28,13 +28,24 @@ async fn a_change_that_shows_after_a_few_reads_is_confirmed() {
 }
 
 #[tokio::test]
-async fn a_rounded_opacity_is_confirmed() {
+async fn a_single_precision_opacity_is_confirmed() {
     let mut layers = Layers::named(&["Main"]);
     layers.round = true;
     let (url, _, state) = serve_layers(layers).await;
     let (call, expect) = opacity("Main", 0.3);
     confirmed(&client(&url), call, &expect).await.unwrap();
-    assert_ne!(state.lock().unwrap().layers[0].opacity, 0.3);
+    assert_eq!(state.lock().unwrap().layers[0].opacity, 0.30000001192092896);
+}
+
+#[test]
+fn numbers_compare_as_the_application_stores_them() {
+    // The field's read-back of 0.01, printed as a double.
+    let field: f64 = "0.0099999997764825821".parse().unwrap();
+    assert!(close(0.01, field));
+    assert!(close(1.0, 1.0) && close(0.0, 0.0));
+    // A value the application would not have stored for what was sent.
+    assert!(!close(0.3, 77.0 / 255.0));
+    assert!(!close(0.5, 0.5001));
 }
 
 #[tokio::test]

@@ -629,3 +629,65 @@ fn duplicate_keys_last_wins() {
     assert_eq!(layer.is_muted, Some(false));
     assert_eq!(layer.raw().len(), 1);
 }
+
+/// The field prints a whole double without a fraction (`1`, `0`): every reply field the
+/// document gives as a double decodes from the field's exact text.
+#[test]
+fn whole_numbers_decode_where_doubles_are_documented() {
+    assert_eq!(
+        (LAYER_OPACITY.decode)(br#"{"opacity":{"value":1}}"#),
+        Ok(1.0)
+    );
+    assert_eq!(
+        (LAYER_TRANSITION_DURATION.decode)(br#"{"transitionDuration":{"value":0}}"#),
+        Ok(0.0)
+    );
+    assert_eq!(
+        (WORKSPACE_TRANSITION_DURATION.decode)(br#"{"transitionDuration":{"value":5}}"#),
+        Ok(5.0)
+    );
+    let layer = br#"{"uuid":"L","name":"A","isHidden":false,"isMuted":false,"opacity":1,
+        "effects":[],"effectPresetUUID":"null","targetSetUUID":"null","transitionDuration":0}"#;
+    let l = (LAYER_STATE.decode)(
+        format!(r#"{{"layer":{}}}"#, std::str::from_utf8(layer).unwrap()).as_bytes(),
+    )
+    .unwrap();
+    assert_eq!((l.opacity, l.transition_duration), (Some(1.0), Some(0.0)));
+    let t = (LAYER_TRANSPORT_STATE.decode)(
+        br#"{"transportState":{"timeElapsed":0,"timeRemaining":30,"playbackRate":1,
+        "isPlaying":true,"isScrubbing":false,"layer":{"name":"A","opacity":0,
+        "layerBlend":{"type":"Standard","base":{"name":"Normal","modeIndex":0,"opacity":1}}}}}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        (t.time_elapsed, t.time_remaining, t.playback_rate),
+        (Some(0.0), Some(30.0), Some(1.0))
+    );
+    assert_eq!(t.layer.as_ref().unwrap().opacity, Some(0.0));
+    let blend = (LAYER_BLEND.decode)(
+        br#"{"layerBlend":{"type":"Standard","base":{"name":"Normal","modeIndex":0,"opacity":1}}}"#,
+    )
+    .unwrap();
+    assert_eq!(blend.opacity, Some(1.0));
+    let float = br#"{"type":"Float","base":{"value":1,"max_value":100,"min_value":0,"name":"R"}}"#;
+    let float = std::str::from_utf8(float).unwrap();
+    let effects = (EFFECTS.decode)(
+        format!(r#"{{"data":[{{"effect":{{"uuid":"E","name":"Blur","enabled":true,"variables":[{float}]}}}}]}}"#)
+            .as_bytes(),
+    )
+    .unwrap();
+    let transitions = (TRANSITIONS.decode)(
+        format!(r#"{{"data":[{{"transition":{{"uuid":"T","name":"Dissolve","enabled":false,"variables":[{float}]}}}}]}}"#)
+            .as_bytes(),
+    )
+    .unwrap();
+    for variables in [&effects[0].variables, &transitions[0].variables] {
+        match &variables[0].base {
+            VariableBase::Float(f) => assert_eq!(
+                (f.value, f.max_value, f.min_value),
+                (Some(1.0), Some(100.0), Some(0.0))
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+}
