@@ -72,3 +72,44 @@ def test_the_page_counts_down_shows_the_score_and_says_stale(tmp_path: Path) -> 
             assert browser.screenshot(tmp_path / "feed_stale.png").startswith(PNG)
             sim.fail_next(503, times=0)
             browser.wait_for("document.getElementById('stale').hidden")
+
+
+def test_the_page_of_a_venue_shows_a_card_per_source_with_its_own_stale_mark(
+    tmp_path: Path,
+) -> None:
+    from showctl._venue import simulate_venue
+
+    venue_file = Path(__file__).parent.parent / "examples" / "venue.toml"
+    with simulate_venue(venue_file) as venue:
+        venue["court2"].simulator.set_score("team1Score", 42)
+        sources = {name: {**s, "interval": 0.25} for name, s in venue.sources.items()}
+        with (
+            showctl.Feed(sources=sources) as feed,
+            Browser(tmp_path / "profile") as browser,
+        ):
+            browser.goto(feed.url)
+            names = browser.wait_for(
+                "(() => { const c = [...document.querySelectorAll('#sources .source')];"
+                " return c.length === 10 ? JSON.stringify(c.map(e => e.dataset.source)) : ''; })()"
+            )
+            assert json.loads(names) == ["main", "lobby"] + [f"court{i}" for i in range(1, 9)]
+            points = browser.wait_for(
+                "document.querySelector('.source[data-source=\"court2\"] .sp')?.textContent"
+            )
+            assert points == "42"
+            assert browser.evaluate("document.getElementById('layers').hidden") is True
+            assert browser.screenshot(tmp_path / "venue.png").startswith(PNG)
+
+            # One court stops answering: only its card is marked, and the banner names it.
+            venue["court7"].simulator.fail_next(503, times=100_000)
+            banner = browser.wait_for(
+                "(() => { const b = document.getElementById('stale');"
+                " return b.hidden ? '' : b.textContent; })()"
+            )
+            assert banner == "Stale: court7"
+            stale = browser.evaluate(
+                "JSON.stringify([...document.querySelectorAll('.source.is-stale')]"
+                ".map(e => e.dataset.source))"
+            )
+            assert json.loads(stale) == ["court7"]
+            assert browser.screenshot(tmp_path / "venue_stale.png").startswith(PNG)
