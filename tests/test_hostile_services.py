@@ -276,10 +276,11 @@ def test_stop_in_a_forked_child_returns_and_the_parent_keeps_serving() -> None:
     with showctl.Simulator() as sim, showctl.Feed(sim.url) as feed:
         r, w = os.pipe()
         pid = os.fork()
-        if pid == 0:  # the child: stop both, leave a `with` of each, report
+        if pid == 0:  # the child: stop one, leave the other's `with`, report
             try:
                 sim.stop()
-                feed.stop()
+                feed.__exit__(None, None, None)
+                assert not sim.running and not feed.running
                 with showctl.Simulator() as own:  # the child can run its own
                     urllib.request.urlopen(own.url + "/api/0/data/scores", timeout=5).close()
                 os.write(w, b"ok")

@@ -3,9 +3,10 @@
 //! files, so that nothing else needs to poll the show machine.
 //!
 //! One poller task per application keeps the latest state in a `tokio::sync::watch` channel;
-//! readers only ever clone what is in it (no reader holds a lock the poller waits for), and each
-//! change is rendered once and broadcast to every SSE client through one bounded ring. A client
-//! that falls more than [`SSE_BUFFER`] messages behind is dropped.
+//! readers only ever clone what is in it (no reader holds a lock the poller waits for), and what
+//! each poll found is rendered once and broadcast to every SSE client as one message through one
+//! bounded ring. A client that falls more than [`SSE_BUFFER`] polls behind is dropped, with a
+//! last `end` event saying why.
 
 mod docs;
 mod files;
@@ -41,7 +42,8 @@ use crate::score::{score_changes, Scoreboard};
 use crate::serve::{self, Limits};
 use crate::transport::{Config, Transport};
 
-/// Messages an SSE client may fall behind before it is dropped.
+/// Messages (one per poll that found something) an SSE client may fall behind before it is
+/// dropped.
 pub const SSE_BUFFER: usize = 64;
 
 /// How long `stop()` waits for a file write under way (with `write`) before it returns anyway,

@@ -402,7 +402,7 @@ const MIRROR_KEYS: &[&str] = &["url", "api_key", "tls_fingerprint"];
 
 /// Check the keys of a connection dict (a mirror's, a feed source's) against `allowed` and
 /// return its `url`; errors name the argument (`arg`).
-fn connection_dict<'py>(
+pub(crate) fn connection_dict<'py>(
     dict: &Bound<'py, PyDict>,
     arg: &str,
     allowed: &[&str],
@@ -423,81 +423,6 @@ fn connection_dict<'py>(
     }
     dict.get_item("url")?
         .ok_or_else(|| PyValueError::new_err(format!("{arg}: the dict has no \"url\"")))
-}
-
-/// A feed source as given (`media=`, `scoreboard=`): a URL, or a dict with `url` and any of
-/// `api_key`, `tls_fingerprint`, `ca_cert`, `verify`, which override the feed's own options for
-/// that source.
-#[derive(Debug, Default)]
-pub struct SourceArg {
-    pub url: String,
-    pub api_key: Option<String>,
-    pub tls_fingerprint: Option<String>,
-    pub ca_cert: Option<PathBuf>,
-    pub verify: Option<bool>,
-}
-
-const SOURCE_KEYS: &[&str] = &["url", "api_key", "tls_fingerprint", "ca_cert", "verify"];
-
-/// `media=` / `scoreboard=` of the feed (`None` when not given).
-pub fn source_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<SourceArg>> {
-    let Some(obj) = obj.filter(|o| !o.is_none()) else {
-        return Ok(None);
-    };
-    if obj.is_instance_of::<PyString>() {
-        return Ok(Some(SourceArg {
-            url: obj.extract()?,
-            ..SourceArg::default()
-        }));
-    }
-    let Ok(dict) = obj.cast::<PyDict>() else {
-        return Err(PyTypeError::new_err(format!(
-            "{arg}: expected a URL or a dict with {}, got {}",
-            SOURCE_KEYS.join(", "),
-            type_name(obj)
-        )));
-    };
-    // A key given as None is as if not given: the feed's own option applies.
-    let field = |key: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
-        Ok(dict.get_item(key)?.filter(|v| !v.is_none()))
-    };
-    let wrong = |key: &str, what: &str, v: &Bound<'_, PyAny>| {
-        PyTypeError::new_err(format!(
-            "{arg}[{key:?}]: expected {what}, got {}",
-            type_name(v)
-        ))
-    };
-    let url = connection_dict(dict, arg, SOURCE_KEYS)?;
-    let text = |key: &str| -> PyResult<Option<String>> {
-        match field(key)? {
-            Some(v) => v
-                .extract()
-                .map(Some)
-                .map_err(|_| wrong(key, "a string", &v)),
-            None => Ok(None),
-        }
-    };
-    let ca_cert = match field("ca_cert")? {
-        Some(v) => Some(
-            v.extract::<PathBuf>()
-                .map_err(|_| wrong("ca_cert", "a path", &v))?,
-        ),
-        None => None,
-    };
-    let verify = match field("verify")? {
-        Some(v) if v.is_instance_of::<PyBool>() => Some(v.extract::<bool>()?),
-        Some(v) => return Err(wrong("verify", "a bool", &v)),
-        None => None,
-    };
-    Ok(Some(SourceArg {
-        url: url
-            .extract()
-            .map_err(|_| wrong("url", "a URL string", &url))?,
-        api_key: text("api_key")?,
-        tls_fingerprint: text("tls_fingerprint")?,
-        ca_cert,
-        verify,
-    }))
 }
 
 const MIRROR_FORMS: &str =

@@ -5,18 +5,93 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
 
-use super::args::source_arg;
-use super::convert::json_to_py;
+use super::args::connection_dict;
+use super::convert::{json_to_py, type_name};
 use super::options::client_config;
 use super::rt;
 use crate::error::Error;
 use crate::feed::{Feed, Kind, Options, SourceSpec};
 use crate::serve::Limits;
 use crate::transport::{ENV_MEDIA_URL, ENV_SCOREBOARD_URL};
+
+/// A feed source as given (`media=`, `scoreboard=`): a URL, or a dict with `url` and any of
+/// `api_key`, `tls_fingerprint`, `ca_cert`, `verify`, which override the feed's own options for
+/// that source.
+#[derive(Debug, Default)]
+struct SourceArg {
+    url: String,
+    api_key: Option<String>,
+    tls_fingerprint: Option<String>,
+    ca_cert: Option<PathBuf>,
+    verify: Option<bool>,
+}
+
+const SOURCE_KEYS: &[&str] = &["url", "api_key", "tls_fingerprint", "ca_cert", "verify"];
+
+/// `media=` / `scoreboard=` of the feed (`None` when not given).
+fn source_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<SourceArg>> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(None);
+    };
+    if obj.is_instance_of::<PyString>() {
+        return Ok(Some(SourceArg {
+            url: obj.extract()?,
+            ..SourceArg::default()
+        }));
+    }
+    let Ok(dict) = obj.cast::<PyDict>() else {
+        return Err(PyTypeError::new_err(format!(
+            "{arg}: expected a URL or a dict with {}, got {}",
+            SOURCE_KEYS.join(", "),
+            type_name(obj)
+        )));
+    };
+    // A key given as None is as if not given: the feed's own option applies.
+    let field = |key: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
+        Ok(dict.get_item(key)?.filter(|v| !v.is_none()))
+    };
+    let wrong = |key: &str, what: &str, v: &Bound<'_, PyAny>| {
+        PyTypeError::new_err(format!(
+            "{arg}[{key:?}]: expected {what}, got {}",
+            type_name(v)
+        ))
+    };
+    let url = connection_dict(dict, arg, SOURCE_KEYS)?;
+    let text = |key: &str| -> PyResult<Option<String>> {
+        match field(key)? {
+            Some(v) => v
+                .extract()
+                .map(Some)
+                .map_err(|_| wrong(key, "a string", &v)),
+            None => Ok(None),
+        }
+    };
+    let ca_cert = match field("ca_cert")? {
+        Some(v) => Some(
+            v.extract::<PathBuf>()
+                .map_err(|_| wrong("ca_cert", "a path", &v))?,
+        ),
+        None => None,
+    };
+    let verify = match field("verify")? {
+        Some(v) if v.is_instance_of::<PyBool>() => Some(v.extract::<bool>()?),
+        Some(v) => return Err(wrong("verify", "a bool", &v)),
+        None => None,
+    };
+    Ok(Some(SourceArg {
+        url: url
+            .extract()
+            .map_err(|_| wrong("url", "a URL string", &url))?,
+        api_key: text("api_key")?,
+        tls_fingerprint: text("tls_fingerprint")?,
+        ca_cert,
+        verify,
+    }))
+}
 
 /// One poller serving the media application's transport state and the scoreboard's score to
 /// any number of readers: a page, JSON, XML, CSV, Server-Sent Events and files.
@@ -30,7 +105,7 @@ impl PyFeed {
     /// request timeout of the sources.
     fn ready_timeout(&self, given: Option<f64>) -> PyResult<Duration> {
         match given {
-            Some(t) if t.is_finite() && t >= 0.0 && t <= 3600.0 => Ok(Duration::from_secs_f64(t)),
+            Some(t) if (0.0..=3600.0).contains(&t) => Ok(Duration::from_secs_f64(t)),
             Some(t) => Err(PyValueError::new_err(format!(
                 "timeout: must be a number of seconds from 0 to 3600, got {t}"
             ))),

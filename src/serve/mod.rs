@@ -6,8 +6,8 @@
 //!   connection waits for a request head, so it also closes a keep-alive connection left idle
 //!   between requests for that long;
 //! - at most [`Limits::max_connections`] connections are open at once: beyond that, new
-//!   connections wait in the listen queue until one closes (a log line says when the cap is
-//!   reached);
+//!   connections wait in the listen queue ([`BACKLOG`]) until one closes (a log line says when
+//!   the cap is reached);
 //! - an accept that fails for want of resources (out of file descriptors: `EMFILE`, `ENFILE`,
 //!   `ENOBUFS`, `ENOMEM`) is retried after a backoff from [`ACCEPT_BACKOFF_MIN`] doubling to
 //!   [`ACCEPT_BACKOFF_MAX`], never in a spin, while the open connections keep being served and
@@ -39,7 +39,7 @@ use tokio::task::{JoinHandle, JoinSet};
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 /// The default cap on open connections (lowered to the descriptor limit less
 /// [`DESCRIPTOR_RESERVE`] where that is lower; see [`default_max_connections`]).
-pub const MAX_CONNECTIONS: usize = 1024;
+pub const MAX_CONNECTIONS: usize = 4096;
 /// File descriptors left to the rest of the process (its own requests, files, Python) when the
 /// cap comes from the descriptor limit.
 pub const DESCRIPTOR_RESERVE: usize = 64;
@@ -116,21 +116,45 @@ pub fn check_host(host: &str) -> std::result::Result<(), String> {
     }
 }
 
-/// Bind `host:port`; the error names the argument at fault: `port` when it is taken or not
-/// allowed, `host` when the address is not one of this machine's.
+/// The listen queue: connections beyond the cap wait there (the kernel bounds it by
+/// `net.core.somaxconn`).
+pub const BACKLOG: i32 = 1024;
+
+/// Bind `host:port` with a listen queue of [`BACKLOG`]; the error names the argument at fault:
+/// `port` when it is taken or not allowed, `host` when the address is not one of this
+/// machine's.
 pub fn bind(host: &str, port: u16) -> std::result::Result<std::net::TcpListener, String> {
+    use std::net::ToSocketAddrs;
     check_host(host)?;
-    let listener = std::net::TcpListener::bind((host, port)).map_err(|e| {
+    let fail = |e: io::Error| {
         let arg = match e.kind() {
             io::ErrorKind::AddrInUse | io::ErrorKind::PermissionDenied => "port",
             _ => "host",
         };
         format!("{arg}: cannot listen on {host}:{port}: {e}")
-    })?;
-    listener
-        .set_nonblocking(true)
-        .map_err(|e| format!("host: cannot listen on {host}:{port}: {e}"))?;
-    Ok(listener)
+    };
+    let mut last = None;
+    for addr in (host, port).to_socket_addrs().map_err(fail)? {
+        match listen(addr) {
+            Ok(listener) => return Ok(listener),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(fail(
+        last.unwrap_or_else(|| io::ErrorKind::AddrNotAvailable.into()),
+    ))
+}
+
+fn listen(addr: SocketAddr) -> io::Result<std::net::TcpListener> {
+    use socket2::{Domain, Socket, Type};
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+    // As std does: a restarted server may bind its port again at once.
+    #[cfg(unix)]
+    socket.set_reuse_address(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(BACKLOG)?;
+    socket.set_nonblocking(true)?;
+    Ok(socket.into())
 }
 
 /// A future that, when it resolves, closes its connection at once.

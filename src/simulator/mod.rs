@@ -396,7 +396,11 @@ impl Simulator {
     pub fn start(&self, rt: &tokio::runtime::Handle) -> std::io::Result<SocketAddr> {
         let mut server = lock(&self.server);
         if let Some(s) = server.as_ref() {
-            return Ok(s.running.addr());
+            if !s.running.in_forked_child() {
+                return Ok(s.running.addr());
+            }
+            // A forked child's copy of the parent's server: abandon it and listen afresh.
+            server.take();
         }
         let mut port = lock(&self.port);
         let listener = crate::serve::bind(&self.host, *port)
@@ -455,7 +459,10 @@ impl Simulator {
     }
 
     pub fn addr(&self) -> Option<SocketAddr> {
-        lock(&self.server).as_ref().map(|s| s.running.addr())
+        lock(&self.server)
+            .as_ref()
+            .filter(|s| !s.running.in_forked_child())
+            .map(|s| s.running.addr())
     }
 
     /// `http://host:port` while running (clients add /api/0).
