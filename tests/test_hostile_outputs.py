@@ -88,7 +88,7 @@ def scores(team1: str, score: int = 1) -> bytes:
 
 
 def base(feed: showctl.Feed) -> str:
-    return base(feed)
+    return feed.url.rstrip("/")
 
 
 def get(url: str) -> str:
