@@ -166,14 +166,16 @@ fn check_of<T: 'static>(call: &ep::Call<T>) -> Check {
 
 /// What the reads of one `probe` or `record` may still use.
 struct Budget {
+    within: Duration,
     deadline: tokio::time::Instant,
     held: AtomicUsize,
 }
 
 impl Budget {
-    fn new() -> Self {
+    fn new(within: Duration) -> Self {
         Budget {
-            deadline: tokio::time::Instant::now() + DEADLINE,
+            within,
+            deadline: tokio::time::Instant::now() + within,
             held: AtomicUsize::new(0),
         }
     }
@@ -357,7 +359,7 @@ async fn run_reads(
                         "{} of {total} planned reads not answered within the deadline of {} s \
                      (DEADLINE)",
                         total - done,
-                        DEADLINE.as_secs()
+                        budget.within.as_secs_f64()
                     ),
                 );
                 return;
@@ -376,7 +378,12 @@ fn limit(limits: &Mutex<Vec<String>>, line: String) {
 /// [`MAX_READS`] reads, [`CONCURRENT_READS`] at a time, [`MAX_HELD`] bytes of answers, and
 /// [`DEADLINE`] in all; the result says which bound stopped it.
 pub async fn read_everything(transport: &Transport, app: App) -> Reads {
-    let budget = Budget::new();
+    read_within(transport, app, DEADLINE).await
+}
+
+/// [`read_everything`] with another deadline.
+async fn read_within(transport: &Transport, app: App, deadline: Duration) -> Reads {
+    let budget = Budget::new(deadline);
     let limits = Mutex::new(Vec::new());
     let mut out = Vec::new();
     if app == App::Scoreboard {
@@ -409,7 +416,7 @@ pub async fn read_everything(transport: &Transport, app: App) -> Reads {
     get!(ep::LAYERS);
     run_reads(std::mem::take(&mut planned), budget, &mut out, &limits).await;
     let stopped = |out: &Vec<Exchange>, limits: &Mutex<Vec<String>>| {
-        out.len() < 1 || !limits.lock().unwrap_or_else(|p| p.into_inner()).is_empty()
+        out.is_empty() || !limits.lock().unwrap_or_else(|p| p.into_inner()).is_empty()
     };
     if stopped(&out, &limits) || out[0].status.is_none() || matches!(out[0].status, Some(401 | 403))
     {
@@ -885,5 +892,40 @@ mod tests {
         assert!(report.doc_port && !report.ok, "{report:?}");
         assert_eq!(report.problems.len(), 1, "{:?}", report.problems);
         assert!(server.seen().iter().all(|s| s.method == "GET"));
+    }
+
+    /// A server that stalls after `/data/layers` costs one timeout per [`CONCURRENT_READS`]
+    /// reads, not per read, and the reads end at the deadline, which the result reports.
+    #[tokio::test]
+    async fn a_stalling_server_costs_the_deadline_not_every_timeout() {
+        let layers: String = format!(
+            "{{\"data\": [{}]}}",
+            (0..40)
+                .map(|i| format!("{{\"layer\": {{\"name\": \"L{i}\"}}}}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        let layers: &'static str = Box::leak(layers.into_boxed_str());
+        let server = test_server::start(vec![
+            Reply::Status(200, layers),
+            Reply::Slow(Duration::from_secs(30), 200, "{}"),
+        ])
+        .await;
+        let mut config = Config::new(server.url.clone());
+        config.timeout = Duration::from_millis(500);
+        let transport = Transport::new(&config).unwrap();
+        let started = Instant::now();
+        let reads = read_within(&transport, App::Media, Duration::from_millis(1800)).await;
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(3), "{took:?}");
+        assert_eq!(reads.limits.len(), 1, "{:?}", reads.limits);
+        assert!(reads.limits[0].contains("(DEADLINE)"), "{:?}", reads.limits);
+        // Three rounds of timeouts fit: one read after another, three reads would have.
+        assert!(
+            reads.exchanges.len() > 2 * CONCURRENT_READS,
+            "{}",
+            reads.exchanges.len()
+        );
+        assert!(reads.exchanges[1..].iter().all(|e| e.status.is_none()));
     }
 }

@@ -88,7 +88,7 @@ def scores(team1: str, score: int = 1) -> bytes:
 
 
 def base(feed: showctl.Feed) -> str:
-    return base(feed)
+    return feed.url.rstrip("/")
 
 
 def get(url: str) -> str:
@@ -206,7 +206,7 @@ def test_probe_and_record_stop_at_5000_reads_when_a_server_claims_10000_layers(
         assert any("(MAX_READS)" in line for line in report.limits), report.limits
         assert time.monotonic() - started < 60
         count = player.record(tmp_path / "venue")
-        assert count == 5000
+        assert count == 5000 and f"{count}" == "5000"
         assert any("(MAX_READS)" in line for line in count.limits)
         assert len(list((tmp_path / "venue" / "recordings").iterdir())) == 5000
         assert len(server.requests) <= 2 * 5000 + 2

@@ -513,12 +513,14 @@ class _Client:
     def record(self, dir: str | os.PathLike[str]) -> Recorded:
         """Record every documented read (GET only) into the new or empty directory `dir`, in the
         recording format, with `workspace.json` for `Simulator(workspace=dir)`. Returns the
-        number of recordings written.
+        number of recordings written (a `Recorded`: an `int` whose `.limits` says which bound
+        of the reads was reached, if any).
         """
     async def record_async(self, dir: str | os.PathLike[str]) -> Recorded:
         """Record every documented read (GET only) into the new or empty directory `dir`, in the
         recording format, with `workspace.json` for `Simulator(workspace=dir)`. Returns the
-        number of recordings written.
+        number of recordings written (a `Recorded`: an `int` whose `.limits` says which bound
+        of the reads was reached, if any).
 
         Awaitable twin.
         """

@@ -138,3 +138,7 @@ class Recorded(int):
 
     def __repr__(self) -> str:
         return f"Recorded({int(self)}, limits={self.limits!r})"
+
+    def __str__(self) -> str:
+        # The number, as for a plain int (`f"recorded {count} reads"`).
+        return int.__repr__(self)
