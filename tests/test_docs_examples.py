@@ -29,10 +29,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import showctl
 from certkit import Cert, make_cert
 from pytest_examples import CodeExample, EvalExample, find_examples
-
-import showctl
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

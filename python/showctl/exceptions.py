@@ -6,7 +6,7 @@ sent are plain :class:`ValueError` (or :class:`TypeError` for a wrong type).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Union
+from typing import TYPE_CHECKING, Union
 
 if TYPE_CHECKING:
     from showctl._core import ScoreRecord
@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 #: A value as read from JSON: what ``NotConfirmedError.expected`` and ``.actual`` hold.
-JsonValue = Union[None, bool, int, float, str, List["JsonValue"], Dict[str, "JsonValue"]]
+JsonValue = Union[None, bool, int, float, str, list["JsonValue"], dict[str, "JsonValue"]]
 
 
 class ShowctlError(Exception):
