@@ -65,6 +65,10 @@ from showctl._core import RecordedRequest, Simulator
 from showctl._core import Feed, ScoreEvent, ScoreEventWatch, ScoreView, TeamScore
 
 # isort: split
+# the _async twins become coroutine functions (inspect.iscoroutinefunction)
+from showctl import _twins  # noqa: F401
+
+# isort: split
 # show-day tools: the report of probe(), imported when first named (dataclasses and its
 # imports would add about 10 ms to every `import showctl`)
 if TYPE_CHECKING:
