@@ -492,13 +492,14 @@ impl ScoreRecord {
 }
 
 impl FieldValue {
-    /// A scalar value as text (a true flag is "●", a false one empty); None when missing.
+    /// A scalar value as text (a true flag is "●", a false one "○", so a table shows both);
+    /// None when missing.
     pub fn as_text(&self) -> Option<String> {
         match self {
             FieldValue::Missing | FieldValue::Series(_) => None,
             FieldValue::Str(s) => Some(s.clone()),
             FieldValue::Int(i) => Some(i.to_string()),
-            FieldValue::Bool(b) => Some(if *b { "●" } else { "" }.to_string()),
+            FieldValue::Bool(b) => Some(if *b { "●" } else { "○" }.to_string()),
         }
     }
 }

@@ -49,7 +49,7 @@ from showctl._core import (
     TransportState,
     Variable,
 )
-from showctl._html import LayerList
+from showctl._html import LayerList, TransportList
 
 # automation (watch_transport, mirrors, batch)
 # isort: split
@@ -153,6 +153,7 @@ __all__ = [
     "TlsInfo",
     "Transition",
     "TransportEvent",
+    "TransportList",
     "TransportState",
     "TransportWatch",
     "UnauthorizedError",

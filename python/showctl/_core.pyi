@@ -8,7 +8,7 @@ from typing import Any, Literal, TypeVar, final
 
 from typing_extensions import Self, disjoint_base
 
-from showctl._html import LayerList
+from showctl._html import LayerList, TransportList
 from showctl._probe import MirrorSpec, ProbeReport
 from showctl.exceptions import ShowctlError
 
@@ -735,8 +735,10 @@ class Cue:
     @property
     def name(self) -> str | None:
         """The cue's name (None when absent)."""
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object as the application sent it (wire names, unknown fields kept)."""
+    def to_dict(self, mode: Literal["wire", "python"] = "wire") -> dict[str, Any]:
+        """The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
+        kept), or the attributes by name with their Python values (`mode="python"`).
+        """
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """Read one from a dict shaped like the application's JSON."""
@@ -751,8 +753,11 @@ class Cue:
 class Media:
     """The media playing on a layer (`TransportState.playing_media`)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object as the application sent it (wire names, unknown fields kept)."""
+    def to_dict(self, mode: Literal["wire", "python"] = "wire") -> dict[str, Any]:
+        """The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
+        kept), or the attributes by name with their Python values (`mode="python"`: `None` for
+        a `"null"` UUID, nested models as such dicts).
+        """
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """Read one from a dict shaped like the application's JSON."""
@@ -787,8 +792,10 @@ class Playlist:
     @property
     def children(self) -> list[Playlist]:
         """The playlists nested in this one (a new list each time)."""
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object as the application sent it (wire names, unknown fields kept)."""
+    def to_dict(self, mode: Literal["wire", "python"] = "wire") -> dict[str, Any]:
+        """The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
+        kept), or the attributes by name with their Python values (`mode="python"`).
+        """
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """Read one from a dict shaped like the application's JSON."""
@@ -814,8 +821,11 @@ class Playlist:
 class FloatBase:
     """The base of a `Float` variable."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object as the application sent it (wire names, unknown fields kept)."""
+    def to_dict(self, mode: Literal["wire", "python"] = "wire") -> dict[str, Any]:
+        """The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
+        kept), or the attributes by name with their Python values (`mode="python"`: `None` for
+        a `"null"` UUID, nested models as such dicts).
+        """
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """Read one from a dict shaped like the application's JSON."""
@@ -844,8 +854,11 @@ class FloatBase:
 class ColorBase:
     """The base of a `Color` variable (`color` is `#RRGGBB`)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object as the application sent it (wire names, unknown fields kept)."""
+    def to_dict(self, mode: Literal["wire", "python"] = "wire") -> dict[str, Any]:
+        """The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
+        kept), or the attributes by name with their Python values (`mode="python"`: `None` for
+        a `"null"` UUID, nested models as such dicts).
+        """
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """Read one from a dict shaped like the application's JSON."""
@@ -870,8 +883,11 @@ class Variable:
     `ColorBase` for type Color, and the base as sent (a dict) for the other types.
     """
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object as the application sent it (wire names, unknown fields kept)."""
+    def to_dict(self, mode: Literal["wire", "python"] = "wire") -> dict[str, Any]:
+        """The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
+        kept), or the attributes by name with their Python values (`mode="python"`: `None` for
+        a `"null"` UUID, nested models as such dicts).
+        """
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """Read one from a dict shaped like the application's JSON."""
@@ -894,8 +910,11 @@ class Variable:
 class Effect:
     """An effect."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object as the application sent it (wire names, unknown fields kept)."""
+    def to_dict(self, mode: Literal["wire", "python"] = "wire") -> dict[str, Any]:
+        """The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
+        kept), or the attributes by name with their Python values (`mode="python"`: `None` for
+        a `"null"` UUID, nested models as such dicts).
+        """
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """Read one from a dict shaped like the application's JSON."""
@@ -924,8 +943,11 @@ class Effect:
 class Transition:
     """A transition."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object as the application sent it (wire names, unknown fields kept)."""
+    def to_dict(self, mode: Literal["wire", "python"] = "wire") -> dict[str, Any]:
+        """The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
+        kept), or the attributes by name with their Python values (`mode="python"`: `None` for
+        a `"null"` UUID, nested models as such dicts).
+        """
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """Read one from a dict shaped like the application's JSON."""
@@ -954,8 +976,11 @@ class Transition:
 class EffectPreset:
     """An effects preset."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object as the application sent it (wire names, unknown fields kept)."""
+    def to_dict(self, mode: Literal["wire", "python"] = "wire") -> dict[str, Any]:
+        """The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
+        kept), or the attributes by name with their Python values (`mode="python"`: `None` for
+        a `"null"` UUID, nested models as such dicts).
+        """
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """Read one from a dict shaped like the application's JSON."""
@@ -981,8 +1006,11 @@ class EffectPreset:
 class BlendMode:
     """A blend mode."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object as the application sent it (wire names, unknown fields kept)."""
+    def to_dict(self, mode: Literal["wire", "python"] = "wire") -> dict[str, Any]:
+        """The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
+        kept), or the attributes by name with their Python values (`mode="python"`: `None` for
+        a `"null"` UUID, nested models as such dicts).
+        """
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """Read one from a dict shaped like the application's JSON."""
@@ -1005,8 +1033,11 @@ class BlendMode:
 class LayerBlend:
     """A layer blend: `type` and `base` as sent, and the typed fields of the base."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object as the application sent it (wire names, unknown fields kept)."""
+    def to_dict(self, mode: Literal["wire", "python"] = "wire") -> dict[str, Any]:
+        """The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
+        kept), or the attributes by name with their Python values (`mode="python"`: `None` for
+        a `"null"` UUID, nested models as such dicts).
+        """
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """Read one from a dict shaped like the application's JSON."""
@@ -1041,8 +1072,11 @@ class LayerBlend:
 class LayerPreset:
     """A layer preset."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object as the application sent it (wire names, unknown fields kept)."""
+    def to_dict(self, mode: Literal["wire", "python"] = "wire") -> dict[str, Any]:
+        """The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
+        kept), or the attributes by name with their Python values (`mode="python"`: `None` for
+        a `"null"` UUID, nested models as such dicts).
+        """
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """Read one from a dict shaped like the application's JSON."""
@@ -1065,8 +1099,11 @@ class LayerPreset:
 class TargetSet:
     """A target set."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object as the application sent it (wire names, unknown fields kept)."""
+    def to_dict(self, mode: Literal["wire", "python"] = "wire") -> dict[str, Any]:
+        """The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
+        kept), or the attributes by name with their Python values (`mode="python"`: `None` for
+        a `"null"` UUID, nested models as such dicts).
+        """
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """Read one from a dict shaped like the application's JSON."""
@@ -1089,8 +1126,11 @@ class TargetSet:
 class LayerState:
     """The state of a layer."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object as the application sent it (wire names, unknown fields kept)."""
+    def to_dict(self, mode: Literal["wire", "python"] = "wire") -> dict[str, Any]:
+        """The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
+        kept), or the attributes by name with their Python values (`mode="python"`: `None` for
+        a `"null"` UUID, nested models as such dicts).
+        """
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """Read one from a dict shaped like the application's JSON."""
@@ -1139,8 +1179,11 @@ class LayerState:
 class TransportState:
     """The transport state of a layer."""
 
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object as the application sent it (wire names, unknown fields kept)."""
+    def to_dict(self, mode: Literal["wire", "python"] = "wire") -> dict[str, Any]:
+        """The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
+        kept), or the attributes by name with their Python values (`mode="python"`: `None` for
+        a `"null"` UUID, nested models as such dicts).
+        """
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """Read one from a dict shaped like the application's JSON."""
@@ -1411,9 +1454,9 @@ class MediaPlayer(_Client):
 
         Awaitable twin.
         """
-    def transport_state(self) -> list[TransportState]:
+    def transport_state(self) -> TransportList:
         """GET /transportState/workspace: the transport state of every layer."""
-    async def transport_state_async(self) -> list[TransportState]:
+    async def transport_state_async(self) -> TransportList:
         """GET /transportState/workspace: the transport state of every layer.
 
         Awaitable twin.
