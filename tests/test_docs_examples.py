@@ -27,6 +27,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import showctl
@@ -268,3 +269,73 @@ def test_the_python_blocks_pass_mypy_strict(tmp_path: Path) -> None:
         env={**os.environ, "MYPY_FORCE_COLOR": "0"},
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# The API reference (docs/reference.md): mkdocstrings renders griffe's static view of the
+# package (mkdocs.yml: the stubs, allow_inspection false) through scripts/griffe_summaries.py.
+# griffe comes with the docs extra, which .ci/run installs before the tests.
+
+ROLE = re.compile(r":(?:class|meth|func|attr|mod|exc|obj):`")
+
+
+def reference_objects() -> list[Any]:
+    import griffe
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from griffe_summaries import FirstSentenceSummaries
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    package = griffe.load(
+        "showctl",
+        search_paths=[str(ROOT / "python")],
+        allow_inspection=False,
+        extensions=griffe.Extensions(FirstSentenceSummaries()),
+    )
+    found: list[Any] = []
+
+    def visit(obj: Any) -> None:
+        found.append(obj)
+        for member in obj.members.values():
+            if not member.is_alias:
+                visit(member)
+
+    visit(package)
+    return found
+
+
+def test_every_summary_of_the_reference_is_a_whole_sentence() -> None:
+    cut = [
+        f"{obj.path}: {obj.docstring.value.splitlines()[0]!r}"
+        for obj in reference_objects()
+        if obj.docstring is not None
+        and not obj.docstring.value.splitlines()[0].rstrip().endswith((".", ":", "?", ")"))
+    ]
+    assert cut == []
+
+
+def test_the_reference_has_no_raw_roles_and_no_doubled_article() -> None:
+    bad = [
+        obj.path
+        for obj in reference_objects()
+        if obj.docstring is not None
+        and (ROLE.search(obj.docstring.value) or re.match(r"A [AEIOU]", obj.docstring.value))
+    ]
+    assert bad == []
+
+
+def test_a_summary_is_the_first_sentence_and_the_text_is_unchanged() -> None:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from griffe_summaries import first_sentence_first
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+
+    text = (
+        "Send many commands at most\n`concurrency` at a time. Returns a list, e.g. `[r]`.\n\nMore."
+    )
+    assert first_sentence_first(text) == (
+        "Send many commands at most `concurrency` at a time.\nReturns a list, e.g. `[r]`.\n\nMore."
+    )
+    listed = "Options:\n- one\n- two"
+    assert first_sentence_first(listed) == listed

@@ -1,7 +1,7 @@
 """The ``_async`` twins as coroutine functions.
 
 The native twins (``MediaPlayer.layers_async``, ...) return an awaitable, but a method of a
-compiled class is not a coroutine function to :func:`inspect.iscoroutinefunction`, so
+compiled class is not a coroutine function to ``inspect.iscoroutinefunction``, so
 frameworks that look for async callables (FastAPI, pytest-asyncio, Django, click helpers) would
 treat them as blocking. Each is replaced here, once at import, by an ``async def`` that awaits
 the native method: the same signature and docstring (``inspect.signature`` follows

@@ -1,7 +1,7 @@
-"""Commands for :meth:`showctl.MediaPlayer.batch`, one function per command.
+"""Commands for ``showctl.MediaPlayer.batch``, one function per command.
 
-Each function takes the arguments of the :class:`~showctl.MediaPlayer` or
-:class:`~showctl.Layer` method of the same name, with the layer first for a layer's command
+Each function takes the arguments of the ``showctl.MediaPlayer`` or
+``showctl.Layer`` method of the same name, with the layer first for a layer's command
 (an index, a name, a UUID or a ``Layer``); where a command exists for both, ``layer=None`` is
 the workspace. Arguments are checked here: bad input raises ``ValueError`` before anything is
 sent.

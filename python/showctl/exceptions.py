@@ -1,7 +1,7 @@
 """The exceptions of showctl, raised from the Rust core.
 
-Every exception derives from :class:`ShowctlError`. Refusals of bad input before anything is
-sent are plain :class:`ValueError` (or :class:`TypeError` for a wrong type).
+Every exception derives from ``ShowctlError``. Refusals of bad input before anything is
+sent are plain ``ValueError`` (or ``TypeError`` for a wrong type).
 """
 
 from __future__ import annotations
