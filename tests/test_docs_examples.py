@@ -17,6 +17,7 @@ which also reports a failure at the line of the Markdown file."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import socket
@@ -278,6 +279,7 @@ def test_the_python_blocks_pass_mypy_strict(tmp_path: Path) -> None:
 ROLE = re.compile(r":(?:class|meth|func|attr|mod|exc|obj):`")
 
 
+@functools.lru_cache(maxsize=1)
 def reference_objects() -> list[Any]:
     import griffe
 
