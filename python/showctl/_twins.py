@@ -6,8 +6,8 @@ that look for async callables would treat them as blocking. Each is replaced her
 import, by a ``_Twin`` that calls the native method at once and returns its awaitable: bad
 arguments still raise at the call, before anything is awaited or sent, as they always did. The
 twin is marked as a coroutine function the way ``inspect`` reads it: the ``CO_COROUTINE`` flag
-of its ``__code__`` (CPython 3.10 and 3.11, which accept a function-like object) and
-``inspect.markcoroutinefunction`` (3.12 and later). On CPython 3.9 ``inspect`` accepts only
+of its ``__code__`` (CPython 3.10 and 3.11, which accept a function-like object) and the mark
+of ``inspect.markcoroutinefunction`` (3.12 and later). On CPython 3.9 ``inspect`` accepts only
 real functions, and the twins are not reported as coroutine functions there.
 
 ``inspect.signature`` and ``help()`` show the native method's signature and docstring
@@ -17,7 +17,6 @@ real functions, and the twins are not reported as coroutine functions there.
 
 from __future__ import annotations
 
-import inspect
 import types
 from collections.abc import Awaitable
 from typing import Any, Callable
@@ -45,8 +44,18 @@ class _Twin:
         self.__qualname__: str = getattr(native, "__qualname__", native.__name__)
         self.__doc__ = native.__doc__
         self.__annotations__: dict[str, Any] = {}
-        if hasattr(inspect, "markcoroutinefunction"):  # CPython 3.12 and later
-            inspect.markcoroutinefunction(self)
+
+    @property
+    def _is_coroutine_marker(self) -> object:
+        """What ``inspect.markcoroutinefunction`` (CPython 3.12+) would set, read only when
+        ``inspect`` asks: importing ``inspect`` here would add about 6 ms to
+        ``import showctl``."""
+        import inspect
+
+        if not hasattr(inspect, "markcoroutinefunction"):
+            return None
+        marked = inspect.markcoroutinefunction(lambda: None)
+        return vars(marked)["_is_coroutine_marker"]
 
     def __call__(self, obj: Any, /, *args: Any, **kwargs: Any) -> Awaitable[Any]:
         return self.__wrapped__(obj, *args, **kwargs)
