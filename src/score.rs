@@ -492,13 +492,14 @@ impl ScoreRecord {
 }
 
 impl FieldValue {
-    /// A scalar value as text (a true flag is "●", a false one empty); None when missing.
+    /// A scalar value as text (a true flag is "●", a false one "○", so a table shows both);
+    /// None when missing.
     pub fn as_text(&self) -> Option<String> {
         match self {
             FieldValue::Missing | FieldValue::Series(_) => None,
             FieldValue::Str(s) => Some(s.clone()),
             FieldValue::Int(i) => Some(i.to_string()),
-            FieldValue::Bool(b) => Some(if *b { "●" } else { "" }.to_string()),
+            FieldValue::Bool(b) => Some(if *b { "●" } else { "○" }.to_string()),
         }
     }
 }
@@ -794,7 +795,8 @@ mod tests {
         let b = &r.boards()[0];
         assert_eq!(b.columns, ["Bonus1", "Time Outs"]);
         assert_eq!(b.rows[0].1, ["●", "2"]);
-        assert_eq!(b.rows[1].1, ["", ""]);
+        // A false flag shows as a mark of its own; a field not sent stays empty.
+        assert_eq!(b.rows[1].1, ["○", ""]);
     }
 
     #[test]

@@ -49,7 +49,7 @@ from showctl._core import (
     TransportState,
     Variable,
 )
-from showctl._html import LayerList
+from showctl._html import LayerList, TransportList
 
 # automation (watch_transport, mirrors, batch)
 # isort: split
@@ -63,6 +63,10 @@ from showctl._core import RecordedRequest, Simulator
 # isort: split
 # score views and events, and the feed
 from showctl._core import Feed, ScoreEvent, ScoreEventWatch, ScoreView, TeamScore
+
+# isort: split
+# the _async twins become coroutine functions (inspect.iscoroutinefunction)
+from showctl import _twins  # noqa: F401
 
 # isort: split
 # show-day tools: the report of probe(), imported when first named (dataclasses and its
@@ -168,6 +172,7 @@ __all__ = [
     "TlsInfo",
     "Transition",
     "TransportEvent",
+    "TransportList",
     "TransportState",
     "TransportWatch",
     "UnauthorizedError",

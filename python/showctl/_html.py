@@ -1,4 +1,5 @@
-"""HTML views of the media models for Jupyter (``_repr_html_``), and :class:`LayerList`."""
+"""HTML views for Jupyter (``_repr_html_``) of the media models, the score view and the lists
+calls return (``LayerList``, ``TransportList``)."""
 
 from __future__ import annotations
 
@@ -6,17 +7,36 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from showctl._core import LayerState, Playlist, TransportState
+    from showctl._core import LayerState, Playlist, ScoreView, TransportState
 
-__all__ = ["LayerList", "layer_state_html", "playlist_html", "transport_state_html"]
+__all__ = [
+    "LayerList",
+    "TransportList",
+    "layer_state_html",
+    "playlist_html",
+    "score_view_html",
+    "transport_state_html",
+]
+
+
+def _text(value: Any) -> str:
+    """A value as a table shows it: "—" for None, "yes"/"no" for flags (a False is shown, not
+    left blank), floats short, lists joined; escaped."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, (list, tuple)):
+        return " ".join(_text(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{_text(k)} {_text(v)}" for k, v in value.items())
+    return escape(str(value))
 
 
 def _cell(value: Any) -> str:
-    if value is None:
-        return "<td>—</td>"
-    if isinstance(value, float):
-        return f"<td>{value:g}</td>"
-    return f"<td>{escape(str(value))}</td>"
+    return f"<td>{_text(value)}</td>"
 
 
 def _table(head: list[str], rows: list[list[Any]]) -> str:
@@ -50,24 +70,54 @@ def layer_state_html(layer: LayerState) -> str:
     return _table(_LAYER_HEAD, [_layer_row(layer)])
 
 
-def transport_state_html(state: TransportState) -> str:
-    """A transport state as a small table."""
+_TRANSPORT_HEAD = ["layer", "playing", "elapsed", "remaining", "rate", "item", "media"]
+
+
+def _transport_row(state: TransportState) -> list[Any]:
     item = state.playing_item.name if state.playing_item is not None else None
     media = state.playing_media.name if state.playing_media is not None else None
     layer = state.layer.name if state.layer is not None else None
-    return _table(
-        ["layer", "playing", "elapsed", "remaining", "rate", "item", "media"],
+    return [
+        layer,
+        state.is_playing,
+        state.time_elapsed,
+        state.time_remaining,
+        state.playback_rate,
+        item,
+        media,
+    ]
+
+
+def transport_state_html(state: TransportState) -> str:
+    """A transport state as a small table."""
+    return _table(_TRANSPORT_HEAD, [_transport_row(state)])
+
+
+def score_view_html(view: ScoreView) -> str:
+    """A score view as a table: a row per team, then the game's own fields; a Custom record's
+    games one after the other."""
+    if view.games:
+        return "".join(score_view_html(game) for game in view.games)
+    stats = sorted({k for team in view.teams for k in team.stats})
+    sets = any(team.sets for team in view.teams)
+    line = any(team.line_score for team in view.teams)
+    head = ["team", "score", *stats, *(["sets"] if sets else []), *(["innings"] if line else [])]
+    rows = [
         [
-            [
-                layer,
-                state.is_playing,
-                state.time_elapsed,
-                state.time_remaining,
-                state.playback_rate,
-                item,
-                media,
-            ]
-        ],
+            team.name or f"Team {i}",
+            team.score,
+            *(team.stats.get(k) for k in stats),
+            *([team.sets] if sets else []),
+            *([team.line_score] if line else []),
+        ]
+        for i, team in enumerate(view.teams, 1)
+    ]
+    game = {"period": view.period, "possession": view.possession, **view.fields}
+    caption = escape(view.sport or "score")
+    extra = "".join(f"<tr><th>{escape(k)}</th><td>{_text(v)}</td></tr>" for k, v in game.items())
+    return (
+        f'<div class="showctl-score-view"><b>{caption}</b>{_table(head, rows)}'
+        f"<table><tbody>{extra}</tbody></table></div>"
     )
 
 
@@ -88,8 +138,16 @@ def playlist_html(playlist: Playlist) -> str:
 
 
 class LayerList(list["LayerState"]):
-    """The layers of the workspace (a plain ``list`` of :class:`LayerState`), shown as a
-    table in Jupyter."""
+    """The layers of the workspace (a plain ``list`` of ``LayerState``), shown as a table in
+    Jupyter."""
 
     def _repr_html_(self) -> str:
         return _table(_LAYER_HEAD, [_layer_row(layer) for layer in self])
+
+
+class TransportList(list["TransportState"]):
+    """The transport state of every layer (``MediaPlayer.transport_state()``): a plain
+    ``list`` of ``TransportState``, shown in Jupyter as one table, a row per layer."""
+
+    def _repr_html_(self) -> str:
+        return _table(_TRANSPORT_HEAD, [_transport_row(state) for state in self])

@@ -123,6 +123,60 @@ class ProbeReport:
         """The report as one JSON object (what ``showctl probe --json`` prints)."""
         return json.dumps(self.to_dict(), indent=indent)
 
+    def _repr_html_(self) -> str:
+        """A compact table for Jupyter, the verdict first: usable or not, each problem, then
+        what was found; the reads that failed or were slow are listed, not all of them."""
+        from html import escape
+
+        def row(label: str, value: object) -> str:
+            text = "—" if value is None else str(value)
+            return (
+                f"<tr><th style='text-align:left'>{escape(label)}</th><td>{escape(text)}</td></tr>"
+            )
+
+        verdict = "usable" if self.ok else "NOT usable"
+        colour = "green" if self.ok else "red"
+        out = [
+            f"<div class='showctl-probe'><b style='color:{colour}'>{escape(self.app)} at "
+            f"{escape(self.url)}: {verdict}</b>"
+        ]
+        if self.problems:
+            out.append("<ul>" + "".join(f"<li>{escape(p)}</li>" for p in self.problems) + "</ul>")
+        rtt = f"{self.rtt * 1000:.1f} ms" if self.rtt is not None else None
+        rows = [
+            row("reachable", "yes" if self.reachable else "no"),
+            row("round trip", rtt),
+            row("scheme", self.scheme),
+            row("key", self.auth),
+        ]
+        if self.tls is not None:
+            expired = " (expired)" if self.tls.expired else ""
+            rows.append(row("certificate", f"{self.tls.subject}{expired}"))
+            rows.append(row("pin", self.tls.pin))
+        counts = (self.layers, self.playlists, self.cues)
+        if any(c is not None for c in counts):
+            rows.append(row("layers / playlists / cues", " / ".join(map(str, counts))))
+        answered = sum(1 for e in self.endpoints if e.error is None)
+        rows.append(row("reads answered", f"{answered} of {len(self.endpoints)}"))
+        if self.slowest is not None:
+            rows.append(
+                row("slowest read", f"{self.slowest.path} ({self.slowest.seconds * 1000:.1f} ms)")
+            )
+        out.append("<table>" + "".join(rows) + "</table>")
+        failed = [e for e in self.endpoints if e.error is not None]
+        if failed:
+            out.append(
+                "<table><tr><th>failed read</th><th>status</th><th>why</th></tr>"
+                + "".join(
+                    f"<tr><td>{escape(e.path)}</td><td>{e.status if e.status is not None else '—'}"
+                    f"</td><td>{escape(e.error or '')}</td></tr>"
+                    for e in failed
+                )
+                + "</table>"
+            )
+        out.append("</div>")
+        return "".join(out)
+
 
 class Recorded(int):
     """What ``record()`` returns: the number of recordings written (an ``int``), with

@@ -1,7 +1,7 @@
-"""Commands for :meth:`showctl.MediaPlayer.batch`, one function per command.
+"""Commands for ``showctl.MediaPlayer.batch``, one function per command.
 
-Each function takes the arguments of the :class:`~showctl.MediaPlayer` or
-:class:`~showctl.Layer` method of the same name, with the layer first for a layer's command
+Each function takes the arguments of the ``showctl.MediaPlayer`` or
+``showctl.Layer`` method of the same name, with the layer first for a layer's command
 (an index, a name, a UUID or a ``Layer``); where a command exists for both, ``layer=None`` is
 the workspace. Arguments are checked here: bad input raises ``ValueError`` before anything is
 sent.
@@ -14,6 +14,8 @@ Command('POST /mute/workspace')
 """
 
 from __future__ import annotations
+
+from typing import Final
 
 from showctl._core import Command
 
@@ -49,32 +51,32 @@ __all__ = [
     "unmute",
 ]
 
-clear = Command.clear
-mute = Command.mute
-unmute = Command.unmute
-hide = Command.hide
-unhide = Command.unhide
-play = Command.play
-pause = Command.pause
-select = Command.select
-trigger = Command.trigger
-set_opacity = Command.set_opacity
-set_blend_mode = Command.set_blend_mode
-set_blend = Command.set_blend
-apply_preset = Command.apply_preset
-set_target_set = Command.set_target_set
-set_effect = Command.set_effect
-set_effect_preset = Command.set_effect_preset
-set_transition = Command.set_transition
-set_transition_duration = Command.set_transition_duration
-go_to = Command.go_to
-skip = Command.skip
-select_playlist = Command.select_playlist
-trigger_cue = Command.trigger_cue
-trigger_playlist = Command.trigger_playlist
-trigger_playlist_cue = Command.trigger_playlist_cue
-set_workspace_effect = Command.set_workspace_effect
-set_workspace_effect_preset = Command.set_workspace_effect_preset
-set_workspace_transition = Command.set_workspace_transition
-set_workspace_transition_duration = Command.set_workspace_transition_duration
-request = Command.request
+clear: Final = Command.clear
+mute: Final = Command.mute
+unmute: Final = Command.unmute
+hide: Final = Command.hide
+unhide: Final = Command.unhide
+play: Final = Command.play
+pause: Final = Command.pause
+select: Final = Command.select
+trigger: Final = Command.trigger
+set_opacity: Final = Command.set_opacity
+set_blend_mode: Final = Command.set_blend_mode
+set_blend: Final = Command.set_blend
+apply_preset: Final = Command.apply_preset
+set_target_set: Final = Command.set_target_set
+set_effect: Final = Command.set_effect
+set_effect_preset: Final = Command.set_effect_preset
+set_transition: Final = Command.set_transition
+set_transition_duration: Final = Command.set_transition_duration
+go_to: Final = Command.go_to
+skip: Final = Command.skip
+select_playlist: Final = Command.select_playlist
+trigger_cue: Final = Command.trigger_cue
+trigger_playlist: Final = Command.trigger_playlist
+trigger_playlist_cue: Final = Command.trigger_playlist_cue
+set_workspace_effect: Final = Command.set_workspace_effect
+set_workspace_effect_preset: Final = Command.set_workspace_effect_preset
+set_workspace_transition: Final = Command.set_workspace_transition
+set_workspace_transition_duration: Final = Command.set_workspace_transition_duration
+request: Final = Command.request

@@ -1,10 +1,15 @@
 """The exceptions of showctl, raised from the Rust core.
 
-Every exception derives from :class:`ShowctlError`. Refusals of bad input before anything is
-sent are plain :class:`ValueError` (or :class:`TypeError` for a wrong type).
+Every exception derives from ``ShowctlError``. Refusals of bad input before anything is
+sent are plain ``ValueError`` (or ``TypeError`` for a wrong type).
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Union
+
+if TYPE_CHECKING:
+    from showctl._core import ScoreRecord
 
 __all__ = [
     "ApiError",
@@ -24,6 +29,9 @@ __all__ = [
     "Timeout",
     "UnauthorizedError",
 ]
+
+#: A value as read from JSON: what ``NotConfirmedError.expected`` and ``.actual`` hold.
+JsonValue = Union[None, bool, int, float, str, list["JsonValue"], dict[str, "JsonValue"]]
 
 
 class ShowctlError(Exception):
@@ -138,14 +146,14 @@ class NotConfirmedError(ShowctlError):
         self,
         message: str,
         *,
-        expected: object = None,
-        actual: object = None,
+        expected: JsonValue = None,
+        actual: JsonValue = None,
         method: str | None = None,
         url: str | None = None,
     ) -> None:
         super().__init__(message, method=method, url=url)
-        self.expected = expected
-        self.actual = actual
+        self.expected: JsonValue = expected
+        self.actual: JsonValue = actual
 
 
 class NameLookupError(ShowctlError, LookupError):
@@ -168,11 +176,11 @@ class SportMismatchError(ShowctlError):
         self,
         message: str,
         *,
-        expected: type,
-        record: object,
+        expected: type[ScoreRecord],
+        record: ScoreRecord,
         method: str | None = None,
         url: str | None = None,
     ) -> None:
         super().__init__(message, method=method, url=url)
-        self.expected = expected
-        self.record = record
+        self.expected: type[ScoreRecord] = expected
+        self.record: ScoreRecord = record

@@ -367,6 +367,9 @@ pub fn serialize_to_py<T: serde::Serialize>(py: Python<'_>, v: &T) -> PyResult<P
 /// A core model and its Python class.
 pub(crate) trait Wrapped: Model {
     type Class: PyClass<Frozen = True> + Sync;
+    /// The `showctl._html` list class a call's list of these comes in (a `list` subclass with
+    /// a Jupyter display), or `None` for a plain `list`.
+    const LIST_CLASS: Option<&'static str> = None;
     fn wrap(py: Python<'_>, inner: Arc<Self>) -> PyResult<Py<PyAny>>;
     fn of(class: &Self::Class) -> &Self;
 }
@@ -513,10 +516,20 @@ impl<M: Wrapped + Send + 'static> Reply for Option<M> {
 
 impl<M: Wrapped + Send + Sync + 'static> Reply for Vec<Arc<M>> {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.attr(py)
+        let list = self.attr(py)?;
+        match M::LIST_CLASS {
+            Some(name) => {
+                let cls = py.import("showctl._html")?.getattr(name)?;
+                Ok(cls.call1((list,))?.unbind())
+            }
+            None => Ok(list),
+        }
     }
     fn py_type() -> String {
-        format!("list[{}]", M::NAME)
+        match M::LIST_CLASS {
+            Some(name) => name.into(),
+            None => format!("list[{}]", M::NAME),
+        }
     }
 }
 

@@ -8,7 +8,8 @@ use pyo3::types::PyType;
 use pyo3::IntoPyObjectExt;
 use serde_json::Value;
 
-use pyo3::types::PyList;
+use pyo3::exceptions::PyValueError;
+use pyo3::types::{PyDict, PyList};
 
 use super::convert::{dataclass_repr, html, json_to_py, model_from_py, Attr, Wrapped};
 use crate::media::*;
@@ -26,6 +27,49 @@ impl Attr for VariableBase {
     }
 }
 
+/// Whether `to_dict(mode)` gives the wire form (`"wire"`, the default) or the Python form
+/// (`"python"`); anything else is a `ValueError` naming `mode`.
+pub(crate) fn python_mode(mode: &str) -> PyResult<bool> {
+    match mode {
+        "wire" => Ok(false),
+        "python" => Ok(true),
+        other => Err(PyValueError::new_err(format!(
+            "mode: must be \"wire\" (the JSON as sent) or \"python\" (attribute names and \
+             values), got {other:?}"
+        ))),
+    }
+}
+
+/// `to_dict(mode="python")` of a model: its attributes by name, each as `python_value` gives it.
+pub(crate) fn python_dict(obj: &Bound<'_, PyAny>, fields: &[&str]) -> PyResult<Py<PyAny>> {
+    let py = obj.py();
+    let out = PyDict::new(py);
+    for field in fields {
+        let name = field.trim_start_matches("r#");
+        out.set_item(name, python_value(&obj.getattr(name)?)?)?;
+    }
+    Ok(out.into_any().unbind())
+}
+
+/// An attribute's value for `to_dict(mode="python")`: a model becomes its own Python dict, a
+/// list is converted item by item, anything else (None, numbers, text, a dict as sent) stays.
+fn python_value(v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let py = v.py();
+    if let Ok(list) = v.cast::<PyList>() {
+        let items = list
+            .iter()
+            .map(|item| python_value(&item))
+            .collect::<PyResult<Vec<_>>>()?;
+        return Ok(PyList::new(py, items)?.into_any().unbind());
+    }
+    if v.is_instance_of::<PyDict>() || !v.hasattr("to_dict")? {
+        return Ok(v.clone().unbind());
+    }
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("mode", "python")?;
+    Ok(v.call_method("to_dict", (), Some(&kwargs))?.unbind())
+}
+
 /// A model class as data: its Python name and its fields with their stub types.
 pub(crate) type ModelInfo = (&'static str, Vec<(&'static str, String)>);
 
@@ -34,7 +78,8 @@ pub(crate) type ModelInfo = (&'static str, Vec<(&'static str, String)>);
 macro_rules! pymodel {
     (
         $(#[$doc:meta])*
-        $py:ident($name:literal) wraps $core:ident [$($field:ident),* $(,)?]
+        $py:ident($name:literal) wraps $core:ident $(listed as $list:literal)?
+        [$($field:ident),* $(,)?]
         $({ $($extra:tt)* })?
     ) => {
         $(#[$doc])*
@@ -58,6 +103,7 @@ macro_rules! pymodel {
 
         impl Wrapped for $core {
             type Class = $py;
+            $(const LIST_CLASS: Option<&'static str> = Some($list);)?
             fn wrap(py: Python<'_>, inner: Arc<Self>) -> PyResult<Py<PyAny>> {
                 Ok(Py::new(py, $py { inner })?.into_any())
             }
@@ -76,9 +122,16 @@ macro_rules! pymodel {
                 }
             )*
 
-            /// The JSON object as the application sent it (wire names, unknown fields kept).
-            fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-                Ok(json_to_py(py, &Value::Object(self.inner.raw().clone()))?.unbind())
+            /// The JSON object as the application sent it (`mode="wire"`: wire names, unknown
+            /// fields kept), or the attributes by name with their Python values
+            /// (`mode="python"`: `None` for a `"null"` UUID, nested models as such dicts).
+            #[pyo3(signature = (mode = "wire"))]
+            fn to_dict(slf: &Bound<'_, Self>, mode: &str) -> PyResult<Py<PyAny>> {
+                if python_mode(mode)? {
+                    return python_dict(slf.as_any(), &[$(stringify!($field)),*]);
+                }
+                let raw = Value::Object(slf.get().inner.raw().clone());
+                Ok(json_to_py(slf.py(), &raw)?.unbind())
             }
 
             /// Read one from a dict shaped like the application's JSON.
@@ -109,8 +162,7 @@ macro_rules! pymodel {
             fn __reduce__<'py>(
                 slf: &Bound<'py, Self>,
             ) -> PyResult<(Bound<'py, PyAny>, (Py<PyAny>,))> {
-                let py = slf.py();
-                Ok((slf.get_type().getattr("from_dict")?, (slf.get().to_dict(py)?,)))
+                Ok((slf.get_type().getattr("from_dict")?, (Self::to_dict(slf, "wire")?,)))
             }
 
             $($($extra)*)?
@@ -191,7 +243,7 @@ pymodel! {
 
 pymodel! {
     /// The transport state of a layer.
-    PyTransportState("TransportState") wraps TransportState [
+    PyTransportState("TransportState") wraps TransportState listed as "TransportList" [
         time_elapsed, time_remaining, playback_rate, is_playing, is_scrubbing, playing_item,
         playing_media, layer,
     ] {

@@ -345,7 +345,7 @@ pub fn _score_from_json(py: Python<'_>, json: &str) -> PyResult<Py<PyAny>> {
 
 macro_rules! sport_class {
     ($ty:ident, $name:literal, [$($attr:ident),* $(,)?]) => {
-        #[doc = concat!("A ", $name, " score record: typed attributes for its wire fields.")]
+        #[doc = "The score record of one sport, with a typed attribute for each of its wire fields."]
         #[pyclass(module = "showctl._core", name = $name, frozen, extends = PyScoreRecord)]
         pub struct $ty;
 

@@ -123,6 +123,11 @@ impl PyScoreView {
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         plain(py, &*self.view)
     }
+    /// A compact table for Jupyter: a row per team (name, score, stats, sets or line score),
+    /// then the period, possession and other fields.
+    fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
+        super::convert::html(slf.as_any(), "score_view_html")
+    }
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other
             .cast::<PyScoreView>()

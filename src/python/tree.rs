@@ -154,9 +154,15 @@ impl PyCue {
 
 #[pymethods]
 impl PyCue {
-    /// The JSON object as the application sent it (wire names, unknown fields kept).
-    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        Ok(json_to_py(py, &Value::Object(self.src.model().raw().clone()))?.unbind())
+    /// The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
+    /// kept), or the attributes by name with their Python values (`mode="python"`).
+    #[pyo3(signature = (mode = "wire"))]
+    fn to_dict(slf: &Bound<'_, Self>, mode: &str) -> PyResult<Py<PyAny>> {
+        if super::models::python_mode(mode)? {
+            return super::models::python_dict(slf.as_any(), &["uuid", "name"]);
+        }
+        let raw = Value::Object(slf.get().src.model().raw().clone());
+        Ok(json_to_py(slf.py(), &raw)?.unbind())
     }
 
     /// Read one from a dict shaped like the application's JSON.
@@ -190,10 +196,9 @@ impl PyCue {
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Py<PyAny>,))> {
-        let py = slf.py();
         Ok((
             slf.get_type().getattr("from_dict")?,
-            (slf.get().to_dict(py)?,),
+            (Self::to_dict(slf, "wire")?,),
         ))
     }
 }
@@ -276,9 +281,18 @@ impl PyPlaylist {
         list_copy(py, self.children_list(py)?)
     }
 
-    /// The JSON object as the application sent it (wire names, unknown fields kept).
-    fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        Ok(json_to_py(py, &Value::Object(self.src.model().raw().clone()))?.unbind())
+    /// The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
+    /// kept), or the attributes by name with their Python values (`mode="python"`).
+    #[pyo3(signature = (mode = "wire"))]
+    fn to_dict(slf: &Bound<'_, Self>, mode: &str) -> PyResult<Py<PyAny>> {
+        if super::models::python_mode(mode)? {
+            return super::models::python_dict(
+                slf.as_any(),
+                &["uuid", "name", "items", "children"],
+            );
+        }
+        let raw = Value::Object(slf.get().src.model().raw().clone());
+        Ok(json_to_py(slf.py(), &raw)?.unbind())
     }
 
     /// Read one from a dict shaped like the application's JSON.
@@ -314,10 +328,9 @@ impl PyPlaylist {
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Py<PyAny>,))> {
-        let py = slf.py();
         Ok((
             slf.get_type().getattr("from_dict")?,
-            (slf.get().to_dict(py)?,),
+            (Self::to_dict(slf, "wire")?,),
         ))
     }
 
