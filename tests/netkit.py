@@ -105,3 +105,24 @@ def slow_server(
 ) -> AbstractContextManager[str]:
     """A server that answers 200 with ``body`` after ``delay`` seconds."""
     return raw_server(http_reply(body), delay, arrived)
+
+
+def hanging_port() -> tuple[int, threading.Event]:
+    """A loopback port that accepts connections and never answers, until the event is set."""
+    server = socket.create_server(("127.0.0.1", 0))
+    done = threading.Event()
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        server.settimeout(0.05)
+        while not done.is_set():
+            try:
+                held.append(server.accept()[0])
+            except TimeoutError:
+                continue
+        for s in held:
+            s.close()
+        server.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server.getsockname()[1], done

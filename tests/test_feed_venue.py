@@ -10,7 +10,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from typing import Any
 
 import pytest
 import showctl
+from netkit import hanging_port
 from showctl._venue import SimulatedVenue, simulate_venue
 from test_feed import Events, get
 
@@ -109,28 +109,8 @@ def test_events_list_the_sources_then_carry_each_ones_documents_and_changes(
         events.close()
 
 
-def _hanging_port() -> tuple[int, threading.Event]:
-    server = socket.create_server(("127.0.0.1", 0))
-    done = threading.Event()
-    held: list[socket.socket] = []
-
-    def serve() -> None:
-        server.settimeout(0.05)
-        while not done.is_set():
-            try:
-                held.append(server.accept()[0])
-            except TimeoutError:
-                continue
-        for s in held:
-            s.close()
-        server.close()
-
-    threading.Thread(target=serve, daemon=True).start()
-    return server.getsockname()[1], done
-
-
 def test_a_hanging_and_a_dead_source_leave_the_others_fresh(venue: SimulatedVenue) -> None:
-    port, done = _hanging_port()
+    port, done = hanging_port()
     with socket.create_server(("127.0.0.1", 0)) as s:
         dead = s.getsockname()[1]
     sources: dict[str, Any] = {

@@ -7,12 +7,12 @@ import asyncio
 import io
 import json
 import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import showctl
+from netkit import hanging_port
 from showctl import _core
 from showctl._venue import SimulatedVenue, VenueReport, simulate_venue
 
@@ -62,29 +62,8 @@ def test_the_venue_file_written_for_the_simulators_reads_back(
         venue.write(path)
 
 
-def _hanging_port() -> tuple[int, threading.Event]:
-    """A port that accepts connections and never answers."""
-    server = socket.create_server(("127.0.0.1", 0))
-    done = threading.Event()
-    held: list[socket.socket] = []
-
-    def serve() -> None:
-        server.settimeout(0.1)
-        while not done.is_set():
-            try:
-                held.append(server.accept()[0])
-            except TimeoutError:
-                continue
-        for s in held:
-            s.close()
-        server.close()
-
-    threading.Thread(target=serve, daemon=True).start()
-    return server.getsockname()[1], done
-
-
 def test_a_hanging_and_a_dead_source_fail_alone(venue: SimulatedVenue) -> None:
-    port, done = _hanging_port()
+    port, done = hanging_port()
     dead = socket.create_server(("127.0.0.1", 0))
     dead_port = dead.getsockname()[1]
     dead.close()
@@ -194,7 +173,7 @@ def test_status_a_hanging_source_is_stale_and_the_others_stay_fresh(
 ) -> None:
     from showctl import _status
 
-    port, done = _hanging_port()
+    port, done = hanging_port()
     path = venue.write(tmp_path / "venue.toml")
     with open(path, "a", encoding="utf-8") as f:
         f.write(
@@ -253,7 +232,7 @@ def test_cli_probe_venue_prints_one_summary_and_exits_0(
 
 
 def test_cli_probe_venue_exit_codes(venue: SimulatedVenue, tmp_path: Path) -> None:
-    port, done = _hanging_port()
+    port, done = hanging_port()
     path = venue.write(tmp_path / "venue.toml")
     with open(path, "a", encoding="utf-8") as f:
         f.write(f'[sources.hanging]\nkind = "scoreboard"\nurl = "127.0.0.1:{port}"\n')

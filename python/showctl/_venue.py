@@ -137,8 +137,8 @@ class VenueReport:
         return [s.row() for s in self.sources]
 
     def table(self) -> str:
-        """The summary as an aligned text table, the verdict last (what ``showctl probe
-        --venue`` prints)."""
+        """The summary as an aligned text table, the verdict last. This is what ``showctl probe
+        --venue`` prints."""
         rows = self.rows()
         cols = list(_HEADERS)
         widths = {
@@ -201,7 +201,7 @@ async def probe_venue_async(
     defaults: dict[str, Any] | None = None,
     concurrency: int = 8,
 ) -> VenueReport:
-    """Async twin of :func:`probe_venue`."""
+    """Async twin of ``probe_venue``: an awaitable of the same report."""
     return await _core._probe_venue_async(  # type: ignore[no-any-return]
         venue, sources=sources, defaults=defaults, concurrency=concurrency
     )

@@ -320,15 +320,19 @@ mod probing {
         })
     }
 
-    #[test]
-    fn every_source_is_probed_at_once_and_a_hanging_one_delays_no_other() {
-        let sims: Vec<Simulator> = (0..4)
+    fn simulators(n: usize) -> Vec<Simulator> {
+        (0..n)
             .map(|_| {
                 let sim = Simulator::new(Options::default()).unwrap();
                 sim.start(rt().handle()).unwrap();
                 sim
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn every_source_is_probed_at_once_and_a_hanging_one_delays_no_other() {
+        let sims = simulators(4);
         // A port that accepts and never answers, and one where nothing listens.
         let (hanging, closed) = rt().block_on(async {
             let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -383,13 +387,7 @@ mod probing {
     #[test]
     fn one_at_a_time_takes_the_sum() {
         // The bound is honoured: with concurrency 1 the wall time is at least the sum.
-        let sims: Vec<Simulator> = (0..3)
-            .map(|_| {
-                let sim = Simulator::new(Options::default()).unwrap();
-                sim.start(rt().handle()).unwrap();
-                sim
-            })
-            .collect();
+        let sims = simulators(3);
         let mut text = String::new();
         for (i, sim) in sims.iter().enumerate() {
             text += &format!(

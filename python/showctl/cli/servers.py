@@ -11,6 +11,8 @@ import os
 import random
 import signal
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
@@ -119,9 +121,7 @@ def _simulate_venue(args: argparse.Namespace) -> int:
     if args.port:
         raise UsageError("--port: not with --venue (each simulator listens on its source's port)")
     venue = simulate_venue(args.venue, same_ports=True, strict=args.strict)
-    try:
-        if hasattr(signal, "SIGTERM"):
-            signal.signal(signal.SIGTERM, raise_interrupt)
+    with until_interrupted(venue.stop):
         if args.json:
             emit_json({s.name: {"kind": s.kind, "url": s.url} for s in venue})
         else:
@@ -129,13 +129,22 @@ def _simulate_venue(args: argparse.Namespace) -> int:
             for s in venue:
                 print(f"  {safe(s.name):<16} {s.kind:<10} {s.url}")
             print("  Ctrl-C to stop", flush=True)
-        while True:
-            sleep(3600)
+        sleep(float("inf"))
+    return EXIT_OK
+
+
+@contextmanager
+def until_interrupted(stop: Callable[[], None]) -> Iterator[None]:
+    """Run the body (which serves until Ctrl-C), and stop when it ends: Ctrl-C and SIGTERM
+    (a service manager's stop) end it as cleanly as each other."""
+    try:
+        if hasattr(signal, "SIGTERM"):
+            signal.signal(signal.SIGTERM, raise_interrupt)
+        yield
     except KeyboardInterrupt:
         pass
     finally:
-        venue.stop()
-    return EXIT_OK
+        stop()
 
 
 def sleep(seconds: float) -> None:
@@ -200,9 +209,7 @@ def _serve_feed(
     """Start the feed, print where it serves (``urls``: the one-source form's URLs; ``None``
     for a venue), and serve until Ctrl-C or SIGTERM."""
     feed.start()
-    try:
-        if hasattr(signal, "SIGTERM"):
-            signal.signal(signal.SIGTERM, raise_interrupt)
+    with until_interrupted(feed.stop):
         if args.json:
             emit_json({"url": feed.url, "port": feed.port})
         else:
@@ -223,12 +230,7 @@ def _serve_feed(
             if args.write:
                 print(f"  writing {', '.join(docs)} into {args.write} on each change")
             print("  Ctrl-C to stop", flush=True)
-        while True:
-            sleep(3600)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        feed.stop()
+        sleep(float("inf"))
     return EXIT_OK
 
 
