@@ -14,7 +14,7 @@ use std::time::Duration;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use super::args::resolve_pin;
+use super::args::{self, resolve_pin};
 use crate::error::{Error, Result};
 use crate::tls::ENV_TLS_FINGERPRINT;
 use crate::transport::{
@@ -28,8 +28,10 @@ use crate::transport::{
 /// ```text
 /// /// The documentation (each line a sentence or more).
 /// name: RustType = default, py "Python type", cli "--flag" "METAVAR", env [VARIABLES],
-///     [range "what is allowed" if |v| check,] from converter, set |building, value| { … };
+///     [range "what is allowed" if |v| check,] set |building, value| { … };
 /// ```
+///
+/// The value is converted by [`OptionValue`] (a refusal names the option).
 ///
 /// `positional` options come before the `*` of the signature; `media` options exist on
 /// `MediaPlayer` only, and are handed to its constructor's body rather than set on the
@@ -43,49 +45,47 @@ macro_rules! client_options {
             /// application).
             url: Option<String> = None, py "str | None", cli "--url" "URL",
                 env [ENV_MEDIA_URL, ENV_SCOREBOARD_URL],
-                from url, set |b, v| { b.config.url = resolve_url(v, b.url_env)?; };
+                set |b, v| { b.config.url = resolve_url(v, b.url_env)?; };
             /// The API key, sent as `Authorization: Bearer KEY`. Without it, the environment
             /// variable; never printed, logged or shown in a repr.
             api_key: Option<String> = None, py "str | None", cli "--api-key" "KEY",
                 env [ENV_API_KEY],
-                from api_key, set |b, v| { b.config.api_key = resolve_key(v); };
+                set |b, v| { b.config.api_key = resolve_key(v); };
         }
         keyword {
             /// Seconds each attempt may take (connecting, sending and reading the answer).
             timeout: f64 = 5.0, py "float", cli "--timeout" "SECONDS", env [],
                 range "a number of seconds above 0 and at most 3600"
                     if |v: f64| v.is_finite() && v > 0.0 && v <= 3600.0,
-                from timeout, set |b, v| { b.config.timeout = Duration::from_secs_f64(v); };
+                set |b, v| { b.config.timeout = Duration::from_secs_f64(v); };
             /// Check the application's certificate (HTTPS). Turned off (`verify=False`), any
             /// certificate is accepted: a last resort; prefer `tls_fingerprint=` or `ca_cert=`.
             verify: bool = true, py "bool", cli "--insecure" "", env [],
-                from verify, set |b, v| { b.config.verify = v; };
+                set |b, v| { b.config.verify = v; };
             /// A PEM file with the CA (or the application's own self-signed certificate) to
             /// trust, besides the system's.
             ca_cert: Option<std::path::PathBuf> = None, py "str | os.PathLike[str] | None",
                 cli "--ca-cert" "PEM", env [],
-                from ca_cert, set |b, v| { b.config.ca_cert = v; };
+                set |b, v| { b.config.ca_cert = v; };
             /// Accept the certificate whose SHA-256 is this pin (`"sha256:<hex>"`, as `probe`
             /// prints it), even self-signed or expired, and only it. `https://` URLs only.
             /// Without it, the environment variable (ignored for `http://` URLs).
             tls_fingerprint: Option<String> = None, py "str | None",
                 cli "--tls-fingerprint" "PIN", env [ENV_TLS_FINGERPRINT],
-                from tls_fingerprint,
                 set |b, v| { b.config.tls_fingerprint = resolve_pin(v, &b.config.url)?; };
             /// How many times a read is retried after a connection failure, a timeout, a 500
             /// or a 503 (with backoff); commands are sent once unless `retry_commands=True`.
             retries: i64 = 2, py "int", cli "--retries" "N", env [],
                 range "between 0 and 10" if |v: i64| (0..=10).contains(&v),
-                from retries, set |b, v| { b.config.retries = v as u32; };
+                set |b, v| { b.config.retries = v as u32; };
             /// Retry commands too, as reads are (`retry_commands=True`; every documented
             /// command sets a state, so repeating one is safe).
             retry_commands: bool = false, py "bool", cli "--retry-commands" "", env [],
-                from retry_commands, set |b, v| { b.config.retry_commands = v; };
+                set |b, v| { b.config.retry_commands = v; };
             /// The largest answer accepted, in bytes (64 MiB when not given); a bigger one
             /// raises `ResponseTooLargeError`.
             max_body: Option<i64> = None, py "int | None", cli "--max-body" "BYTES", env [],
                 range "a positive number of bytes" if |v: Option<i64>| v.is_none_or(|n| n > 0),
-                from max_body,
                 set |b, v| { b.config.max_body = v.map_or(DEFAULT_MAX_BODY, |n| n as usize); };
         }
         media {
@@ -106,6 +106,51 @@ macro_rules! client_options {
 pub(crate) struct Building<'a> {
     pub config: Config,
     pub url_env: &'a str,
+}
+
+/// How a Python value becomes an option's Rust type (the argument named in a refusal): one
+/// implementation per type an option can have.
+pub(crate) trait OptionValue: Sized {
+    fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self>;
+}
+
+impl OptionValue for f64 {
+    fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self> {
+        args::number(obj, name)
+    }
+}
+
+impl OptionValue for i64 {
+    fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self> {
+        args::integer(obj, name)
+    }
+}
+
+impl OptionValue for bool {
+    fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self> {
+        args::flag(obj, name)
+    }
+}
+
+impl OptionValue for String {
+    fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self> {
+        args::text(obj, name)
+    }
+}
+
+impl OptionValue for PathBuf {
+    fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self> {
+        args::path(obj, name)
+    }
+}
+
+impl<T: OptionValue> OptionValue for Option<T> {
+    fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self> {
+        if obj.is_none() {
+            return Ok(None);
+        }
+        T::convert(obj, name).map(Some)
+    }
 }
 
 /// A value in a range message ("got 0"): `None` as Python writes it.
@@ -137,16 +182,32 @@ macro_rules! client_args {
      positional { $(
         $(#[doc = $pdoc:literal])*
         $p:ident: $pty:ty = $pd:tt, py $ppy:literal, cli $pcli:literal $pmeta:literal,
-            env [$($penv:expr),*], from $pconv:ident, set |$psb:ident, $psv:ident| $pset:block;
+            env [$($penv:expr),*], set |$psb:ident, $psv:ident| $pset:block;
      )* }
      keyword { $(
         $(#[doc = $kdoc:literal])*
         $k:ident: $kty:ty = $kd:tt, py $kpy:literal, cli $kcli:literal $kmeta:literal,
             env [$($kenv:expr),*], $(range $range:literal if $ok:expr,)?
-            from $kconv:ident, set |$ksb:ident, $ksv:ident| $kset:block;
+            set |$ksb:ident, $ksv:ident| $kset:block;
      )* }
      media { $($media:tt)* }
     ) => {
+        /// One converter per option, for `#[pyo3(from_py_with = ...)]`: a refusal names the
+        /// option.
+        pub(crate) mod convert {
+            use super::*;
+            $(
+                pub(crate) fn $p(obj: &Bound<'_, PyAny>) -> PyResult<$pty> {
+                    OptionValue::convert(obj, stringify!($p))
+                }
+            )*
+            $(
+                pub(crate) fn $k(obj: &Bound<'_, PyAny>) -> PyResult<$kty> {
+                    OptionValue::convert(obj, stringify!($k))
+                }
+            )*
+        }
+
         /// The shared options as given to a constructor.
         pub(crate) struct ClientArgs {
             $(pub $p: $pty,)*
@@ -239,13 +300,13 @@ macro_rules! client_constructor_impl {
      positional { $(
         $(#[doc = $pdoc:literal])*
         $p:ident: $pty:ty = $pd:tt, py $ppy:literal, cli $pcli:literal $pmeta:literal,
-            env [$($penv:expr),*], from $pconv:ident, set |$psb:ident, $psv:ident| $pset:block;
+            env [$($penv:expr),*], set |$psb:ident, $psv:ident| $pset:block;
      )* }
      keyword { $(
         $(#[doc = $kdoc:literal])*
         $k:ident: $kty:ty = $kd:tt, py $kpy:literal, cli $kcli:literal $kmeta:literal,
             env [$($kenv:expr),*], $(range $range:literal if $ok:expr,)?
-            from $kconv:ident, set |$ksb:ident, $ksv:ident| $kset:block;
+            set |$ksb:ident, $ksv:ident| $kset:block;
      )* }
      media { $($media:tt)* }
     ) => {
@@ -255,8 +316,8 @@ macro_rules! client_constructor_impl {
             #[pyo3(signature = ($($p = $pd,)* *, $($k = $kd),*))]
             #[allow(clippy::too_many_arguments)]
             fn new(
-                $(#[pyo3(from_py_with = crate::python::args::$pconv)] $p: $pty,)*
-                $(#[pyo3(from_py_with = crate::python::args::$kconv)] $k: $kty,)*
+                $(#[pyo3(from_py_with = crate::python::options::convert::$p)] $p: $pty,)*
+                $(#[pyo3(from_py_with = crate::python::options::convert::$k)] $k: $kty,)*
             ) -> PyResult<PyClassInitializer<Self>> {
                 let $config = crate::python::options::ClientArgs { $($p,)* $($k,)* }
                     .config($env)?;
@@ -268,13 +329,13 @@ macro_rules! client_constructor_impl {
      positional { $(
         $(#[doc = $pdoc:literal])*
         $p:ident: $pty:ty = $pd:tt, py $ppy:literal, cli $pcli:literal $pmeta:literal,
-            env [$($penv:expr),*], from $pconv:ident, set |$psb:ident, $psv:ident| $pset:block;
+            env [$($penv:expr),*], set |$psb:ident, $psv:ident| $pset:block;
      )* }
      keyword { $(
         $(#[doc = $kdoc:literal])*
         $k:ident: $kty:ty = $kd:tt, py $kpy:literal, cli $kcli:literal $kmeta:literal,
             env [$($kenv:expr),*], $(range $range:literal if $ok:expr,)?
-            from $kconv:ident, set |$ksb:ident, $ksv:ident| $kset:block;
+            set |$ksb:ident, $ksv:ident| $kset:block;
      )* }
      media { $(
         $(#[doc = $mdoc:literal])*
@@ -288,8 +349,8 @@ macro_rules! client_constructor_impl {
             #[pyo3(signature = ($($p = $pd,)* *, $($k = $kd,)* $($m = $md),*))]
             #[allow(clippy::too_many_arguments)]
             fn new(
-                $(#[pyo3(from_py_with = crate::python::args::$pconv)] $p: $pty,)*
-                $(#[pyo3(from_py_with = crate::python::args::$kconv)] $k: $kty,)*
+                $(#[pyo3(from_py_with = crate::python::options::convert::$p)] $p: $pty,)*
+                $(#[pyo3(from_py_with = crate::python::options::convert::$k)] $k: $kty,)*
                 $($m: $mty,)*
             ) -> PyResult<PyClassInitializer<Self>> {
                 let $config = crate::python::options::ClientArgs { $($p,)* $($k,)* }
@@ -331,13 +392,13 @@ macro_rules! declared {
      positional { $(
         $(#[doc = $pdoc:literal])*
         $p:ident: $pty:ty = $pd:tt, py $ppy:literal, cli $pcli:literal $pmeta:literal,
-            env [$($penv:expr),*], from $pconv:ident, set |$psb:ident, $psv:ident| $pset:block;
+            env [$($penv:expr),*], set |$psb:ident, $psv:ident| $pset:block;
      )* }
      keyword { $(
         $(#[doc = $kdoc:literal])*
         $k:ident: $kty:ty = $kd:tt, py $kpy:literal, cli $kcli:literal $kmeta:literal,
             env [$($kenv:expr),*], $(range $range:literal if $ok:expr,)?
-            from $kconv:ident, set |$ksb:ident, $ksv:ident| $kset:block;
+            set |$ksb:ident, $ksv:ident| $kset:block;
      )* }
      media { $(
         $(#[doc = $mdoc:literal])*
