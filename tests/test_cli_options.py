@@ -22,25 +22,11 @@ from netkit import free_port, slow_server
 from pytest_httpserver import HTTPServer
 from recording import load, serve
 from showctl import _core
-from test_cli import env, one_error_line, showctl_cli
+from test_cli import COMMANDS, env, one_error_line, showctl_cli
 
 ROOT = Path(__file__).resolve().parent.parent
-CONNECTING = [
-    "scores",
-    "playlists",
-    "layers",
-    "trigger",
-    "mute",
-    "unmute",
-    "hide",
-    "unhide",
-    "clear",
-    "opacity",
-    "transport",
-    "request",
-    "probe",
-    "record",
-]
+# Every command but the two that start a server of their own (feed has its own options).
+CONNECTING = [c for c in COMMANDS if c not in ("simulate", "demo")] + ["probe", "record"]
 CONNECTION_FLAGS = [
     "--url",
     "--api-key",

@@ -1,9 +1,10 @@
 //! The client options of `MediaPlayer(...)` and `Scoreboard(...)`, declared once in
 //! [`client_options!`]: name, Rust and Python type, default, range, environment variable, the
-//! command line's spelling and the documentation. From that one declaration come both `#[new]`
-//! constructors (their signature, and so `__text_signature__`), the checks and the [`Config`]
-//! they build, and `_core._client_options()`, from which the stubs, docs/cli.md and the
-//! command line's connection options are made.
+//! command line's spelling and the documentation. Its one consumer, [`client_items!`], makes
+//! from it the converters, both `#[new]` constructors (`client_constructor!`: their signature,
+//! and so `__text_signature__`), the checks and the [`Config`] they build, and
+//! `_core._client_options()`, from which the stubs, docs/cli.md and the command line's
+//! connection options are made.
 //!
 //! Adding an option: one entry below (its `set` says where the value goes, usually a field of
 //! [`Config`]) and its use in the core.
@@ -22,8 +23,8 @@ use crate::transport::{
     ENV_SCOREBOARD_URL,
 };
 
-/// Every client option, declared once, handed to the macro named in brackets (a consumer
-/// below). An entry:
+/// Every client option, declared once, handed to the macro named in brackets
+/// ([`client_items!`]). An entry:
 ///
 /// ```text
 /// /// The documentation (each line a sentence or more).
@@ -176,9 +177,11 @@ impl<T: Shown> Shown for Option<T> {
     }
 }
 
-/// The values of the shared options as given (from `ClientArgs`), and their [`Config`].
-macro_rules! client_args {
-    ({}
+/// Everything made from the declaration: the converters, `ClientArgs` (the values as given,
+/// their defaults, the checks and the [`Config`]), the options as data and the
+/// `client_constructor!` macro. (`$d` is a `$`, for the metavariables of that macro.)
+macro_rules! client_items {
+    ({ $d:tt }
      positional { $(
         $(#[doc = $pdoc:literal])*
         $p:ident: $pty:ty = $pd:tt, py $ppy:literal, cli $pcli:literal $pmeta:literal,
@@ -190,7 +193,11 @@ macro_rules! client_args {
             env [$($kenv:expr),*], $(range $range:literal if $ok:expr,)?
             set |$ksb:ident, $ksv:ident| $kset:block;
      )* }
-     media { $($media:tt)* }
+     media { $(
+        $(#[doc = $mdoc:literal])*
+        $m:ident: $mty:ty = $md:tt, py $mpy:literal, cli $mcli:literal $mmeta:literal,
+            env [$($menv:expr),*];
+     )* }
     ) => {
         /// One converter per option, for `#[pyo3(from_py_with = ...)]`: a refusal names the
         /// option.
@@ -212,6 +219,16 @@ macro_rules! client_args {
         pub(crate) struct ClientArgs {
             $(pub $p: $pty,)*
             $(pub $k: $kty,)*
+        }
+
+        impl Default for ClientArgs {
+            /// The declared defaults (a default is also a Rust expression of the option's type).
+            fn default() -> Self {
+                ClientArgs {
+                    $($p: $pd,)*
+                    $($k: $kd,)*
+                }
+            }
         }
 
         impl ClientArgs {
@@ -249,14 +266,81 @@ macro_rules! client_args {
                 Ok(b.config)
             }
         }
+
+        /// The options as data, in declaration order.
+        fn declared() -> Vec<Declared> {
+            const BOTH: &[&str] = &["MediaPlayer", "Scoreboard"];
+            vec![
+                $(Declared {
+                    name: stringify!($p), python_type: $ppy, default: python_literal(stringify!($pd)),
+                    positional: true, classes: BOTH, cli: $pcli, metavar: $pmeta,
+                    env: vec![$($penv),*], range: None, doc: concat!($($pdoc, "\n"),*),
+                },)*
+                $(Declared {
+                    name: stringify!($k), python_type: $kpy, default: python_literal(stringify!($kd)),
+                    positional: false, classes: BOTH, cli: $kcli, metavar: $kmeta,
+                    env: vec![$($kenv),*], range: None $(.or(Some($range)))?,
+                    doc: concat!($($kdoc, "\n"),*),
+                },)*
+                $(Declared {
+                    name: stringify!($m), python_type: $mpy, default: python_literal(stringify!($md)),
+                    positional: false, classes: &["MediaPlayer"], cli: $mcli, metavar: $mmeta,
+                    env: vec![$($menv),*], range: None, doc: concat!($($mdoc, "\n"),*),
+                },)*
+            ]
+        }
+
+        /// The `#[new]` of a client class, its parameters from the declaration:
+        /// `client_constructor!(Class, ENV_URL, |config| body)`, or for `MediaPlayer`
+        /// `client_constructor!(Class, ENV_URL, media |config, mirrors| body)`. `body` returns
+        /// the class's `PyClassInitializer`.
+        macro_rules! client_constructor {
+            ($d cls:ident, $d env:expr, |$d config:ident| $d body:block) => {
+                #[pymethods]
+                impl $d cls {
+                    #[new]
+                    #[pyo3(signature = ($($p = $pd,)* *, $($k = $kd),*))]
+                    #[allow(clippy::too_many_arguments)]
+                    fn new(
+                        $(#[pyo3(from_py_with = crate::python::options::convert::$p)] $p: $pty,)*
+                        $(#[pyo3(from_py_with = crate::python::options::convert::$k)] $k: $kty,)*
+                    ) -> PyResult<PyClassInitializer<Self>> {
+                        let $d config = crate::python::options::ClientArgs { $($p,)* $($k,)* }
+                            .config($d env)?;
+                        $d body
+                    }
+                }
+            };
+            (
+                $d cls:ident, $d env:expr, media |$d config:ident, $d mirrors:ident| $d body:block
+            ) => {
+                #[pymethods]
+                impl $d cls {
+                    #[new]
+                    #[pyo3(signature = ($($p = $pd,)* *, $($k = $kd,)* $($m = $md),*))]
+                    #[allow(clippy::too_many_arguments)]
+                    fn new(
+                        $(#[pyo3(from_py_with = crate::python::options::convert::$p)] $p: $pty,)*
+                        $(#[pyo3(from_py_with = crate::python::options::convert::$k)] $k: $kty,)*
+                        $($m: $mty,)*
+                    ) -> PyResult<PyClassInitializer<Self>> {
+                        let $d config = crate::python::options::ClientArgs { $($p,)* $($k,)* }
+                            .config($d env)?;
+                        $(let $d mirrors = $m;)*
+                        $d body
+                    }
+                }
+            };
+        }
     };
 }
 
-client_options!([client_args] {});
+client_options!([client_items] { $ });
 
 /// The shared client options as given from Python (see [`super::options`], where they are
 /// declared and checked), for classes that take them one by one (`Feed`).
-#[allow(clippy::too_many_arguments)]
+/// Options the feed does not take keep their declared defaults (`..ClientArgs::default()`).
+#[allow(clippy::too_many_arguments, clippy::needless_update)]
 pub(crate) fn client_config(
     url: Option<String>,
     api_key: Option<String>,
@@ -279,90 +363,10 @@ pub(crate) fn client_config(
         retries,
         retry_commands,
         max_body,
+        ..ClientArgs::default()
     }
     .config(env_var)
 }
-
-/// The `#[new]` of a client class, its parameters from [`client_options!`]:
-/// `client_constructor!(Class, ENV_URL, |config| body)`, or for `MediaPlayer`
-/// `client_constructor!(Class, ENV_URL, media |config, mirrors| body)`. `body` returns the
-/// class's `PyClassInitializer`.
-macro_rules! client_constructor {
-    ($cls:ident, $env:expr, $($rest:tt)*) => {
-        $crate::python::options::client_options!(
-            [$crate::python::options::client_constructor_impl] { $cls, $env, $($rest)* }
-        );
-    };
-}
-
-macro_rules! client_constructor_impl {
-    ({ $cls:ident, $env:expr, |$config:ident| $body:block }
-     positional { $(
-        $(#[doc = $pdoc:literal])*
-        $p:ident: $pty:ty = $pd:tt, py $ppy:literal, cli $pcli:literal $pmeta:literal,
-            env [$($penv:expr),*], set |$psb:ident, $psv:ident| $pset:block;
-     )* }
-     keyword { $(
-        $(#[doc = $kdoc:literal])*
-        $k:ident: $kty:ty = $kd:tt, py $kpy:literal, cli $kcli:literal $kmeta:literal,
-            env [$($kenv:expr),*], $(range $range:literal if $ok:expr,)?
-            set |$ksb:ident, $ksv:ident| $kset:block;
-     )* }
-     media { $($media:tt)* }
-    ) => {
-        #[pymethods]
-        impl $cls {
-            #[new]
-            #[pyo3(signature = ($($p = $pd,)* *, $($k = $kd),*))]
-            #[allow(clippy::too_many_arguments)]
-            fn new(
-                $(#[pyo3(from_py_with = crate::python::options::convert::$p)] $p: $pty,)*
-                $(#[pyo3(from_py_with = crate::python::options::convert::$k)] $k: $kty,)*
-            ) -> PyResult<PyClassInitializer<Self>> {
-                let $config = crate::python::options::ClientArgs { $($p,)* $($k,)* }
-                    .config($env)?;
-                $body
-            }
-        }
-    };
-    ({ $cls:ident, $env:expr, media |$config:ident, $mirrors:ident| $body:block }
-     positional { $(
-        $(#[doc = $pdoc:literal])*
-        $p:ident: $pty:ty = $pd:tt, py $ppy:literal, cli $pcli:literal $pmeta:literal,
-            env [$($penv:expr),*], set |$psb:ident, $psv:ident| $pset:block;
-     )* }
-     keyword { $(
-        $(#[doc = $kdoc:literal])*
-        $k:ident: $kty:ty = $kd:tt, py $kpy:literal, cli $kcli:literal $kmeta:literal,
-            env [$($kenv:expr),*], $(range $range:literal if $ok:expr,)?
-            set |$ksb:ident, $ksv:ident| $kset:block;
-     )* }
-     media { $(
-        $(#[doc = $mdoc:literal])*
-        $m:ident: $mty:ty = $md:tt, py $mpy:literal, cli $mcli:literal $mmeta:literal,
-            env [$($menv:expr),*];
-     )* }
-    ) => {
-        #[pymethods]
-        impl $cls {
-            #[new]
-            #[pyo3(signature = ($($p = $pd,)* *, $($k = $kd,)* $($m = $md),*))]
-            #[allow(clippy::too_many_arguments)]
-            fn new(
-                $(#[pyo3(from_py_with = crate::python::options::convert::$p)] $p: $pty,)*
-                $(#[pyo3(from_py_with = crate::python::options::convert::$k)] $k: $kty,)*
-                $($m: $mty,)*
-            ) -> PyResult<PyClassInitializer<Self>> {
-                let $config = crate::python::options::ClientArgs { $($p,)* $($k,)* }
-                    .config($env)?;
-                $(let $mirrors = $m;)*
-                $body
-            }
-        }
-    };
-}
-
-pub(crate) use {client_constructor, client_constructor_impl, client_options};
 
 /// One option as data, for `_client_options()`.
 struct Declared {
@@ -387,52 +391,12 @@ fn python_literal(token: &'static str) -> &'static str {
     }
 }
 
-macro_rules! declared {
-    ({ $out:ident }
-     positional { $(
-        $(#[doc = $pdoc:literal])*
-        $p:ident: $pty:ty = $pd:tt, py $ppy:literal, cli $pcli:literal $pmeta:literal,
-            env [$($penv:expr),*], set |$psb:ident, $psv:ident| $pset:block;
-     )* }
-     keyword { $(
-        $(#[doc = $kdoc:literal])*
-        $k:ident: $kty:ty = $kd:tt, py $kpy:literal, cli $kcli:literal $kmeta:literal,
-            env [$($kenv:expr),*], $(range $range:literal if $ok:expr,)?
-            set |$ksb:ident, $ksv:ident| $kset:block;
-     )* }
-     media { $(
-        $(#[doc = $mdoc:literal])*
-        $m:ident: $mty:ty = $md:tt, py $mpy:literal, cli $mcli:literal $mmeta:literal,
-            env [$($menv:expr),*];
-     )* }
-    ) => {
-        const BOTH: &[&str] = &["MediaPlayer", "Scoreboard"];
-        $($out.push(Declared {
-            name: stringify!($p), python_type: $ppy, default: python_literal(stringify!($pd)),
-            positional: true, classes: BOTH, cli: $pcli, metavar: $pmeta,
-            env: vec![$($penv),*], range: None, doc: concat!($($pdoc, "\n"),*),
-        });)*
-        $($out.push(Declared {
-            name: stringify!($k), python_type: $kpy, default: python_literal(stringify!($kd)),
-            positional: false, classes: BOTH, cli: $kcli, metavar: $kmeta,
-            env: vec![$($kenv),*], range: None $(.or(Some($range)))?,
-            doc: concat!($($kdoc, "\n"),*),
-        });)*
-        $($out.push(Declared {
-            name: stringify!($m), python_type: $mpy, default: python_literal(stringify!($md)),
-            positional: false, classes: &["MediaPlayer"], cli: $mcli, metavar: $mmeta,
-            env: vec![$($menv),*], range: None, doc: concat!($($mdoc, "\n"),*),
-        });)*
-    };
-}
-
 /// The client options as data, in signature order: one dict per option (`name`, `type`,
 /// `default` as Python writes it, `positional`, `classes`, `cli`, `metavar`, `env` (a list),
 /// `range` (text or None), `doc`), for the stub generator, the docs and the command line.
 #[pyfunction]
 pub(crate) fn _client_options(py: Python<'_>) -> PyResult<Py<PyList>> {
-    let mut all: Vec<Declared> = Vec::new();
-    client_options!([declared] { all });
+    let all = declared();
     let out = PyList::empty(py);
     for d in all {
         let item = PyDict::new(py);
