@@ -115,34 +115,23 @@ pub(crate) trait OptionValue: Sized {
     fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self>;
 }
 
-impl OptionValue for f64 {
-    fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self> {
-        args::number(obj, name)
-    }
+/// `OptionValue` for a type, by one of the argument conversions of [`args`].
+macro_rules! option_values {
+    ($($ty:ty => $convert:path),* $(,)?) => {$(
+        impl OptionValue for $ty {
+            fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self> {
+                $convert(obj, name)
+            }
+        }
+    )*};
 }
 
-impl OptionValue for i64 {
-    fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self> {
-        args::integer(obj, name)
-    }
-}
-
-impl OptionValue for bool {
-    fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self> {
-        args::flag(obj, name)
-    }
-}
-
-impl OptionValue for String {
-    fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self> {
-        args::text(obj, name)
-    }
-}
-
-impl OptionValue for PathBuf {
-    fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self> {
-        args::path(obj, name)
-    }
+option_values! {
+    f64 => args::number,
+    i64 => args::integer,
+    bool => args::flag,
+    String => args::text,
+    PathBuf => args::path,
 }
 
 impl<T: OptionValue> OptionValue for Option<T> {
