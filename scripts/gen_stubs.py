@@ -400,22 +400,26 @@ def docs_rows() -> list[str]:
         first = doc.split(". ")[0].rstrip(".")
         first = first[:1].upper() + first[1:]
         owners = " / ".join(f"`{_signature(op, c)}`" for c in op["classes"])
-        cells = [owners, requests, f"`{op['returns']}`", first]
-        rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        rows.append(_row([owners, requests, f"`{op['returns']}`", first]))
     return rows
 
 
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+
+def _table(begin: str, end: str, header: str, rows: list[str]) -> str:
+    """A generated Markdown table between its markers."""
+    rule = "|" + "---|" * header.count(" | ") + "---|"
+    return "\n".join([begin, "", header, rule, *rows, "", end])
+
+
 def generate_docs(text: str) -> str:
-    table = "\n".join(
-        [
-            DOCS_BEGIN,
-            "",
-            "| Operation (each with its `_async` twin) | Request | Returns | What it does |",
-            "|---|---|---|---|",
-            *docs_rows(),
-            "",
-            DOCS_END,
-        ]
+    table = _table(
+        DOCS_BEGIN,
+        DOCS_END,
+        "| Operation (each with its `_async` twin) | Request | Returns | What it does |",
+        docs_rows(),
     )
     if DOCS_BEGIN in text:
         before, rest = text.split(DOCS_BEGIN, 1)
@@ -451,23 +455,12 @@ def options_rows() -> list[str]:
         doc = o["doc"].replace("`None`", "not given")
         if o["range"]:
             doc += f" Must be {o['range']}."
-        cells = [flag, python, default, doc]
-        rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        rows.append(_row([flag, python, default, doc]))
     return rows
 
 
 def generate_cli_docs(text: str) -> str:
-    table = "\n".join(
-        [
-            OPTIONS_BEGIN,
-            "",
-            "| Option | Python | Default | |",
-            "|---|---|---|---|",
-            *options_rows(),
-            "",
-            OPTIONS_END,
-        ]
-    )
+    table = _table(OPTIONS_BEGIN, OPTIONS_END, "| Option | Python | Default | |", options_rows())
     before, rest = text.split(OPTIONS_BEGIN, 1)
     after = rest.split(OPTIONS_END, 1)[1]
     return before + table + after

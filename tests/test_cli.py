@@ -437,8 +437,14 @@ def test_terminal_escapes_from_names_and_bodies_are_printed_escaped() -> None:
         "layers": [{"name": f"Main{ESC}"}],
     }
     with showctl.Simulator(workspace=workspace) as sim:
-        for args in (("layers",), ("transport",), ("request", "GET", "/data/layers"),
-                     ("layers", "--json"), ("mute", f"Main{ESC}"), ("mute", f"No{ESC}")):
+        for args in (
+            ("layers",),
+            ("transport",),
+            ("request", "GET", "/data/layers"),
+            ("layers", "--json"),
+            ("mute", f"Main{ESC}"),
+            ("mute", f"No{ESC}"),
+        ):
             result = at(sim, *args)
             printed = result.stdout + result.stderr
             assert "Main" in printed or "No" in printed, (args, printed)

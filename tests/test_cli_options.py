@@ -22,25 +22,12 @@ from netkit import free_port, slow_server
 from pytest_httpserver import HTTPServer
 from recording import load, serve
 from showctl import _core
-from test_cli import env, one_error_line, showctl_cli
+from test_cli import COMMANDS, env, one_error_line, showctl_cli
+from test_operation_table import gen_stubs
 
 ROOT = Path(__file__).resolve().parent.parent
-CONNECTING = [
-    "scores",
-    "playlists",
-    "layers",
-    "trigger",
-    "mute",
-    "unmute",
-    "hide",
-    "unhide",
-    "clear",
-    "opacity",
-    "transport",
-    "request",
-    "probe",
-    "record",
-]
+# Every command but the two that start a server of their own (feed has its own options).
+CONNECTING = [c for c in COMMANDS if c not in ("simulate", "demo")] + ["probe", "record"]
 CONNECTION_FLAGS = [
     "--url",
     "--api-key",
@@ -104,6 +91,12 @@ def test_every_environment_variable_and_option_is_in_docs_cli_md() -> None:
             assert f"`{o['cli']}" in text, o["cli"]
         for variable in o["env"]:
             assert variable in text, variable
+
+
+def test_docs_cli_md_has_the_generated_row_of_each_option() -> None:
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    missing = [row for row in gen_stubs().options_rows() if row not in text]
+    assert missing == [], "run python scripts/gen_stubs.py:\n" + "\n".join(missing)
 
 
 def test_the_stub_documents_each_constructor_parameter() -> None:

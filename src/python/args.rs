@@ -215,23 +215,15 @@ macro_rules! named {
 named! {
     confirm: bool = flag, "confirm";
     target: bool = flag, "target";
-    verify: bool = flag, "verify";
-    retry_commands: bool = flag, "retry_commands";
-    timeout: f64 = number, "timeout";
     interval: f64 = number, "interval";
     seconds: f64 = number, "seconds";
-    retries: i64 = integer, "retries";
     concurrency: i64 = integer, "concurrency";
     port: i64 = integer, "port";
     status: i64 = integer, "status";
     times: i64 = integer, "times";
     thresholds: Vec<f64> = numbers, "thresholds";
-    max_body: Option<i64> = |o, a| optional(o, a, integer), "max_body";
     steps: Option<i64> = |o, a| optional(o, a, integer), "steps";
-    url: Option<String> = |o, a| optional(o, a, text), "url";
     api_key: Option<String> = |o, a| optional(o, a, text), "api_key";
-    ca_cert: Option<PathBuf> = |o, a| optional(o, a, path), "ca_cert";
-    tls_fingerprint: Option<String> = |o, a| optional(o, a, text), "tls_fingerprint";
     name: String = text, "name";
     kind: Option<String> = |o, a| optional(o, a, text), "kind";
     method: String = text, "method";

@@ -28,6 +28,9 @@ pub mod guard;
 pub mod layer;
 pub mod models;
 pub mod ops;
+// Before `player` and `scoreboard`: they use its `client_constructor!` (made by a macro, so
+// reachable by textual scope only).
+#[macro_use]
 pub mod options;
 pub mod player;
 pub mod probe;

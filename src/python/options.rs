@@ -1,9 +1,10 @@
 //! The client options of `MediaPlayer(...)` and `Scoreboard(...)`, declared once in
 //! [`client_options!`]: name, Rust and Python type, default, range, environment variable, the
-//! command line's spelling and the documentation. From that one declaration come both `#[new]`
-//! constructors (their signature, and so `__text_signature__`), the checks and the [`Config`]
-//! they build, and `_core._client_options()`, from which the stubs, docs/cli.md and the
-//! command line's connection options are made.
+//! command line's spelling and the documentation. Its one consumer, [`client_items!`], makes
+//! from it the converters, both `#[new]` constructors (`client_constructor!`: their signature,
+//! and so `__text_signature__`), the checks and the [`Config`] they build, and
+//! `_core._client_options()`, from which the stubs, docs/cli.md and the command line's
+//! connection options are made.
 //!
 //! Adding an option: one entry below (its `set` says where the value goes, usually a field of
 //! [`Config`]) and its use in the core.
@@ -14,7 +15,7 @@ use std::time::Duration;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use super::args::resolve_pin;
+use super::args::{self, resolve_pin};
 use crate::error::{Error, Result};
 use crate::tls::ENV_TLS_FINGERPRINT;
 use crate::transport::{
@@ -22,14 +23,16 @@ use crate::transport::{
     ENV_SCOREBOARD_URL,
 };
 
-/// Every client option, declared once, handed to the macro named in brackets (a consumer
-/// below). An entry:
+/// Every client option, declared once, handed to the macro named in brackets
+/// ([`client_items!`]). An entry:
 ///
 /// ```text
 /// /// The documentation (each line a sentence or more).
 /// name: RustType = default, py "Python type", cli "--flag" "METAVAR", env [VARIABLES],
-///     [range "what is allowed" if |v| check,] from converter, set |building, value| { … };
+///     [range "what is allowed" if |v| check,] set |building, value| { … };
 /// ```
+///
+/// The value is converted by [`OptionValue`] (a refusal names the option).
 ///
 /// `positional` options come before the `*` of the signature; `media` options exist on
 /// `MediaPlayer` only, and are handed to its constructor's body rather than set on the
@@ -43,49 +46,47 @@ macro_rules! client_options {
             /// application).
             url: Option<String> = None, py "str | None", cli "--url" "URL",
                 env [ENV_MEDIA_URL, ENV_SCOREBOARD_URL],
-                from url, set |b, v| { b.config.url = resolve_url(v, b.url_env)?; };
+                set |b, v| { b.config.url = resolve_url(v, b.url_env)?; };
             /// The API key, sent as `Authorization: Bearer KEY`. Without it, the environment
             /// variable; never printed, logged or shown in a repr.
             api_key: Option<String> = None, py "str | None", cli "--api-key" "KEY",
                 env [ENV_API_KEY],
-                from api_key, set |b, v| { b.config.api_key = resolve_key(v); };
+                set |b, v| { b.config.api_key = resolve_key(v); };
         }
         keyword {
             /// Seconds each attempt may take (connecting, sending and reading the answer).
             timeout: f64 = 5.0, py "float", cli "--timeout" "SECONDS", env [],
                 range "a number of seconds above 0 and at most 3600"
                     if |v: f64| v.is_finite() && v > 0.0 && v <= 3600.0,
-                from timeout, set |b, v| { b.config.timeout = Duration::from_secs_f64(v); };
+                set |b, v| { b.config.timeout = Duration::from_secs_f64(v); };
             /// Check the application's certificate (HTTPS). Turned off (`verify=False`), any
             /// certificate is accepted: a last resort; prefer `tls_fingerprint=` or `ca_cert=`.
             verify: bool = true, py "bool", cli "--insecure" "", env [],
-                from verify, set |b, v| { b.config.verify = v; };
+                set |b, v| { b.config.verify = v; };
             /// A PEM file with the CA (or the application's own self-signed certificate) to
             /// trust, besides the system's.
             ca_cert: Option<std::path::PathBuf> = None, py "str | os.PathLike[str] | None",
                 cli "--ca-cert" "PEM", env [],
-                from ca_cert, set |b, v| { b.config.ca_cert = v; };
+                set |b, v| { b.config.ca_cert = v; };
             /// Accept the certificate whose SHA-256 is this pin (`"sha256:<hex>"`, as `probe`
             /// prints it), even self-signed or expired, and only it. `https://` URLs only.
             /// Without it, the environment variable (ignored for `http://` URLs).
             tls_fingerprint: Option<String> = None, py "str | None",
                 cli "--tls-fingerprint" "PIN", env [ENV_TLS_FINGERPRINT],
-                from tls_fingerprint,
                 set |b, v| { b.config.tls_fingerprint = resolve_pin(v, &b.config.url)?; };
             /// How many times a read is retried after a connection failure, a timeout, a 500
             /// or a 503 (with backoff); commands are sent once unless `retry_commands=True`.
             retries: i64 = 2, py "int", cli "--retries" "N", env [],
                 range "between 0 and 10" if |v: i64| (0..=10).contains(&v),
-                from retries, set |b, v| { b.config.retries = v as u32; };
+                set |b, v| { b.config.retries = v as u32; };
             /// Retry commands too, as reads are (`retry_commands=True`; every documented
             /// command sets a state, so repeating one is safe).
             retry_commands: bool = false, py "bool", cli "--retry-commands" "", env [],
-                from retry_commands, set |b, v| { b.config.retry_commands = v; };
+                set |b, v| { b.config.retry_commands = v; };
             /// The largest answer accepted, in bytes (64 MiB when not given); a bigger one
             /// raises `ResponseTooLargeError`.
             max_body: Option<i64> = None, py "int | None", cli "--max-body" "BYTES", env [],
                 range "a positive number of bytes" if |v: Option<i64>| v.is_none_or(|n| n > 0),
-                from max_body,
                 set |b, v| { b.config.max_body = v.map_or(DEFAULT_MAX_BODY, |n| n as usize); };
         }
         media {
@@ -106,6 +107,40 @@ macro_rules! client_options {
 pub(crate) struct Building<'a> {
     pub config: Config,
     pub url_env: &'a str,
+}
+
+/// How a Python value becomes an option's Rust type (the argument named in a refusal): one
+/// implementation per type an option can have.
+pub(crate) trait OptionValue: Sized {
+    fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self>;
+}
+
+/// `OptionValue` for a type, by one of the argument conversions of [`args`].
+macro_rules! option_values {
+    ($($ty:ty => $convert:path),* $(,)?) => {$(
+        impl OptionValue for $ty {
+            fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self> {
+                $convert(obj, name)
+            }
+        }
+    )*};
+}
+
+option_values! {
+    f64 => args::number,
+    i64 => args::integer,
+    bool => args::flag,
+    String => args::text,
+    PathBuf => args::path,
+}
+
+impl<T: OptionValue> OptionValue for Option<T> {
+    fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self> {
+        if obj.is_none() {
+            return Ok(None);
+        }
+        T::convert(obj, name).map(Some)
+    }
 }
 
 /// A value in a range message ("got 0"): `None` as Python writes it.
@@ -131,26 +166,58 @@ impl<T: Shown> Shown for Option<T> {
     }
 }
 
-/// The values of the shared options as given (from `ClientArgs`), and their [`Config`].
-macro_rules! client_args {
-    ({}
+/// Everything made from the declaration: the converters, `ClientArgs` (the values as given,
+/// their defaults, the checks and the [`Config`]), the options as data and the
+/// `client_constructor!` macro. (`$d` is a `$`, for the metavariables of that macro.)
+macro_rules! client_items {
+    ({ $d:tt }
      positional { $(
         $(#[doc = $pdoc:literal])*
         $p:ident: $pty:ty = $pd:tt, py $ppy:literal, cli $pcli:literal $pmeta:literal,
-            env [$($penv:expr),*], from $pconv:ident, set |$psb:ident, $psv:ident| $pset:block;
+            env [$($penv:expr),*], set |$psb:ident, $psv:ident| $pset:block;
      )* }
      keyword { $(
         $(#[doc = $kdoc:literal])*
         $k:ident: $kty:ty = $kd:tt, py $kpy:literal, cli $kcli:literal $kmeta:literal,
             env [$($kenv:expr),*], $(range $range:literal if $ok:expr,)?
-            from $kconv:ident, set |$ksb:ident, $ksv:ident| $kset:block;
+            set |$ksb:ident, $ksv:ident| $kset:block;
      )* }
-     media { $($media:tt)* }
+     media { $(
+        $(#[doc = $mdoc:literal])*
+        $m:ident: $mty:ty = $md:tt, py $mpy:literal, cli $mcli:literal $mmeta:literal,
+            env [$($menv:expr),*];
+     )* }
     ) => {
+        /// One converter per option, for `#[pyo3(from_py_with = ...)]`: a refusal names the
+        /// option.
+        pub(crate) mod convert {
+            use super::*;
+            $(
+                pub(crate) fn $p(obj: &Bound<'_, PyAny>) -> PyResult<$pty> {
+                    OptionValue::convert(obj, stringify!($p))
+                }
+            )*
+            $(
+                pub(crate) fn $k(obj: &Bound<'_, PyAny>) -> PyResult<$kty> {
+                    OptionValue::convert(obj, stringify!($k))
+                }
+            )*
+        }
+
         /// The shared options as given to a constructor.
         pub(crate) struct ClientArgs {
             $(pub $p: $pty,)*
             $(pub $k: $kty,)*
+        }
+
+        impl Default for ClientArgs {
+            /// The declared defaults (a default is also a Rust expression of the option's type).
+            fn default() -> Self {
+                ClientArgs {
+                    $($p: $pd,)*
+                    $($k: $kd,)*
+                }
+            }
         }
 
         impl ClientArgs {
@@ -188,14 +255,81 @@ macro_rules! client_args {
                 Ok(b.config)
             }
         }
+
+        /// The options as data, in declaration order.
+        fn declared() -> Vec<Declared> {
+            const BOTH: &[&str] = &["MediaPlayer", "Scoreboard"];
+            vec![
+                $(Declared {
+                    name: stringify!($p), python_type: $ppy, default: python_literal(stringify!($pd)),
+                    positional: true, classes: BOTH, cli: $pcli, metavar: $pmeta,
+                    env: vec![$($penv),*], range: None, doc: concat!($($pdoc, "\n"),*),
+                },)*
+                $(Declared {
+                    name: stringify!($k), python_type: $kpy, default: python_literal(stringify!($kd)),
+                    positional: false, classes: BOTH, cli: $kcli, metavar: $kmeta,
+                    env: vec![$($kenv),*], range: None $(.or(Some($range)))?,
+                    doc: concat!($($kdoc, "\n"),*),
+                },)*
+                $(Declared {
+                    name: stringify!($m), python_type: $mpy, default: python_literal(stringify!($md)),
+                    positional: false, classes: &["MediaPlayer"], cli: $mcli, metavar: $mmeta,
+                    env: vec![$($menv),*], range: None, doc: concat!($($mdoc, "\n"),*),
+                },)*
+            ]
+        }
+
+        /// The `#[new]` of a client class, its parameters from the declaration:
+        /// `client_constructor!(Class, ENV_URL, |config| body)`, or for `MediaPlayer`
+        /// `client_constructor!(Class, ENV_URL, media |config, mirrors| body)`. `body` returns
+        /// the class's `PyClassInitializer`.
+        macro_rules! client_constructor {
+            ($d cls:ident, $d env:expr, |$d config:ident| $d body:block) => {
+                #[pymethods]
+                impl $d cls {
+                    #[new]
+                    #[pyo3(signature = ($($p = $pd,)* *, $($k = $kd),*))]
+                    #[allow(clippy::too_many_arguments)]
+                    fn new(
+                        $(#[pyo3(from_py_with = crate::python::options::convert::$p)] $p: $pty,)*
+                        $(#[pyo3(from_py_with = crate::python::options::convert::$k)] $k: $kty,)*
+                    ) -> PyResult<PyClassInitializer<Self>> {
+                        let $d config = crate::python::options::ClientArgs { $($p,)* $($k,)* }
+                            .config($d env)?;
+                        $d body
+                    }
+                }
+            };
+            (
+                $d cls:ident, $d env:expr, media |$d config:ident, $d mirrors:ident| $d body:block
+            ) => {
+                #[pymethods]
+                impl $d cls {
+                    #[new]
+                    #[pyo3(signature = ($($p = $pd,)* *, $($k = $kd,)* $($m = $md),*))]
+                    #[allow(clippy::too_many_arguments)]
+                    fn new(
+                        $(#[pyo3(from_py_with = crate::python::options::convert::$p)] $p: $pty,)*
+                        $(#[pyo3(from_py_with = crate::python::options::convert::$k)] $k: $kty,)*
+                        $($m: $mty,)*
+                    ) -> PyResult<PyClassInitializer<Self>> {
+                        let $d config = crate::python::options::ClientArgs { $($p,)* $($k,)* }
+                            .config($d env)?;
+                        $(let $d mirrors = $m;)*
+                        $d body
+                    }
+                }
+            };
+        }
     };
 }
 
-client_options!([client_args] {});
+client_options!([client_items] { $ });
 
 /// The shared client options as given from Python (see [`super::options`], where they are
 /// declared and checked), for classes that take them one by one (`Feed`).
-#[allow(clippy::too_many_arguments)]
+/// Options the feed does not take keep their declared defaults (`..ClientArgs::default()`).
+#[allow(clippy::too_many_arguments, clippy::needless_update)]
 pub(crate) fn client_config(
     url: Option<String>,
     api_key: Option<String>,
@@ -218,90 +352,10 @@ pub(crate) fn client_config(
         retries,
         retry_commands,
         max_body,
+        ..ClientArgs::default()
     }
     .config(env_var)
 }
-
-/// The `#[new]` of a client class, its parameters from [`client_options!`]:
-/// `client_constructor!(Class, ENV_URL, |config| body)`, or for `MediaPlayer`
-/// `client_constructor!(Class, ENV_URL, media |config, mirrors| body)`. `body` returns the
-/// class's `PyClassInitializer`.
-macro_rules! client_constructor {
-    ($cls:ident, $env:expr, $($rest:tt)*) => {
-        $crate::python::options::client_options!(
-            [$crate::python::options::client_constructor_impl] { $cls, $env, $($rest)* }
-        );
-    };
-}
-
-macro_rules! client_constructor_impl {
-    ({ $cls:ident, $env:expr, |$config:ident| $body:block }
-     positional { $(
-        $(#[doc = $pdoc:literal])*
-        $p:ident: $pty:ty = $pd:tt, py $ppy:literal, cli $pcli:literal $pmeta:literal,
-            env [$($penv:expr),*], from $pconv:ident, set |$psb:ident, $psv:ident| $pset:block;
-     )* }
-     keyword { $(
-        $(#[doc = $kdoc:literal])*
-        $k:ident: $kty:ty = $kd:tt, py $kpy:literal, cli $kcli:literal $kmeta:literal,
-            env [$($kenv:expr),*], $(range $range:literal if $ok:expr,)?
-            from $kconv:ident, set |$ksb:ident, $ksv:ident| $kset:block;
-     )* }
-     media { $($media:tt)* }
-    ) => {
-        #[pymethods]
-        impl $cls {
-            #[new]
-            #[pyo3(signature = ($($p = $pd,)* *, $($k = $kd),*))]
-            #[allow(clippy::too_many_arguments)]
-            fn new(
-                $(#[pyo3(from_py_with = crate::python::args::$pconv)] $p: $pty,)*
-                $(#[pyo3(from_py_with = crate::python::args::$kconv)] $k: $kty,)*
-            ) -> PyResult<PyClassInitializer<Self>> {
-                let $config = crate::python::options::ClientArgs { $($p,)* $($k,)* }
-                    .config($env)?;
-                $body
-            }
-        }
-    };
-    ({ $cls:ident, $env:expr, media |$config:ident, $mirrors:ident| $body:block }
-     positional { $(
-        $(#[doc = $pdoc:literal])*
-        $p:ident: $pty:ty = $pd:tt, py $ppy:literal, cli $pcli:literal $pmeta:literal,
-            env [$($penv:expr),*], from $pconv:ident, set |$psb:ident, $psv:ident| $pset:block;
-     )* }
-     keyword { $(
-        $(#[doc = $kdoc:literal])*
-        $k:ident: $kty:ty = $kd:tt, py $kpy:literal, cli $kcli:literal $kmeta:literal,
-            env [$($kenv:expr),*], $(range $range:literal if $ok:expr,)?
-            from $kconv:ident, set |$ksb:ident, $ksv:ident| $kset:block;
-     )* }
-     media { $(
-        $(#[doc = $mdoc:literal])*
-        $m:ident: $mty:ty = $md:tt, py $mpy:literal, cli $mcli:literal $mmeta:literal,
-            env [$($menv:expr),*];
-     )* }
-    ) => {
-        #[pymethods]
-        impl $cls {
-            #[new]
-            #[pyo3(signature = ($($p = $pd,)* *, $($k = $kd,)* $($m = $md),*))]
-            #[allow(clippy::too_many_arguments)]
-            fn new(
-                $(#[pyo3(from_py_with = crate::python::args::$pconv)] $p: $pty,)*
-                $(#[pyo3(from_py_with = crate::python::args::$kconv)] $k: $kty,)*
-                $($m: $mty,)*
-            ) -> PyResult<PyClassInitializer<Self>> {
-                let $config = crate::python::options::ClientArgs { $($p,)* $($k,)* }
-                    .config($env)?;
-                $(let $mirrors = $m;)*
-                $body
-            }
-        }
-    };
-}
-
-pub(crate) use {client_constructor, client_constructor_impl, client_options};
 
 /// One option as data, for `_client_options()`.
 struct Declared {
@@ -326,52 +380,12 @@ fn python_literal(token: &'static str) -> &'static str {
     }
 }
 
-macro_rules! declared {
-    ({ $out:ident }
-     positional { $(
-        $(#[doc = $pdoc:literal])*
-        $p:ident: $pty:ty = $pd:tt, py $ppy:literal, cli $pcli:literal $pmeta:literal,
-            env [$($penv:expr),*], from $pconv:ident, set |$psb:ident, $psv:ident| $pset:block;
-     )* }
-     keyword { $(
-        $(#[doc = $kdoc:literal])*
-        $k:ident: $kty:ty = $kd:tt, py $kpy:literal, cli $kcli:literal $kmeta:literal,
-            env [$($kenv:expr),*], $(range $range:literal if $ok:expr,)?
-            from $kconv:ident, set |$ksb:ident, $ksv:ident| $kset:block;
-     )* }
-     media { $(
-        $(#[doc = $mdoc:literal])*
-        $m:ident: $mty:ty = $md:tt, py $mpy:literal, cli $mcli:literal $mmeta:literal,
-            env [$($menv:expr),*];
-     )* }
-    ) => {
-        const BOTH: &[&str] = &["MediaPlayer", "Scoreboard"];
-        $($out.push(Declared {
-            name: stringify!($p), python_type: $ppy, default: python_literal(stringify!($pd)),
-            positional: true, classes: BOTH, cli: $pcli, metavar: $pmeta,
-            env: vec![$($penv),*], range: None, doc: concat!($($pdoc, "\n"),*),
-        });)*
-        $($out.push(Declared {
-            name: stringify!($k), python_type: $kpy, default: python_literal(stringify!($kd)),
-            positional: false, classes: BOTH, cli: $kcli, metavar: $kmeta,
-            env: vec![$($kenv),*], range: None $(.or(Some($range)))?,
-            doc: concat!($($kdoc, "\n"),*),
-        });)*
-        $($out.push(Declared {
-            name: stringify!($m), python_type: $mpy, default: python_literal(stringify!($md)),
-            positional: false, classes: &["MediaPlayer"], cli: $mcli, metavar: $mmeta,
-            env: vec![$($menv),*], range: None, doc: concat!($($mdoc, "\n"),*),
-        });)*
-    };
-}
-
 /// The client options as data, in signature order: one dict per option (`name`, `type`,
 /// `default` as Python writes it, `positional`, `classes`, `cli`, `metavar`, `env` (a list),
 /// `range` (text or None), `doc`), for the stub generator, the docs and the command line.
 #[pyfunction]
 pub(crate) fn _client_options(py: Python<'_>) -> PyResult<Py<PyList>> {
-    let mut all: Vec<Declared> = Vec::new();
-    client_options!([declared] { all });
+    let all = declared();
     let out = PyList::empty(py);
     for d in all {
         let item = PyDict::new(py);

@@ -18,7 +18,6 @@ use super::convert::py_to_json;
 use super::events::{PyMirrorStatus, PyTransportWatch};
 use super::layer::PyLayer;
 use super::ops::{awaitable, block, workspace_methods, Work};
-use super::options::client_constructor;
 use crate::endpoint::Call;
 use crate::ident::{Ident, Kind};
 use crate::media::endpoints as ep;

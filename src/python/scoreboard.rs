@@ -11,7 +11,6 @@ use pyo3::types::{IntoPyDict, PyType};
 use super::args;
 use super::client::PyClient;
 use super::ops::workspace_methods;
-use super::options::client_constructor;
 use super::rt;
 use super::score_events::PyScoreEventWatch;
 use super::score_models::{other_sport, score_to_py, PyScoreRecord};

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from functools import cache
 from typing import Any, Union
 
 import showctl
@@ -23,17 +22,23 @@ Client = Union[showctl.MediaPlayer, showctl.Scoreboard]
 _TYPES: dict[str, Any] = {"float": float, "int": int}
 
 
-@cache
+_DECLARED: list[tuple[dict[str, Any], ...]] = []
+
+
 def declared() -> tuple[dict[str, Any], ...]:
-    """The options every client takes, as the extension declares them (in signature order)."""
-    return tuple(o for o in _core._client_options() if len(o["classes"]) > 1 and o["cli"])
+    """The options every client takes, as the extension declares them (in signature order);
+    read once."""
+    if not _DECLARED:
+        _DECLARED.append(
+            tuple(o for o in _core._client_options() if len(o["classes"]) > 1 and o["cli"])
+        )
+    return _DECLARED[0]
 
 
 def option(name: str) -> dict[str, Any]:
     return next(o for o in declared() if o["name"] == name)
 
 
-@cache
 def flags() -> dict[str, str]:
     """Python name → flag, and ``name=True``/``name=False`` → the flag that sets it, for
     rewriting the client's messages in command-line syntax."""

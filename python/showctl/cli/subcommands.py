@@ -4,7 +4,6 @@ with which each command module adds its commands."""
 from __future__ import annotations
 
 import argparse
-import difflib
 from collections.abc import Callable
 from typing import Any, NoReturn
 
@@ -32,6 +31,8 @@ def _suggestion(parser: argparse.ArgumentParser, message: str) -> str:
         if isinstance(action, argparse._SubParsersAction)
         for name in action.choices
     ]
+    import difflib  # only for this message: not worth its import time on every start
+
     close = difflib.get_close_matches(typed, choices, n=1)
     return f"; did you mean {close[0]}?" if close else ""
 
