@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import pickle
 import re
+import struct
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -100,7 +101,11 @@ def test_to_dict_keeps_the_wire_form_and_gives_the_python_form(
     assert wire["effectPresetUUID"] == "null" and "effect_preset_uuid" not in wire
     data = logo.to_dict(mode="python")
     assert data["effect_preset_uuid"] is None and data["target_set_uuid"] is None
-    assert data["is_muted"] is False and data["opacity"] == 0.8
+    # The application keeps opacity in single precision (0.8 reads back as 0.800000011920929).
+    assert (
+        data["is_muted"] is False
+        and data["opacity"] == struct.unpack("f", struct.pack("f", 0.8))[0]
+    )
     assert data["effects"][0]["name"] == "Brightness"  # a nested model, as its own dict
     assert data["effects"][0]["variables"][0]["base"]["min_value"] == -1.0
     # Every attribute, by its name, with the attribute's value where it is a plain one.

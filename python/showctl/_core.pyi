@@ -656,10 +656,12 @@ def _load_venue(
     defaults: dict[str, Any] | None = None,
     reveal_keys: bool = False,
 ) -> list[dict[str, Any]]:
-    """Check a venue file or sources without connecting: the sources as dicts (name, kind,
-    url, interval, workspace, has_api_key, timeout, retries, verify, ca_cert, tls_fingerprint;
-    api_key too with reveal_keys), or a ValueError
-    naming the file, the source and the field."""
+    """Check a venue file or sources without connecting: the sources as dicts (`name`, `kind`,
+    `url`, `interval`, `workspace`, `has_api_key`, and the connection options `timeout`,
+    `retries`, `verify`, `ca_cert`, `tls_fingerprint`; `api_key` too with `reveal_keys`, for a
+    simulator that must check the same key), or a `ValueError` naming the file, the source and
+    the field.
+    """
 
 def _probe_venue(
     venue: str | os.PathLike[str] | None = None,
@@ -668,7 +670,7 @@ def _probe_venue(
     defaults: dict[str, Any] | None = None,
     concurrency: int = 8,
 ) -> Any:
-    """Probe every source of a venue at once (see showctl.probe_venue)."""
+    """Probe every source of a venue at once (at most `concurrency` at a time)."""
 
 def _probe_venue_async(
     venue: str | os.PathLike[str] | None = None,
@@ -677,7 +679,7 @@ def _probe_venue_async(
     defaults: dict[str, Any] | None = None,
     concurrency: int = 8,
 ) -> Any:
-    """Async twin of _probe_venue: an awaitable of the report."""
+    """Async twin of [`_probe_venue`]."""
 
 _ScoreValue = int | bool | str
 

@@ -101,8 +101,10 @@ def score_lines(record: Any) -> list[str]:
 
 
 def render(status: VenueStatus, now: float, width: int = 100) -> str:
-    """The view as text: a header, then each source with its mark (``ok`` or ``STALE``), its
-    data's age and its lines."""
+    """The view as text.
+
+    A header, then each source with its mark (``ok`` or ``STALE``), its data's age and its
+    lines."""
     stale = sum(1 for s in status.sources if s.stale(now))
     head = f"showctl status - {status.origin} - {len(status.sources)} sources"
     head += f", {stale} stale" if stale else ", all fresh"
@@ -164,9 +166,11 @@ async def watch_venue(
     refresh: float = 0.5,
     until: Callable[[VenueStatus], bool] = lambda _: False,
 ) -> VenueStatus:
-    """Poll every source on its own schedule and call ``on_update`` every ``refresh`` seconds
-    until ``until(status)`` is true (or the task is cancelled). A dead or hanging source never
-    delays the others: each polls in its own task, bounded by its own timeout."""
+    """Poll every source on its own schedule, calling ``on_update`` as it goes.
+
+    ``on_update`` is called every ``refresh`` seconds until ``until(status)`` is true (or the task
+    is cancelled). A dead or hanging source never delays the others: each polls in its own task,
+    bounded by its own timeout."""
     specs = _core._load_venue(venue, sources=sources, reveal_keys=True)
     origin = os.fspath(venue) if venue is not None else "sources"
     status = VenueStatus(origin, [SourceStatus(s["name"], s["kind"], s["interval"]) for s in specs])
@@ -198,9 +202,11 @@ def run(
     refresh: float = 0.5,
     out: Output = sys.stdout,
 ) -> int:
-    """The ``showctl status`` command: refresh in place on a terminal (plain snapshots one
-    after another otherwise); with ``once``, print one snapshot after every source answered
-    once or its timeout passed. Returns the exit code: 0 all fresh, 1 any source stale."""
+    """The ``showctl status`` command; returns its exit code.
+
+    It refreshes in place on a terminal (plain snapshots one after another otherwise); with
+    ``once``, it prints one snapshot after every source answered once or its timeout passed.
+    The exit code: 0 all fresh, 1 any source stale."""
     tty = out.isatty()
     specs = _core._load_venue(venue)
     deadline = time.monotonic() + max(s["timeout"] for s in specs) + 0.5

@@ -137,8 +137,9 @@ class VenueReport:
         return [s.row() for s in self.sources]
 
     def table(self) -> str:
-        """The summary as an aligned text table, the verdict last. This is what ``showctl probe
-        --venue`` prints."""
+        """The summary as an aligned text table, the verdict last.
+
+        This is what ``showctl probe --venue`` prints."""
         rows = self.rows()
         cols = list(_HEADERS)
         widths = {
@@ -184,11 +185,13 @@ def probe_venue(
     defaults: dict[str, Any] | None = None,
     concurrency: int = 8,
 ) -> VenueReport:
-    """Probe every source of a venue at once, at most ``concurrency`` at a time: a venue file
-    (``venue="venue.toml"``) or its ``[sources.*]`` tables as dicts (``sources={"court1":
-    {"kind": "scoreboard", "url": ...}}``, with optional ``defaults``). Read-only: each source
-    gets the GET requests of ``probe()``. A source that hangs costs its own timeout only.
-    Raises ``ValueError`` naming the file, the source and the field for a bad venue."""
+    """Probe every source of a venue at once, at most ``concurrency`` at a time.
+
+    The venue is a venue file (``venue="venue.toml"``) or its ``[sources.*]`` tables as dicts
+    (``sources={"court1": {"kind": "scoreboard", "url": ...}}``, with optional ``defaults``).
+    Read-only: each source gets the GET requests of ``probe()``. A source that hangs costs its
+    own timeout only. Raises ``ValueError`` naming the file, the source and the field for a bad
+    venue."""
     return _core._probe_venue(  # type: ignore[no-any-return]
         venue, sources=sources, defaults=defaults, concurrency=concurrency
     )
@@ -228,8 +231,10 @@ class SimulatedSource:
 
 
 class SimulatedVenue:
-    """A simulator per source of a venue (``simulate_venue()``, ``showctl simulate --venue``,
-    the ``showctl_venue`` fixture). Use ``sources`` with ``Feed(sources=...)`` or
+    """A simulator per source of a venue.
+
+    Made by ``simulate_venue()``, ``showctl simulate --venue`` and the ``showctl_venue``
+    fixture. Use ``sources`` with ``Feed(sources=...)`` or
     ``probe_venue(sources=...)``, or ``write()`` a venue file that points at the simulators."""
 
     def __init__(self, sources: list[SimulatedSource], keys: dict[str, str | None]) -> None:
@@ -267,8 +272,10 @@ class SimulatedVenue:
         return out
 
     def write(self, path: str | os.PathLike[str]) -> str:
-        """Write a venue file that points at the simulators, created new (an existing file or
-        a link at ``path`` is refused), readable by its owner only; returns its path."""
+        """Write a venue file that points at the simulators; returns its path.
+
+        The file is created new (an existing file or a link at ``path`` is refused) and
+        readable by its owner only."""
         lines: list[str] = []
         for name, entry in self.sources.items():
             lines.append(f"[sources.{name}]")
@@ -293,11 +300,12 @@ def simulate_venue(
     same_ports: bool = False,
     strict: bool = False,
 ) -> SimulatedVenue:
-    """Start a simulator for every source of a venue file (or ``sources``), each from the
-    source's ``workspace`` (the built-in one when it has none) and with its key. With
-    ``same_ports`` each listens on the port of the source's URL (whose host must be this
-    machine), so the venue file itself points at them; otherwise on a free port. A simulator
-    that cannot start stops the ones already started and raises."""
+    """Start a simulator for every source of a venue file (or ``sources``).
+
+    Each starts from the source's ``workspace`` (the built-in one when it has none) and with its
+    key. With ``same_ports`` each listens on the port of the source's URL (whose host must be this
+    machine), so the venue file itself points at them; otherwise on a free port. A simulator that
+    cannot start stops the ones already started and raises."""
     import ipaddress
     from urllib.parse import urlsplit
 
