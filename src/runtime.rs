@@ -353,6 +353,18 @@ mod tests {
     }
 
     #[test]
+    fn a_lane_feeds_its_calls_to_its_wait_rule() {
+        // Every call here takes at least a millisecond, far longer than the spin window: after
+        // SLOW_TO_SLEEP of them this thread's lane sleeps at once.
+        let rule = || super::LANE_WAIT.with(|w| w.get());
+        for _ in 0..SLOW_TO_SLEEP {
+            assert!(rule().spins());
+            super::block_on_here(async { tokio::time::sleep(Duration::from_millis(1)).await });
+        }
+        assert!(!rule().spins());
+    }
+
+    #[test]
     fn same_runtime_twice() {
         let a = super::get();
         let b = super::get();
