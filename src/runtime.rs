@@ -223,16 +223,18 @@ pub fn block_on_here<F: Future>(fut: F) -> F::Output {
         }
         let mut fut = std::pin::pin!(fut);
         let started = Instant::now();
-        while spin {
-            if let std::task::Poll::Ready(out) = futures::poll!(fut.as_mut()) {
-                return (out, started.elapsed());
+        if spin {
+            loop {
+                if let std::task::Poll::Ready(out) = futures::poll!(fut.as_mut()) {
+                    return (out, started.elapsed());
+                }
+                if started.elapsed() > LANE_SPIN {
+                    break;
+                }
+                // Look for I/O without sleeping: a thread put to sleep on an idle CPU takes
+                // tens of microseconds to wake, as long as a loopback or LAN answer takes.
+                tokio::task::yield_now().await;
             }
-            if started.elapsed() > LANE_SPIN {
-                break;
-            }
-            // Look for I/O without sleeping: a thread put to sleep on an idle CPU takes tens
-            // of microseconds to wake, as long as a loopback or LAN answer takes to come.
-            tokio::task::yield_now().await;
         }
         let out = fut.await;
         (out, started.elapsed())
