@@ -171,6 +171,16 @@ def wait_listening(port: int, proc: subprocess.Popen[bytes], work: Path) -> None
     raise SystemExit("nginx did not start listening within 10 s")
 
 
+def stop(proc: subprocess.Popen[Any]) -> None:
+    """End a server this benchmark started: SIGTERM, then SIGKILL after 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 @contextmanager
 def nginx_server() -> Iterator[tuple[str, dict[str, Any]]]:
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -202,12 +212,7 @@ def nginx_server() -> Iterator[tuple[str, dict[str, Any]]]:
             }
             yield f"http://127.0.0.1:{port}", info
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -235,12 +240,7 @@ def delay_server(delay_ms: float) -> Iterator[tuple[str, Callable[[], dict[str, 
 
         yield base, stats
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 # ---------------------------------------------------------------------------------------------
