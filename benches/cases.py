@@ -35,6 +35,7 @@ TREE_REPEATS = 25
 CPU_WARMUP = 100
 CPU_CALLS = 1000
 CPU_RATE = 200  # calls per second, paced
+CPU_IDLE_STEPS = 200  # steps of the loop without a call, for reference
 
 
 def mute_path(i: int) -> str:
@@ -171,7 +172,7 @@ def run_cpu(client: str, base: str, paced: bool) -> dict[str, Any]:
     period = 1 / CPU_RATE if paced else 0.0
     clock = time.perf_counter
 
-    def calls(n: int) -> list[float]:
+    def calls(n: int, work: Callable[[], object] = call) -> list[float]:
         walls = [0.0] * n
         start = clock()
         for i in range(n):
@@ -180,10 +181,14 @@ def run_cpu(client: str, base: str, paced: bool) -> dict[str, Any]:
                 if ahead > 0:
                     time.sleep(ahead)
             t0 = clock()
-            call()
+            work()
             walls[i] = clock() - t0
         return walls
 
+    # For reference: the CPU of the same loop without a call (paced: the sleeps alone).
+    idle0 = time.process_time()
+    calls(CPU_IDLE_STEPS, lambda: None)
+    idle = (time.process_time() - idle0) * 1e6 / CPU_IDLE_STEPS
     calls(CPU_WARMUP)
     before, cpu0, wall0 = resource.getrusage(resource.RUSAGE_SELF), time.process_time(), clock()
     walls = calls(CPU_CALLS)
@@ -201,6 +206,7 @@ def run_cpu(client: str, base: str, paced: bool) -> dict[str, Any]:
         "involuntary_switches": (after.ru_nivcsw - before.ru_nivcsw) / CPU_CALLS,
         "wall_median_us": statistics.median(walls) * 1e6,
         "wall_p90_us": walls[int(CPU_CALLS * 0.9)] * 1e6,
+        "loop_without_call_us": idle,
         "threads": len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else 0,
     }
 
