@@ -25,9 +25,10 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -43,15 +44,45 @@ TREE_PLAYLISTS_PER_GROUP = 10
 TREE_CUES_PER_PLAYLIST = 100  # 10 x 10 x 100 = 10,000 cues
 VIDEO_INPUTS = 4
 
-SYNC_CLIENTS = ["showctl", "httpx", "requests", "http.client"]
+SYNC_CLIENTS = ["showctl", "httpx", "requests", "http.client", "pyreqwest", "rnet"]
 FANOUT_CLIENTS = ["showctl", "aiohttp", "httpx", "showctl batch_async"]
 TREE_CLIENTS = ["showctl", "httpx+dataclasses", "requests+dataclasses", "httpx+json (dicts only)"]
 IMPORTS = ["showctl", "httpx", "requests", "aiohttp"]
+# The Rust-core clients showctl is measured against for latency and CPU per call.
+RUST_CLIENTS = ("pyreqwest", "rnet")
+CPU_CLIENTS = ["showctl", *RUST_CLIENTS]
+# The servers of the CPU benchmark: nginx on loopback, and delay_server.py answering after
+# each of these delays (milliseconds), as a device on a LAN does.
+CPU_DELAYS_MS = [0.5, 2.0]
+CPU_MODES = ["back-to-back", "paced"]
+BENCHES = ["sync", "fanout", "tree", "import", "cpu"]
+
+
+def cpu_bench(mode: str, server: str) -> str:
+    """The name of one CPU benchmark: mode ("back-to-back" or "paced") and server."""
+    return f"cpu {mode} {server}"
+
+
+def delay_label(delay_ms: float) -> str:
+    return f"{delay_ms:g} ms"
+
+
+CPU_SERVERS = ["loopback", *map(delay_label, CPU_DELAYS_MS)]
+CPU_BENCHES = [cpu_bench(m, s) for s in CPU_SERVERS for m in CPU_MODES]
 
 # (label, numerator, denominator, goal, "max" or "min"); a ratio of medians from this run.
-GOALS = [
+# A tuple of clients stands for the best (lowest) of them.
+Side = tuple[str, str | tuple[str, ...]]  # (benchmark, client or clients)
+GOALS: list[tuple[str, Side, Side, float | None, str]] = [
     ("sync latency: showctl / floor", ("sync", "showctl"), ("sync", "floor"), 2.0, "max"),
     ("sync latency: httpx / showctl", ("sync", "httpx"), ("sync", "showctl"), 3.0, "min"),
+    (
+        "sync latency: best of pyreqwest, rnet / showctl",
+        ("sync", RUST_CLIENTS),
+        ("sync", "showctl"),
+        1.5,
+        "min",
+    ),
     ("fan-out: aiohttp / showctl", ("fanout", "aiohttp"), ("fanout", "showctl"), 1.5, "min"),
     ("fan-out: httpx / showctl", ("fanout", "httpx"), ("fanout", "showctl"), None, "min"),
     (
@@ -61,11 +92,29 @@ GOALS = [
         2.0,
         "min",
     ),
+    *(
+        (
+            f"CPU per call, {mode}, {server}: showctl / best of pyreqwest, rnet",
+            (cpu_bench(mode, server), "showctl"),
+            (cpu_bench(mode, server), RUST_CLIENTS),
+            target,
+            "max",
+        )
+        for mode, server, target in [
+            ("paced", "loopback", 1.0),
+            ("back-to-back", "loopback", 1.0),
+            ("paced", "0.5 ms", 0.75),
+            ("paced", "2 ms", 0.75),
+            ("back-to-back", "0.5 ms", None),
+            ("back-to-back", "2 ms", None),
+        ]
+    ),
 ]
 IMPORT_GOAL_MS = 50.0
 
 # The figure a benchmark is judged by, per result.
 KEY = {"sync": "median_us", "fanout": "wall_ms", "tree": "median_ms", "import": "median_ms"}
+KEY.update({b: "cpu_us" for b in CPU_BENCHES})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -122,6 +171,16 @@ def wait_listening(port: int, proc: subprocess.Popen[bytes], work: Path) -> None
     raise SystemExit("nginx did not start listening within 10 s")
 
 
+def stop(proc: subprocess.Popen[Any]) -> None:
+    """End a server this benchmark started: SIGTERM, then SIGKILL after 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 @contextmanager
 def nginx_server() -> Iterator[tuple[str, dict[str, Any]]]:
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -153,14 +212,35 @@ def nginx_server() -> Iterator[tuple[str, dict[str, Any]]]:
             }
             yield f"http://127.0.0.1:{port}", info
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+@contextmanager
+def delay_server(delay_ms: float) -> Iterator[tuple[str, Callable[[], dict[str, Any]]]]:
+    """delay_server.py in its own process; yields its URL and a function returning the holds
+    it measured since the last call."""
+    proc = subprocess.Popen(
+        [sys.executable, str(HERE / "delay_server.py"), f"{delay_ms:g}"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().strip()
+        if not line.isdigit():
+            raise SystemExit(f"delay_server.py did not start (exit {proc.poll()}): {line!r}")
+        base = f"http://127.0.0.1:{line}"
+
+        def stats() -> dict[str, Any]:
+            with urllib.request.urlopen(base + "/stats", timeout=10) as r:
+                figures: dict[str, Any] = json.loads(r.read())
+                return figures
+
+        yield base, stats
+    finally:
+        stop(proc)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -256,36 +336,51 @@ def combine(samples: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def measure(
-    base: str, rounds: int, import_runs: int, wrk_seconds: int, variants: dict[str, str]
+    base: str,
+    rounds: int,
+    import_runs: int,
+    wrk_seconds: int,
+    variants: dict[str, str],
+    only: list[str],
+    delayed: dict[str, str],
 ) -> dict[str, Any]:
-    per_round: dict[str, dict[str, list[dict[str, Any]]]] = {
-        b: {} for b in ["sync", "fanout", "tree", "import"]
-    }
+    """Every benchmark of `only`, in interleaved rounds; `delayed` maps a delay's label to the
+    URL of the delay server answering after it."""
+    per_round: dict[str, dict[str, list[dict[str, Any]]]] = {}
 
     def add(bench: str, client: str, figures: dict[str, Any]) -> None:
-        per_round[bench].setdefault(client, []).append(figures)
+        per_round.setdefault(bench, {}).setdefault(client, []).append(figures)
         key = KEY[bench]
-        print(f"  {bench:7} {client:26} {figures[key]:10.2f} {key}", flush=True)
+        print(f"  {bench:26} {client:26} {figures[key]:10.2f} {key}", flush=True)
 
-    def cases(bench: str, clients: list[str]) -> None:
+    def cases(bench: str, clients: list[str], url: str = base, case: str | None = None) -> None:
         for c in clients:
-            add(bench, c, run_case(bench, c, base))
+            add(bench, c, run_case(case or bench, c, url))
             if c == "showctl":  # each variant right after the build it is compared with
                 for label, path in variants.items():
-                    add(bench, f"showctl {label}", run_case(bench, c, base, path))
+                    add(bench, f"showctl {label}", run_case(case or bench, c, url, path))
 
-    for module in IMPORTS:  # warm the bytecode caches
-        import_time(module)
+    if "import" in only:
+        for module in IMPORTS:  # warm the bytecode caches
+            import_time(module)
     for r in range(rounds):
         print(f"round {r + 1} of {rounds}", flush=True)
-        add("sync", "floor", floor_sync(base, wrk_seconds))
-        cases("sync", SYNC_CLIENTS)
-        add("fanout", "floor", floor_fanout(base, wrk_seconds, 2000, 64))
-        cases("fanout", FANOUT_CLIENTS)
-        cases("tree", TREE_CLIENTS)
-        for module in IMPORTS:
-            runs = [import_time(module) for _ in range(import_runs)]
-            add("import", module, combine(runs))
+        if "sync" in only:
+            add("sync", "floor", floor_sync(base, wrk_seconds))
+            cases("sync", SYNC_CLIENTS)
+        if "fanout" in only:
+            add("fanout", "floor", floor_fanout(base, wrk_seconds, 2000, 64))
+            cases("fanout", FANOUT_CLIENTS)
+        if "tree" in only:
+            cases("tree", TREE_CLIENTS)
+        if "import" in only:
+            for module in IMPORTS:
+                runs = [import_time(module) for _ in range(import_runs)]
+                add("import", module, combine(runs))
+        if "cpu" in only:
+            for server, url in [("loopback", base), *delayed.items()]:
+                for mode in CPU_MODES:
+                    cases(cpu_bench(mode, server), CPU_CLIENTS, url, f"cpu-{mode}")
     return {b: {c: combine(s) for c, s in clients.items()} for b, clients in per_round.items()}
 
 
@@ -321,6 +416,8 @@ def machine() -> dict[str, Any]:
             "httpx": version("httpx"),
             "requests": version("requests"),
             "aiohttp": version("aiohttp"),
+            "pyreqwest": version("pyreqwest"),
+            "rnet": version("rnet"),
             "wrk": (wrk_version.stdout or wrk_version.stderr).split(" [")[0].strip(),
         },
     }
@@ -330,40 +427,61 @@ def ratios(results: dict[str, Any], variants: list[str]) -> list[dict[str, Any]]
     goals = []
     for build in ["showctl"] + [f"showctl {v}" for v in variants]:  # each build's own goals
         for label, (nb, nc), (db, dc), target, kind in GOALS:
-            num = results[nb].get(build if nc == "showctl" else nc, {}).get(KEY[nb])
-            den = results[db].get(build if dc == "showctl" else dc, {}).get(KEY[db])
+            num = figure(results, nb, build if nc == "showctl" else nc)
+            den = figure(results, db, build if dc == "showctl" else dc)
             value = num / den if num and den else None
             met = None
             if value is not None and target is not None:
                 met = value <= target if kind == "max" else value >= target
             goal = label.replace("showctl", build)
             goals.append({"goal": goal, "ratio": value, "target": target, "kind": kind, "met": met})
-    imp = results["import"].get("showctl", {}).get("median_ms")
+    imp = results.get("import", {}).get("showctl", {}).get("median_ms")
     goals.append(
         {
             "goal": "import showctl (ms)",
             "ratio": imp,
             "target": IMPORT_GOAL_MS,
             "kind": "max",
-            "met": imp is not None and imp < IMPORT_GOAL_MS,
+            "met": None if imp is None else imp < IMPORT_GOAL_MS,
         }
     )
     return goals
 
 
+def figure(results: dict[str, Any], bench: str, clients: str | tuple[str, ...]) -> float | None:
+    """The judged figure of a client in a benchmark, or the best (lowest) of several clients;
+    None when one of them was not measured in this run."""
+    names = (clients,) if isinstance(clients, str) else clients
+    values = [results.get(bench, {}).get(c, {}).get(KEY[bench]) for c in names]
+    if any(v is None for v in values):
+        return None
+    return float(min(values))
+
+
 UNITS = {"sync": "µs", "fanout": "ms", "tree": "ms", "import": "ms"}
+UNITS.update({b: "µs" for b in CPU_BENCHES})
 TITLES = {
     "sync": "sync latency: `layer(0).opacity()` on one keep-alive connection, median per call",
     "fanout": "async fan-out: 2,000 × `POST /mute/layer/{i}`, 64 in flight, wall time",
     "tree": "big tree: `/data/playlists` (10,000 cues) into typed objects and walked, median",
     "import": "import time in a fresh interpreter, median",
 }
+for _server, _answer in [("loopback", "at once (nginx on loopback)")] + [
+    (delay_label(d), f"after {delay_label(d)}") for d in CPU_DELAYS_MS
+]:
+    for _mode, _pace in [("back-to-back", "back-to-back"), ("paced", "paced at 200/s")]:
+        TITLES[cpu_bench(_mode, _server)] = (
+            f"CPU per call (process, user + system), 1,000 calls {_pace}, "
+            f"server answering {_answer}"
+        )
 
 
 def table(report: dict[str, Any]) -> str:
     results = report["results"]
     lines = ["| benchmark | client | figure | × showctl | peak RSS |", "|---|---|--:|--:|--:|"]
-    for bench in ["sync", "fanout", "tree", "import"]:
+    for bench in ["sync", "fanout", "tree", "import", *CPU_BENCHES]:
+        if bench not in results:
+            continue
         clients = results[bench]
         unit = UNITS[bench]
         ref = clients.get("showctl", {}).get(KEY[bench])
@@ -386,13 +504,25 @@ def table(report: dict[str, Any]) -> str:
         "",
         f"Machine: {m['cpu']}, {m['cores']} cores, {m['kernel']}, {m['python']}; "
         f"showctl {m['versions']['showctl']}, httpx {m['versions']['httpx']}, "
-        f"requests {m['versions']['requests']}, aiohttp {m['versions']['aiohttp']}; "
-        f"server {report['server']['software']} (1 worker) on loopback; "
+        f"requests {m['versions']['requests']}, aiohttp {m['versions']['aiohttp']}, "
+        f"pyreqwest {m['versions']['pyreqwest']}, rnet {m['versions']['rnet']}; "
+        f"server {report['server']['software']} (1 worker) on loopback{delays(report)}; "
         f"{report['params']['rounds']} interleaved rounds, medians; "
         f"load average {m['loadavg_at_start']:.2f} at start, {m['loadavg_at_end']:.2f} at end; "
         f"{report['date']}.",
     ]
     return "\n".join(lines)
+
+
+def delays(report: dict[str, Any]) -> str:
+    """What the delay servers actually held, for the table's footnote."""
+    held = report["server"].get("delayed", {})
+    parts = [
+        f"{label}: median {s['median_us'] / 1000:.3f} ms, p99 {s['p99_us'] / 1000:.3f} ms"
+        for label, s in held.items()
+        if s.get("count")
+    ]
+    return f"; delay_server.py holds {'; '.join(parts)}" if parts else ""
 
 
 def update_readme(text: str) -> None:
@@ -412,6 +542,12 @@ def main() -> int:
     ap.add_argument("--readme", action="store_true", help="write the table into README.md")
     ap.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON figures")
     ap.add_argument(
+        "--only",
+        default=",".join(BENCHES),
+        metavar="LIST",
+        help=f"comma-separated benchmarks to run (default all: {','.join(BENCHES)})",
+    )
+    ap.add_argument(
         "--variant",
         action="append",
         default=[],
@@ -420,14 +556,31 @@ def main() -> int:
     )
     args = ap.parse_args()
     variants = dict(v.split("=", 1) for v in args.variant)
+    only = [b.strip() for b in args.only.split(",") if b.strip()]
+    unknown = [b for b in only if b not in BENCHES]
+    if unknown or not only:
+        raise SystemExit(f"--only: unknown benchmark {unknown}; known: {','.join(BENCHES)}")
+    if args.readme and set(only) != set(BENCHES):
+        raise SystemExit("--readme needs every benchmark (leave out --only)")
     if shutil.which("wrk") is None:
         raise SystemExit("wrk not found (benches/run.sh installs it)")
 
     started = time.monotonic()
     info = machine()
-    with nginx_server() as (base, server):
+    with ExitStack() as stack:
+        base, server = stack.enter_context(nginx_server())
         print(f"server: {server['software']} at {base}", flush=True)
-        results = measure(base, args.rounds, args.import_runs, args.wrk_seconds, variants)
+        delayed, stats = {}, {}
+        if "cpu" in only:
+            for delay_ms in CPU_DELAYS_MS:
+                url, stat = stack.enter_context(delay_server(delay_ms))
+                delayed[delay_label(delay_ms)], stats[delay_label(delay_ms)] = url, stat
+                stat()  # the count starts here
+                print(f"server: delay_server.py answering after {delay_ms:g} ms at {url}")
+        results = measure(
+            base, args.rounds, args.import_runs, args.wrk_seconds, variants, only, delayed
+        )
+        server["delayed"] = {label: stat() for label, stat in stats.items()}
     info["loadavg_at_end"] = os.getloadavg()[0]
     report: dict[str, Any] = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -439,6 +592,7 @@ def main() -> int:
             "wrk_seconds": args.wrk_seconds,
             "duration_s": round(time.monotonic() - started, 1),
             "variants": list(variants),
+            "only": only,
         },
         "results": results,
     }

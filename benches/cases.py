@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import os
 import resource
 import statistics
 import sys
@@ -31,6 +32,10 @@ FANOUT_REPEATS = 3
 FANOUT_BUDGET_S = 3.0  # a slow client runs fewer timed waves (at least one)
 TREE_WARMUP = 3
 TREE_REPEATS = 25
+CPU_WARMUP = 100
+CPU_CALLS = 1000
+CPU_RATE = 200  # calls per second, paced
+CPU_IDLE_STEPS = 200  # steps of the loop without a call, for reference
 
 
 def mute_path(i: int) -> str:
@@ -92,11 +97,42 @@ def sync_http_client(base: str) -> Callable[[], float]:
     return call
 
 
+def sync_pyreqwest(base: str) -> Callable[[], float]:
+    from pyreqwest.client import SyncClientBuilder
+
+    client = SyncClientBuilder().base_url(base).build()
+
+    def call() -> float:
+        r = client.get(OPACITY).build().send()
+        if r.status != 200:
+            raise RuntimeError(f"status {r.status}")
+        return float(r.json()["opacity"]["value"])
+
+    return call
+
+
+def sync_rnet(base: str) -> Callable[[], float]:
+    from rnet.blocking import BlockingClient
+
+    client = BlockingClient()
+    url = base + OPACITY
+
+    def call() -> float:
+        r = client.get(url)
+        if r.status != 200:
+            raise RuntimeError(f"status {r.status}")
+        return float(r.json()["opacity"]["value"])
+
+    return call
+
+
 SYNC = {
     "showctl": sync_showctl,
     "httpx": sync_httpx,
     "requests": sync_requests,
     "http.client": sync_http_client,
+    "pyreqwest": sync_pyreqwest,
+    "rnet": sync_rnet,
 }
 
 
@@ -122,6 +158,65 @@ def run_sync(client: str, base: str) -> dict[str, Any]:
         "p99_us": samples[int(SYNC_CALLS * 0.99)] / 1000,
         "mean_us": total / SYNC_CALLS / 1000,
     }
+
+
+# ---------------------------------------------------------------------------------------------
+# CPU per call: the sync call above, 1,000 times, back-to-back or paced at 200 per second;
+# process CPU time (user + system, every thread of this process) per call
+
+
+def run_cpu(client: str, base: str, paced: bool) -> dict[str, Any]:
+    call = SYNC[client](base)
+    if call() != 0.5:
+        raise RuntimeError(f"{client}: unexpected opacity {call()!r}")
+    period = 1 / CPU_RATE if paced else 0.0
+    clock = time.perf_counter
+
+    def calls(n: int, work: Callable[[], object] = call) -> list[float]:
+        walls = [0.0] * n
+        start = clock()
+        for i in range(n):
+            if paced:
+                ahead = start + i * period - clock()
+                if ahead > 0:
+                    time.sleep(ahead)
+            t0 = clock()
+            work()
+            walls[i] = clock() - t0
+        return walls
+
+    # For reference: the CPU of the same loop without a call (paced: the sleeps alone).
+    idle0 = time.process_time()
+    calls(CPU_IDLE_STEPS, lambda: None)
+    idle = (time.process_time() - idle0) * 1e6 / CPU_IDLE_STEPS
+    calls(CPU_WARMUP)
+    before, cpu0, wall0 = resource.getrusage(resource.RUSAGE_SELF), time.process_time(), clock()
+    walls = calls(CPU_CALLS)
+    cpu, wall = time.process_time() - cpu0, clock() - wall0
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    walls.sort()
+    per_call = 1e6 / CPU_CALLS
+    return {
+        "calls": CPU_CALLS,
+        "rate_per_s": CPU_RATE if paced else CPU_CALLS / wall,
+        "cpu_us": cpu * per_call,
+        "user_us": (after.ru_utime - before.ru_utime) * per_call,
+        "system_us": (after.ru_stime - before.ru_stime) * per_call,
+        "voluntary_switches": (after.ru_nvcsw - before.ru_nvcsw) / CPU_CALLS,
+        "involuntary_switches": (after.ru_nivcsw - before.ru_nivcsw) / CPU_CALLS,
+        "wall_median_us": statistics.median(walls) * 1e6,
+        "wall_p90_us": walls[int(CPU_CALLS * 0.9)] * 1e6,
+        "loop_without_call_us": idle,
+        "threads": len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else 0,
+    }
+
+
+def run_cpu_back_to_back(client: str, base: str) -> dict[str, Any]:
+    return run_cpu(client, base, paced=False)
+
+
+def run_cpu_paced(client: str, base: str) -> dict[str, Any]:
+    return run_cpu(client, base, paced=True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -357,6 +452,8 @@ BENCHES: dict[str, tuple[Callable[[str, str], dict[str, Any]], dict[str, Any]]] 
     "sync": (run_sync, SYNC),
     "fanout": (run_fanout, {**FANOUT, BATCH: None}),
     "tree": (run_tree, TREE_CLIENTS),
+    "cpu-back-to-back": (run_cpu_back_to_back, SYNC),
+    "cpu-paced": (run_cpu_paced, SYNC),
 }
 
 

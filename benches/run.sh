@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The whole benchmark in one command: bash benches/run.sh [bench.py options, e.g. --rounds 5]
 #
-# Installs what is missing (nginx and wrk from the distribution, httpx/aiohttp/requests from the
-# `bench` extra), builds showctl in release mode into the virtualenv ($VIRTUAL_ENV, else .venv,
-# created if needed), then runs benches/bench.py, which starts nginx on a loopback port, measures
-# every client against it, prints the table, writes benches/results/latest.json and puts the
-# table into benches/README.md.
+# Installs what is missing (nginx and wrk from the distribution; httpx, aiohttp, requests and the
+# Rust-core clients pyreqwest and rnet from the `bench` extra), builds showctl in release mode
+# into the virtualenv ($VIRTUAL_ENV, else .venv, created if needed), then runs benches/bench.py,
+# which starts nginx on a loopback port (and delay_server.py twice, answering after 0.5 ms and
+# 2 ms), measures every client against them, prints the table, writes
+# benches/results/latest.json and puts the table into benches/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -94,12 +94,74 @@ thread_local! {
     static IN_LANE: Cell<bool> = const { Cell::new(false) };
     /// When this thread's last call on its lane ended.
     static LANE_LEFT: Cell<Option<Instant>> = const { Cell::new(None) };
+    /// Whether this thread's calls look for their answer before sleeping (see [`WaitRule`]).
+    static LANE_WAIT: Cell<WaitRule> = const { Cell::new(WaitRule::new()) };
 }
 
 /// A lane idle for longer than this catches up before a call (see [`block_on_here`]).
 const LANE_IDLE: Duration = Duration::from_millis(5);
 /// How long a call looks for its answer before its thread sleeps (see [`block_on_here`]).
 const LANE_SPIN: Duration = Duration::from_micros(100);
+/// A lane stops looking for its answers once this many calls in a row took longer than
+/// [`LANE_SPIN`] (see [`WaitRule`]): one, so a lane that is not answered within the window, be
+/// it by a slow device or on a machine so busy that the server waits for a CPU, does not spend
+/// the window again until an answer has come within it.
+const SLOW_TO_SLEEP: u32 = 1;
+/// A lane that sleeps at once still looks for the answer of every this-many-th call, to see
+/// whether its server has become fast again (see [`WaitRule`]).
+const PROBE_EVERY: u32 = 32;
+
+/// Whether a lane's next call looks for its answer without sleeping for up to [`LANE_SPIN`]
+/// ("spins"), decided from what the lane's last answers showed.
+///
+/// Spinning pays when the answer comes within the window (it is read without the tens of
+/// microseconds an idle CPU takes to wake a sleeping thread) and wastes the whole window of CPU
+/// when it does not (a device on a LAN answering after half a millisecond). So a lane spins
+/// while its last call ended within the window; after one that did not ([`SLOW_TO_SLEEP`]) it
+/// sleeps at once, and any call that ends within the window (sleeping or not) makes it spin
+/// again. While it sleeps,
+/// every [`PROBE_EVERY`]-th call spins anyway: a sleeping call's time includes the thread's
+/// wake-up, so an answer that comes just within the window can only be seen by spinning. The
+/// probes cost a slow lane at most `LANE_SPIN / PROBE_EVERY` (about 3 µs) per call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct WaitRule {
+    /// Calls in a row that took longer than the window.
+    slow_in_row: u32,
+    /// Calls since the last spinning one, while the lane sleeps at once.
+    since_probe: u32,
+}
+
+impl WaitRule {
+    /// A new lane spins (a first answer on loopback or a LAN comes within the window).
+    pub(crate) const fn new() -> Self {
+        WaitRule {
+            slow_in_row: 0,
+            since_probe: 0,
+        }
+    }
+
+    /// Whether the next call spins (counts the call towards the next probe).
+    pub(crate) fn spins(&mut self) -> bool {
+        if self.slow_in_row < SLOW_TO_SLEEP {
+            return true;
+        }
+        self.since_probe += 1;
+        if self.since_probe >= PROBE_EVERY {
+            self.since_probe = 0;
+            return true;
+        }
+        false
+    }
+
+    /// Record how long a call took from its first look for the answer to its end.
+    pub(crate) fn record(&mut self, took: Duration) {
+        if took <= LANE_SPIN {
+            *self = WaitRule::new();
+        } else {
+            self.slow_in_row = self.slow_in_row.saturating_add(1);
+        }
+    }
+}
 
 fn lane() -> Rc<Runtime> {
     let pid = std::process::id();
@@ -135,7 +197,8 @@ fn lane() -> Rc<Runtime> {
 ///
 /// For its first 100 µs a call looks for its answer without sleeping (each look is one
 /// non-blocking `epoll_wait`): an answer that comes within that time (loopback, a fast LAN)
-/// is read without the tens of microseconds an idle CPU takes to wake a sleeping thread.
+/// is read without the tens of microseconds an idle CPU takes to wake a sleeping thread. A lane
+/// whose answers have stopped coming that fast sleeps at once instead ([`WaitRule`]).
 pub fn block_on_here<F: Future>(fut: F) -> F::Output {
     struct Leave(bool);
     impl Drop for Leave {
@@ -148,8 +211,14 @@ pub fn block_on_here<F: Future>(fut: F) -> F::Output {
     let paused = LANE_LEFT
         .with(|t| t.get())
         .is_some_and(|t| t.elapsed() > LANE_IDLE);
+    let spin = LANE_WAIT.with(|w| {
+        let mut rule = w.get();
+        let spin = rule.spins();
+        w.set(rule);
+        spin
+    });
     let _leave = Leave(IN_LANE.with(|f| f.replace(true)));
-    rt.block_on(async {
+    let (out, took) = rt.block_on(async {
         if paused {
             // The first turn wakes the tasks whose sockets changed, the second runs them.
             tokio::task::yield_now().await;
@@ -157,18 +226,28 @@ pub fn block_on_here<F: Future>(fut: F) -> F::Output {
         }
         let mut fut = std::pin::pin!(fut);
         let started = Instant::now();
-        loop {
-            if let std::task::Poll::Ready(out) = futures::poll!(fut.as_mut()) {
-                return out;
+        if spin {
+            loop {
+                if let std::task::Poll::Ready(out) = futures::poll!(fut.as_mut()) {
+                    return (out, started.elapsed());
+                }
+                if started.elapsed() > LANE_SPIN {
+                    break;
+                }
+                // Look for I/O without sleeping: a thread put to sleep on an idle CPU takes
+                // tens of microseconds to wake, as long as a loopback or LAN answer takes.
+                tokio::task::yield_now().await;
             }
-            if started.elapsed() > LANE_SPIN {
-                return fut.await;
-            }
-            // Look for I/O without sleeping: a thread put to sleep on an idle CPU takes tens
-            // of microseconds to wake, as long as a loopback or LAN answer takes to come.
-            tokio::task::yield_now().await;
         }
-    })
+        let out = fut.await;
+        (out, started.elapsed())
+    });
+    LANE_WAIT.with(|w| {
+        let mut rule = w.get();
+        rule.record(took);
+        w.set(rule);
+    });
+    out
 }
 
 /// True while the calling thread is running a future with [`block_on_here`]: work started here
@@ -209,6 +288,95 @@ fn trim() {
 
 #[cfg(test)]
 mod tests {
+    use super::{WaitRule, LANE_SPIN, PROBE_EVERY, SLOW_TO_SLEEP};
+    use std::time::Duration;
+
+    const FAST: Duration = Duration::from_micros(30);
+    const SLOW: Duration = Duration::from_micros(520);
+
+    /// Feed `rule` the calls' times in order; which of those calls spun.
+    fn spun(rule: &mut WaitRule, times: &[Duration]) -> Vec<bool> {
+        times
+            .iter()
+            .map(|&took| {
+                let spin = rule.spins();
+                rule.record(took);
+                spin
+            })
+            .collect()
+    }
+
+    #[test]
+    fn wait_rule_spins_while_answers_come_within_the_window() {
+        let mut rule = WaitRule::new();
+        assert!(spun(&mut rule, &[FAST; 100]).iter().all(|&s| s));
+        // The window itself still counts as within it.
+        assert!(spun(&mut rule, &[LANE_SPIN; 10]).iter().all(|&s| s));
+    }
+
+    #[test]
+    fn wait_rule_follows_answers_that_alternate() {
+        // A slow answer stops the spinning at once, the next fast one (here a sleeping call)
+        // brings it back: a lane half of whose answers are slow spends the window on half of
+        // its calls at most.
+        assert_eq!(SLOW_TO_SLEEP, 1);
+        let mut rule = WaitRule::new();
+        let times: Vec<Duration> = (0..40)
+            .map(|i| if i % 2 == 0 { FAST } else { SLOW })
+            .collect();
+        let spins = spun(&mut rule, &times);
+        let expected: Vec<bool> = (0..40).map(|i| i == 0 || i % 2 == 1).collect();
+        assert_eq!(spins, expected);
+    }
+
+    #[test]
+    fn wait_rule_sleeps_at_once_after_slow_answers_and_probes_now_and_then() {
+        let mut rule = WaitRule::new();
+        let calls = 1 + SLOW_TO_SLEEP as usize + 4 * PROBE_EVERY as usize;
+        let spins = spun(&mut rule, &vec![SLOW; calls]);
+        // The first calls spin, until SLOW_TO_SLEEP of them in a row were slow...
+        assert!(spins[..SLOW_TO_SLEEP as usize].iter().all(|&s| s));
+        // ...then only every PROBE_EVERY-th call does.
+        let after: Vec<usize> = (SLOW_TO_SLEEP as usize..calls)
+            .filter(|&i| spins[i])
+            .map(|i| i - SLOW_TO_SLEEP as usize + 1)
+            .collect();
+        let every = PROBE_EVERY as usize;
+        assert_eq!(after, vec![every, 2 * every, 3 * every, 4 * every]);
+    }
+
+    #[test]
+    fn wait_rule_spins_again_once_an_answer_comes_within_the_window() {
+        // A sleeping call that ends within the window is enough...
+        let mut rule = WaitRule::new();
+        spun(&mut rule, &[SLOW; 10]);
+        assert!(!rule.spins());
+        rule.record(FAST);
+        assert!(spun(&mut rule, &[FAST; 5]).iter().all(|&s| s));
+        // ...and so is a probe that saw one (a sleeping call's time includes its wake-up).
+        let mut rule = WaitRule::new();
+        let mut times = vec![SLOW; SLOW_TO_SLEEP as usize + PROBE_EVERY as usize - 1];
+        times.push(Duration::from_micros(90)); // the probe
+        times.extend([Duration::from_micros(90); 5]);
+        let spins = spun(&mut rule, &times);
+        assert!(spins[spins.len() - 6..].iter().all(|&s| s), "{spins:?}");
+        assert!(!spins[SLOW_TO_SLEEP as usize..spins.len() - 6]
+            .iter()
+            .any(|&s| s));
+    }
+
+    #[test]
+    fn a_lane_feeds_its_calls_to_its_wait_rule() {
+        // Every call here takes at least a millisecond, far longer than the spin window: after
+        // SLOW_TO_SLEEP of them this thread's lane sleeps at once.
+        let rule = || super::LANE_WAIT.with(|w| w.get());
+        for _ in 0..SLOW_TO_SLEEP {
+            assert!(rule().spins());
+            super::block_on_here(async { tokio::time::sleep(Duration::from_millis(1)).await });
+        }
+        assert!(!rule().spins());
+    }
+
     #[test]
     fn same_runtime_twice() {
         let a = super::get();
