@@ -86,7 +86,7 @@ async fn changed<A: Send + Sync, B: Send + Sync>(
     media: &mut [Alive<A>],
     scores: &mut [Alive<B>],
 ) -> bool {
-    let (m, n) = (media.len(), scores.len());
+    let m = media.len();
     let waits: Vec<_> = media
         .iter_mut()
         .map(|r| changed_one(r))
@@ -95,37 +95,35 @@ async fn changed<A: Send + Sync, B: Send + Sync>(
     if waits.is_empty() {
         return std::future::pending().await;
     }
-    let ((ok, _), i, _) = futures::future::select_all(waits).await;
+    let (ok, i, _) = futures::future::select_all(waits).await;
     if !ok {
         if i < m {
             media[i] = None;
-        } else if i - m < n {
+        } else {
             scores[i - m] = None;
         }
     }
     ok
 }
 
-/// One receiver's next change (`(true, _)`), or its end (`(false, _)`); never for `None`.
-fn changed_one<T>(
-    rx: &mut Alive<T>,
-) -> std::pin::Pin<Box<dyn Future<Output = (bool, ())> + Send + '_>>
+/// One receiver's next change (`true`), or its end (`false`); never for `None`.
+fn changed_one<T>(rx: &mut Alive<T>) -> std::pin::Pin<Box<dyn Future<Output = bool> + Send + '_>>
 where
     T: Send + Sync,
 {
     Box::pin(async move {
         match rx {
-            Some(r) => (r.changed().await.is_ok(), ()),
+            Some(r) => r.changed().await.is_ok(),
             None => std::future::pending().await,
         }
     })
 }
 
-/// Rewrite the files after each change of either source (a poll that changed something, and
+/// Rewrite the files after each change of any source (a poll that changed something, and
 /// each failed poll, so the age a stale file shows keeps up). The writing runs off the
 /// runtime's worker threads; changes made meanwhile are written together afterwards.
 ///
-/// Returns once both sources have ended: the feed's `stop()` ends them, then awaits this task
+/// Returns once every source has ended: the feed's `stop()` ends them, then awaits this task
 /// rather than aborting it, since a write cannot be cancelled once on its thread. A change not
 /// yet written is written first, and no temporary file is left behind.
 pub(crate) async fn write_on_change(dir: PathBuf, shared: Arc<Shared>) {
