@@ -224,7 +224,7 @@ fn source(
     base: Option<&Path>,
     env: Env<'_>,
 ) -> Result<Source> {
-    check_name(at, name)?;
+    name_at(at, name)?;
     let own = at.table(table)?;
     at.only(own, SOURCE_FIELDS)?;
     // A field the source sets wins over [defaults]; errors name where the value was written.
@@ -423,7 +423,13 @@ fn pin(at: &Place<'_>, v: &Value) -> Result<Fingerprint> {
     Fingerprint::parse(&at.text(v)?).map_err(|e| at.fail(&strip_arg(&e, "tls_fingerprint")))
 }
 
-fn check_name(at: &Place<'_>, name: &str) -> Result<()> {
+fn name_at(at: &Place<'_>, name: &str) -> Result<()> {
+    check_name(name).map_err(|m| at.fail(&m))
+}
+
+/// A source's name is usable: it appears in URLs and file names. The error says what is
+/// wrong with it.
+pub fn check_name(name: &str) -> std::result::Result<(), String> {
     let ok = !name.is_empty()
         && name.len() <= MAX_NAME
         && name
@@ -432,10 +438,10 @@ fn check_name(at: &Place<'_>, name: &str) -> Result<()> {
     if ok {
         Ok(())
     } else {
-        Err(at.fail(&format!(
+        Err(format!(
             "{name:?} is not a usable source name: 1 to {MAX_NAME} letters, digits, '-' or '_' \
              (it appears in URLs and file names)"
-        )))
+        ))
     }
 }
 

@@ -242,6 +242,8 @@ def test_events_carry_the_cors_and_cache_headers_of_the_documents(sim_url: str) 
             assert headers["Content-Type"] == "text/event-stream"
             assert headers["Access-Control-Allow-Origin"] == "*"
             assert headers["Cache-Control"] == "no-store"
+            # A reverse proxy passes the stream on as it comes (docs/feed.md, behind nginx).
+            assert headers["X-Accel-Buffering"] == "no"
         finally:
             events.close()
         with urllib.request.urlopen(feed.url + "transport.json", timeout=5) as r:

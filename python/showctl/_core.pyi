@@ -2601,6 +2601,10 @@ class Feed:
     def interval(self) -> float:
         """Seconds between polls."""
     @property
+    def sources(self) -> list[dict[str, Any]]:
+        """Every source polled: `[{"name", "kind", "documents"}, ...]` as in `/sources.json`
+        (media players first), the documents' paths relative to `url`. Known before `start()`."""
+    @property
     def sse_clients(self) -> int:
         """Server-Sent Events clients connected now."""
     def transport(self) -> dict[str, Any] | None:

@@ -17,13 +17,19 @@ use tokio::sync::watch;
 use super::{scores_csv, scores_xml, Shared};
 
 /// Write `bytes` to `dir/name` atomically. The temporary file is removed if anything fails.
+///
+/// The file gets the mode of any file the process creates (0666 less the umask, 0644 by
+/// default), not the temporary file's private 0600: the documents are there to be read, often
+/// by a web server running as another user.
 pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
     #[cfg(test)]
     gate::pass(dir);
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
+    let mut builder = tempfile::Builder::new();
+    let prefix = format!(".{name}.");
+    builder.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut tmp = builder.tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     tmp.flush()?;
     tmp.persist(dir.join(name)).map_err(|e| e.error)?;
@@ -227,5 +233,20 @@ mod tests {
         assert!(meta.is_file(), "the planted link was written through");
         // Nothing but the planted decoy and the file itself is left.
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 2);
+    }
+
+    /// A written document gets the mode any file the process creates gets (so a web server
+    /// running as another user can read it), not the temporary file's private 0600.
+    #[test]
+    fn written_files_have_the_mode_of_an_ordinary_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        write_atomic(dir.path(), "scores.json", b"{}").unwrap();
+        std::fs::write(dir.path().join("plain"), b"{}").unwrap();
+        let mode = |name: &str| {
+            let meta = std::fs::metadata(dir.path().join(name)).unwrap();
+            meta.permissions().mode() & 0o777
+        };
+        assert_eq!(mode("scores.json"), mode("plain"));
     }
 }

@@ -148,7 +148,7 @@ async fn scores_named(State(shared): State<Arc<Shared>>, Path(file): Path<String
 
 /// `/sources.json`: every source of the feed, its kind and its documents.
 async fn sources(State(shared): State<Arc<Shared>>) -> Response {
-    with_type(shared.sources_json().to_string(), "application/json")
+    with_type(shared.sources.clone(), "application/json")
 }
 
 fn event(name: &str, data: &str) -> Event {
@@ -174,7 +174,7 @@ fn initial(shared: &Shared) -> VecDeque<Event> {
     if shared.venue {
         // Named sources: the list first, then each source's own document (as its later
         // `transport` / `scores` events carry it, with its `source`).
-        out.push_back(event(VENUE_EVENT, &shared.sources_json().to_string()));
+        out.push_back(event(VENUE_EVENT, &shared.sources));
         for f in &shared.media {
             if let Some(doc) = shared.transport_named(&f.name, now) {
                 out.push_back(event("transport", &doc.to_string()));
@@ -328,7 +328,14 @@ fn router(shared: Arc<Shared>) -> Router {
         .route("/scores/{file}", get(scores_named))
         .route("/transport/{file}", get(transport_named))
         .route("/sources.json", get(sources))
-        .route("/events", get(events))
+        // A reverse proxy (nginx) passes the stream on as it comes rather than buffering it.
+        .route(
+            "/events",
+            get(events).layer(SetResponseHeaderLayer::overriding(
+                header::HeaderName::from_static("x-accel-buffering"),
+                HeaderValue::from_static("no"),
+            )),
+        )
         .with_state(shared)
         // Everything the feed serves, the stream included: never cached, and readable by pages
         // of any origin (graphics tools load data sources from their own origin or file://).

@@ -116,6 +116,25 @@ impl Options {
     pub fn interval_of(&self, source: &SourceSpec) -> Duration {
         source.interval.unwrap_or(self.interval)
     }
+
+    /// `/sources.json`: every source, its kind and the paths of its own documents (media
+    /// players first, then scoreboards, each in the order given).
+    pub fn sources_json(&self) -> Value {
+        let entry = |s: &SourceSpec| {
+            let name = &s.name;
+            let docs: Vec<String> = match s.kind {
+                Kind::Media => vec![format!("transport/{name}.json")],
+                Kind::Scoreboard => ["json", "xml", "csv"]
+                    .iter()
+                    .map(|ext| format!("scores/{name}.{ext}"))
+                    .collect(),
+            };
+            serde_json::json!({"name": name, "kind": s.kind.as_str(), "documents": docs})
+        };
+        let of = |kind: Kind| self.sources.iter().filter(move |s| s.kind == kind);
+        let list: Vec<Value> = of(Kind::Media).chain(of(Kind::Scoreboard)).map(entry).collect();
+        serde_json::json!({ "sources": list })
+    }
 }
 
 /// What one poll published, rendered once and shared by every SSE client: one message per poll
@@ -178,6 +197,8 @@ pub(crate) struct Shared {
     clients: watch::Sender<usize>,
     /// Set when the feed stops: every SSE stream ends with a last event saying so.
     closing: watch::Sender<bool>,
+    /// `/sources.json`, rendered once ([`Options::sources_json`]).
+    pub(crate) sources: String,
 }
 
 impl Shared {
@@ -269,26 +290,6 @@ impl Shared {
     }
 
     /// The sources, for the `venue` event and `/sources.json`: name, kind and documents.
-    pub(crate) fn sources_json(&self) -> Value {
-        let entry = |name: &str, kind: Kind| {
-            let docs: Vec<String> = match kind {
-                Kind::Media => vec![format!("transport/{name}.json")],
-                Kind::Scoreboard => ["json", "xml", "csv"]
-                    .iter()
-                    .map(|ext| format!("scores/{name}.{ext}"))
-                    .collect(),
-            };
-            serde_json::json!({"name": name, "kind": kind.as_str(), "documents": docs})
-        };
-        let list: Vec<Value> = self
-            .media
-            .iter()
-            .map(|f| entry(&f.name, Kind::Media))
-            .chain(self.scores.iter().map(|f| entry(&f.name, Kind::Scoreboard)))
-            .collect();
-        serde_json::json!({ "sources": list })
-    }
-
     /// Every source has answered once, failed, or gone unanswered for two intervals.
     async fn settled(&self) {
         for f in &self.media {
@@ -520,16 +521,7 @@ impl Feed {
                     .map_err(|e| named(&source.name, e))?;
             }
             // The name is part of URLs and file names.
-            let usable = !source.name.is_empty()
-                && source.name.len() <= crate::venue::MAX_NAME
-                && (source.name.chars()).all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
-            if !usable {
-                return Err(Error::invalid(format!(
-                    "{:?}: not a usable source name (1 to {} letters, digits, '-' or '_')",
-                    source.name,
-                    crate::venue::MAX_NAME
-                )));
-            }
+            crate::venue::check_name(&source.name).map_err(Error::invalid)?;
         }
         if !options.venue {
             for kind in [Kind::Media, Kind::Scoreboard] {
@@ -605,6 +597,7 @@ impl Feed {
             published: AtomicU64::new(0),
             clients: watch::channel(0).0,
             closing: watch::channel(false).0,
+            sources: o.sources_json().to_string(),
         });
         let server = http::start(rt.handle(), listener, shared.clone(), o.limits.clone())
             .map_err(|e| Error::invalid(format!("host: cannot listen on {}: {e}", o.host)))?;

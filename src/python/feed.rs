@@ -302,6 +302,14 @@ impl PyFeed {
         }
     }
 
+    /// Every source polled: `[{"name", "kind", "documents"}, ...]` as in `/sources.json`
+    /// (media players first), the documents' paths relative to `url`. Known before `start()`.
+    #[getter]
+    fn sources(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let doc = self.feed.options().sources_json();
+        Ok(json_to_py(py, &doc["sources"])?.unbind())
+    }
+
     /// Server-Sent Events clients connected now.
     #[getter]
     fn sse_clients(&self) -> usize {

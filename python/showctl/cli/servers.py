@@ -5,7 +5,6 @@ SIGTERM."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import re
@@ -232,10 +231,7 @@ def _serve_feed(
 
 def _print_venue_sources(feed: showctl.Feed) -> list[str]:
     """What a venue feed polls, one line per source; returns its combined documents."""
-    from urllib.request import urlopen
-
-    with urlopen(feed.url + "sources.json", timeout=5) as answer:
-        sources = json.load(answer)["sources"]
+    sources = feed.sources
     for s in sources:
         print(f"  polling {safe(s['name'])} ({s['kind']}): {' '.join(s['documents'])}")
     kinds = {s["kind"] for s in sources}
