@@ -60,10 +60,10 @@ def trigger(sim: showctl.Simulator, layer: int, playlist: str, cue: int) -> None
 class Events:
     """An SSE reader on a thread: (event, data) pairs in a queue."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, headers: dict[str, str] | None = None) -> None:
         parts = urlsplit(url)
         self.conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
-        self.conn.request("GET", "/events")
+        self.conn.request("GET", "/events", headers=headers or {})
         self.response = self.conn.getresponse()
         assert self.response.status == 200
         assert self.response.headers["Content-Type"] == "text/event-stream"
