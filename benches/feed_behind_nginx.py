@@ -45,7 +45,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from nginxkit import Nginx, nginx_in_front, served_dir  # noqa: E402
 from showctl._venue import simulate_venue  # noqa: E402
-from venue_scale import follow, cpu_seconds, memory, percentile  # noqa: E402
+from venue_scale import cpu_seconds, follow, memory, percentile  # noqa: E402
 
 COURTS = 8
 
@@ -184,8 +184,17 @@ def main() -> int:
                     churn()
 
             feed = subprocess.Popen(
-                [sys.executable, "-m", "showctl", "feed", "--venue", str(path)]
-                + ["--write", str(files), "--json"],
+                [
+                    sys.executable,
+                    "-m",
+                    "showctl",
+                    "feed",
+                    "--venue",
+                    str(path),
+                    "--write",
+                    str(files),
+                    "--json",
+                ],
                 stdout=subprocess.PIPE,
                 text=True,
             )
@@ -228,9 +237,7 @@ def main() -> int:
                         churner.join(5)
                     results["events"] = {
                         "feed": events("feed /events", url, feed.pid, None, args, churn),
-                        "nginx": events(
-                            "nginx /events", nginx.url, feed.pid, nginx, args, churn
-                        ),
+                        "nginx": events("nginx /events", nginx.url, feed.pid, nginx, args, churn),
                     }
                     results["feed_rss_mib"] = round(memory(feed.pid).get("VmRSS", 0.0), 1)
                     nginx_version = subprocess.run(

@@ -26,9 +26,11 @@ def sim() -> Iterator[showctl.Simulator]:
 
 @pytest.fixture(scope="module")
 def behind(sim: showctl.Simulator) -> Iterator[tuple[showctl.Feed, Nginx]]:
-    with served_dir() as files, showctl.Feed(
-        scoreboard=sim.url, interval=0.25, write=str(files)
-    ) as feed, nginx_in_front(f"127.0.0.1:{feed.port}", files) as nginx:
+    with (
+        served_dir() as files,
+        showctl.Feed(scoreboard=sim.url, interval=0.25, write=str(files)) as feed,
+        nginx_in_front(f"127.0.0.1:{feed.port}", files) as nginx,
+    ):
         yield feed, nginx
 
 
@@ -44,7 +46,7 @@ def fetch(url: str, headers: dict[str, str] | None = None) -> tuple[int, Any, by
 def test_many_readers_of_a_document_cost_the_feed_one_request_per_expiry(
     behind: tuple[showctl.Feed, Nginx],
 ) -> None:
-    feed, nginx = behind
+    _feed, nginx = behind
     before = len(nginx.log())
     answers = [fetch(nginx.url + "scores.json") for _ in range(50)]
     assert all(status == 200 for status, _, _ in answers)
@@ -64,16 +66,18 @@ def test_many_readers_of_a_document_cost_the_feed_one_request_per_expiry(
 
 def test_per_source_documents_are_cached_apart(sim: showctl.Simulator) -> None:
     sources = {f"court{i}": {"kind": "scoreboard", "url": sim.url} for i in (1, 2)}
-    with served_dir() as files, showctl.Feed(
-        sources=sources, defaults={"interval": 0.25}
-    ) as feed, nginx_in_front(f"127.0.0.1:{feed.port}", files) as nginx:
+    with (
+        served_dir() as files,
+        showctl.Feed(sources=sources, defaults={"interval": 0.25}) as feed,
+        nginx_in_front(f"127.0.0.1:{feed.port}", files) as nginx,
+    ):
         one = json.loads(fetch(nginx.url + "scores/court1.json")[2])
         two = json.loads(fetch(nginx.url + "scores/court2.json")[2])
         assert (one["source"], two["source"]) == ("court1", "court2")
         listed = json.loads(fetch(nginx.url + "sources.json")[2])["sources"]
-        assert [s["name"] for s in listed] == ["court1", "court2"] == [
-            s["name"] for s in feed.sources
-        ]
+        assert (
+            [s["name"] for s in listed] == ["court1", "court2"] == [s["name"] for s in feed.sources]
+        )
 
 
 def test_events_pass_through_nginx_as_they_come(
@@ -89,7 +93,7 @@ def test_events_pass_through_nginx_as_they_come(
         sim.set_score("team1Score", points)
         # A proxy that compresses the stream holds a small event until kilobytes follow
         # (the next keep-alive comment is 15 s away): it would not come within the timeout.
-        name, change = events.until(lambda e, d: e == "score", timeout=5)
+        _name, change = events.until(lambda e, d: e == "score", timeout=5)
         assert change["field"] == "team1Score" and change["new"] == points
     finally:
         events.close()
