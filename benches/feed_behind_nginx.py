@@ -34,6 +34,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -115,7 +116,7 @@ def documents(
     name: str, url: str, sample: str, feed: int, nginx: Nginx | None, args: Any
 ) -> dict[str, Any]:
     before = len(nginx.log()) if nginx else 0
-    pids = nginx.pids if nginx else []
+    pids = nginx.pids() if nginx else []
     c0, n0, t0 = cpu_seconds(feed), cpu(pids), time.monotonic()
     with sampling(sample) as ages:
         result = wrk(url, args.connections, args.seconds)
@@ -124,8 +125,11 @@ def documents(
     if nginx:
         result["nginx_cpu_percent"] = round(100 * (n1 - n0) / (t1 - t0), 1)
         log = nginx.log()[before:]
-        # `-`: not a cached location (the files); anything but a hit went to the feed.
-        result["requests_to_feed"] = sum(1 for line in log if line.split()[0] not in ("HIT", "-"))
+        # The cache status of each request (`-`: a location that is not cached, the files).
+        # MISS and EXPIRED went to the feed; HIT, UPDATING and STALE were served from the cache.
+        statuses = Counter(line.split()[0] for line in log)
+        result["cache_statuses"] = dict(statuses)
+        result["requests_to_feed"] = statuses["MISS"] + statuses["EXPIRED"]
         result["requests_served"] = len(log)
     result["data_age_median_s"] = round(statistics.median(ages), 3) if ages else None
     result["data_age_max_s"] = round(max(ages), 3) if ages else None
@@ -136,7 +140,7 @@ def documents(
 def events(
     name: str, url: str, feed: int, nginx: Nginx | None, args: Any, churn: Callable[[], None]
 ) -> dict[str, Any]:
-    pids = nginx.pids if nginx else []
+    pids = nginx.pids() if nginx else []
     c0, n0, t0 = cpu_seconds(feed), cpu(pids), time.monotonic()
     readers = asyncio.run(follow(url, args.readers, args.seconds, churn))
     c1, n1, t1 = cpu_seconds(feed), cpu(pids), time.monotonic()

@@ -70,7 +70,12 @@ def site(example: str, feed: str, port: int, cache: Path, files: Path) -> str:
 class Nginx:
     url: str
     work: Path
-    pids: list[int]
+    pid: int
+
+    def pids(self) -> list[int]:
+        """The master and its workers now (the workers start after the port listens)."""
+        children = Path(f"/proc/{self.pid}/task/{self.pid}/children").read_text().split()
+        return [self.pid, *map(int, children)]
 
     def log(self) -> list[str]:
         """The access log: `CACHE_STATUS STATUS URI` per request (`-` when not cached)."""
@@ -136,9 +141,7 @@ def nginx_in_front(feed_addr: str, files: Path, *, workers: int = 1) -> Iterator
         )
         try:
             _wait_listening(port, proc, work)
-            children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
-            pids = [proc.pid, *map(int, children.read_text().split())]
-            yield Nginx(f"http://127.0.0.1:{port}/", work, pids)
+            yield Nginx(f"http://127.0.0.1:{port}/", work, proc.pid)
         finally:
             proc.terminate()
             try:

@@ -87,7 +87,7 @@ def test_events_pass_through_nginx_as_they_come(
     # As a browser's EventSource asks: compressed if the server will.
     events = Events(nginx.url, headers={"Accept-Encoding": "gzip, deflate, br"})
     try:
-        name, doc = events.until(lambda e, d: e == "scores")
+        _, doc = events.until(lambda e, d: e == "scores")
         assert doc["view"]["sport"] == "Basketball"
         points = doc["view"]["teams"][0]["score"] + 3
         sim.set_score("team1Score", points)
