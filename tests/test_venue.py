@@ -81,6 +81,28 @@ def test_a_hanging_and_a_dead_source_fail_alone(venue: SimulatedVenue) -> None:
     assert report.seconds < sum(s.seconds for s in report.sources)
 
 
+def test_a_media_sources_mirrors_are_probed_with_it(venue: SimulatedVenue) -> None:
+    lobby = venue.sources["lobby"]
+    mirror = {"url": lobby["url"], "api_key": lobby.get("api_key")}
+    report = showctl.probe_venue(sources={"main": {**venue.sources["main"], "mirrors": [mirror]}})
+    assert report.ok, report.table()
+    assert report["main"].mirrors[0].ok and report.rows()[0]["mirrors"] == "1 of 1 ok"
+    dead = socket.create_server(("127.0.0.1", 0))
+    dead_url = f"127.0.0.1:{dead.getsockname()[1]}"
+    dead.close()
+    sources = {"main": {**venue.sources["main"], "mirrors": [mirror, dead_url]}}
+    report = showctl.probe_venue(sources=sources)
+    # The primary is fine; its backup is not: the source is not ready for the show.
+    main = report["main"]
+    assert main.report is not None and main.report.ok
+    assert not main.ok and not report.ok
+    assert main.mirrors[1].report is not None and not main.mirrors[1].report.reachable
+    row = report.rows()[0]
+    assert row["mirrors"] == "1 of 2 ok"
+    assert row["verdict"].startswith(f"FAIL: mirror {dead_url}: "), row
+    assert VenueReport.from_dict(report.to_dict()) == report
+
+
 def test_a_source_whose_client_cannot_be_built_is_reported(tmp_path: Path) -> None:
     missing = tmp_path / "nope.pem"
     report = showctl.probe_venue(

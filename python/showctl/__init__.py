@@ -81,6 +81,7 @@ if TYPE_CHECKING:
         TlsInfo,
     )
     from showctl._venue import (
+        MirrorReport,
         SimulatedVenue,
         SourceReport,
         VenueReport,
@@ -142,6 +143,7 @@ __all__ = [
     "Media",
     "MediaPlayer",
     "MethodNotAllowedError",
+    "MirrorReport",
     "MirrorSpec",
     "MirrorStatus",
     "NameLookupError",
@@ -191,6 +193,7 @@ _LAZY = frozenset(
 )
 _LAZY_VENUE = frozenset(
     {
+        "MirrorReport",
         "SimulatedVenue",
         "SourceReport",
         "VenueReport",

@@ -173,6 +173,17 @@ async def watch_venue(
     bounded by its own timeout."""
     specs = _core._load_venue(venue, sources=sources, reveal_keys=True)
     origin = os.fspath(venue) if venue is not None else "sources"
+    return await _watch(specs, origin, on_update, refresh, until)
+
+
+async def _watch(
+    specs: list[dict[str, Any]],
+    origin: str,
+    on_update: Callable[[VenueStatus], None],
+    refresh: float,
+    until: Callable[[VenueStatus], bool],
+) -> VenueStatus:
+    """``watch_venue`` of a venue already read."""
     status = VenueStatus(origin, [SourceStatus(s["name"], s["kind"], s["interval"]) for s in specs])
     clients = [_client(s) for s in specs]
     stop = asyncio.Event()
@@ -208,7 +219,7 @@ def run(
     ``once``, it prints one snapshot after every source answered once or its timeout passed.
     The exit code: 0 all fresh, 1 any source stale."""
     tty = out.isatty()
-    specs = _core._load_venue(venue)
+    specs = _core._load_venue(venue, reveal_keys=True)
     deadline = time.monotonic() + max(s["timeout"] for s in specs) + 0.5
 
     def show(status: VenueStatus) -> None:
@@ -227,9 +238,7 @@ def run(
         answered = all(s.updated is not None or s.error is not None for s in status.sources)
         return answered or time.monotonic() > deadline
 
-    status = asyncio.run(
-        watch_venue(venue, on_update=show, refresh=0.1 if once else refresh, until=settled)
-    )
+    status = asyncio.run(_watch(specs, os.fspath(venue), show, 0.1 if once else refresh, settled))
     now = time.monotonic()
     if once:
         out.write(render(status, now) + "\n")

@@ -14,6 +14,7 @@ from showctl import _core
 from showctl._probe import ProbeReport
 
 __all__ = [
+    "MirrorReport",
     "SimulatedSource",
     "SimulatedVenue",
     "SourceReport",
@@ -22,6 +23,41 @@ __all__ = [
     "probe_venue_async",
     "simulate_venue",
 ]
+
+
+@dataclass(frozen=True)
+class MirrorReport:
+    """What the probe of one mirror of a media source found (a player that receives every
+    command the source gets)."""
+
+    url: str
+    #: The probe's report; ``None`` when no client could be built (see ``error``).
+    report: ProbeReport | None
+    #: Why no probe ran.
+    error: str | None
+    #: Seconds this mirror's probe took.
+    seconds: float
+    #: The mirror pins its own certificate.
+    pinned: bool
+
+    @property
+    def ok(self) -> bool:
+        """The mirror can be used as configured."""
+        return self.report is not None and self.report.ok
+
+    @property
+    def problem(self) -> str | None:
+        """Why the mirror cannot be used (None when it can)."""
+        if self.ok:
+            return None
+        if self.report is None:
+            return self.error
+        return self.report.problems[0] if self.report.problems else "not usable"
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MirrorReport:
+        report = ProbeReport.from_dict(data["report"]) if data["report"] else None
+        return cls(**{**data, "report": report})
 
 
 @dataclass(frozen=True)
@@ -41,11 +77,19 @@ class SourceReport:
     pinned: bool
     #: The source checks the certificate.
     verify: bool
+    #: A media source's mirrors, each probed as the source is (empty without mirrors).
+    mirrors: tuple[MirrorReport, ...] = ()
 
     @property
     def ok(self) -> bool:
-        """The source can be used as configured."""
-        return self.report is not None and self.report.ok
+        """The source can be used as configured: it and every mirror of it."""
+        return self.report is not None and self.report.ok and all(m.ok for m in self.mirrors)
+
+    def _mirrors(self) -> str:
+        if not self.mirrors:
+            return "-"
+        usable = sum(1 for m in self.mirrors if m.ok)
+        return f"{usable} of {len(self.mirrors)} ok"
 
     def row(self) -> dict[str, str]:
         """The summary row: source, kind, reachable, TLS and pin, auth, slowest read, verdict."""
@@ -58,6 +102,7 @@ class SourceReport:
                 "tls": "-",
                 "auth": "-",
                 "slowest": "-",
+                "mirrors": self._mirrors(),
                 "verdict": f"FAIL: {self.error}",
             }
         if r.tls is not None:
@@ -74,6 +119,9 @@ class SourceReport:
         if r.slowest is not None:
             slowest = f"{r.slowest.path} {r.slowest.seconds * 1000:.0f} ms"
         verdict = "ok" if r.ok else "FAIL: " + (r.problems[0] if r.problems else "not usable")
+        failed = next((m for m in self.mirrors if not m.ok), None)
+        if r.ok and failed is not None:
+            verdict = f"FAIL: mirror {failed.url}: {failed.problem}"
         return {
             "source": self.name,
             "kind": self.kind,
@@ -81,6 +129,7 @@ class SourceReport:
             "tls": tls,
             "auth": r.auth,
             "slowest": slowest,
+            "mirrors": self._mirrors(),
             "verdict": verdict,
         }
 
@@ -92,6 +141,7 @@ _HEADERS = {
     "tls": "TLS",
     "auth": "auth",
     "slowest": "slowest read",
+    "mirrors": "mirrors",
     "verdict": "verdict",
 }
 
@@ -118,6 +168,7 @@ class VenueReport:
                     **{
                         **s,
                         "report": ProbeReport.from_dict(s["report"]) if s["report"] else None,
+                        "mirrors": tuple(MirrorReport.from_dict(m) for m in s.get("mirrors", ())),
                     }
                 )
                 for s in data["sources"]

@@ -6,9 +6,9 @@ use std::time::Instant;
 use futures::stream::{self, StreamExt};
 use serde::Serialize;
 
-use super::{Kind, Source, Venue};
+use super::{Kind, MirrorSpec, Source, Venue};
 use crate::probe::{probe, App, Report};
-use crate::transport::Transport;
+use crate::transport::{Target, Transport};
 
 /// Sources probed at the same time by default.
 pub const DEFAULT_CONCURRENCY: usize = 8;
@@ -29,10 +29,33 @@ pub struct SourceReport {
     pub pinned: bool,
     /// The source checks the certificate (`verify`, or a pin).
     pub verify: bool,
+    /// A media source's mirrors (the players that receive every command too), each probed
+    /// as the source is, at the same time.
+    pub mirrors: Vec<MirrorReport>,
 }
 
 impl SourceReport {
-    /// The source can be used as configured.
+    /// The source can be used as configured: it and every mirror of it.
+    pub fn ok(&self) -> bool {
+        self.report.as_ref().is_some_and(|r| r.ok) && self.mirrors.iter().all(MirrorReport::ok)
+    }
+}
+
+/// What the probe of one mirror of a media source found.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MirrorReport {
+    pub url: String,
+    /// The probe's report; `None` when no client could be built for the mirror.
+    pub report: Option<Report>,
+    /// Why no probe ran.
+    pub error: Option<String>,
+    /// Seconds the mirror's probe took.
+    pub seconds: f64,
+    /// The mirror pins its own certificate.
+    pub pinned: bool,
+}
+
+impl MirrorReport {
     pub fn ok(&self) -> bool {
         self.report.as_ref().is_some_and(|r| r.ok)
     }
@@ -74,15 +97,21 @@ async fn probe_source(source: &Source) -> SourceReport {
         Kind::Media => App::Media,
         Kind::Scoreboard => App::Scoreboard,
     };
-    let (report, error) = match Transport::new(&source.config) {
+    let (outcome, mirrors) = match Transport::new(&source.config) {
         Ok(transport) => {
-            let result = probe(&transport, app).await;
+            let mirrors = source
+                .mirrors
+                .iter()
+                .map(|m| probe_mirror(&transport, source, m));
+            let (result, mirrors) =
+                futures::join!(probe(&transport, app), futures::future::join_all(mirrors));
             transport.close();
-            match result {
-                Ok(r) => (Some(r), None),
-                Err(e) => (None, Some(e.to_string())),
-            }
+            (result, mirrors)
         }
+        Err(e) => (Err(e), Vec::new()),
+    };
+    let (report, error) = match outcome {
+        Ok(r) => (Some(r), None),
         Err(e) => (None, Some(e.to_string())),
     };
     SourceReport {
@@ -93,5 +122,35 @@ async fn probe_source(source: &Source) -> SourceReport {
         seconds: started.elapsed().as_secs_f64(),
         pinned: source.config.tls_fingerprint.is_some(),
         verify: source.config.verify,
+        mirrors,
+    }
+}
+
+/// Probe one mirror through the source's transport options, with the mirror's own URL, key
+/// (the source's when it has none) and pin, as a `MediaPlayer` built from the source sends it
+/// commands.
+async fn probe_mirror(primary: &Transport, source: &Source, mirror: &MirrorSpec) -> MirrorReport {
+    let started = Instant::now();
+    let key = mirror.api_key.as_deref().or(source.config.api_key.as_deref());
+    let transport = Target::new(&mirror.url, key)
+        .map(|t| t.pinned(mirror.tls_fingerprint.clone()))
+        .and_then(|t| primary.with_target(t));
+    let (report, error) = match transport {
+        Ok(t) => {
+            let result = probe(&t, App::Media).await;
+            t.close();
+            match result {
+                Ok(r) => (Some(r), None),
+                Err(e) => (None, Some(e.to_string())),
+            }
+        }
+        Err(e) => (None, Some(e.to_string())),
+    };
+    MirrorReport {
+        url: mirror.url.clone(),
+        report,
+        error,
+        seconds: started.elapsed().as_secs_f64(),
+        pinned: mirror.tls_fingerprint.is_some(),
     }
 }
