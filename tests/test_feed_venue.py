@@ -72,6 +72,22 @@ def test_every_source_has_its_documents_and_the_combined_ones_list_them(
     assert "court1_sport" in names and "court8_stale" in names
     listed = doc(feed.url + "sources.json")["sources"]
     assert [s["name"] for s in listed] == ["main", "lobby", *COURTS]
+    # The same list from Python, known before the feed starts.
+    assert feed.sources == listed
+    unstarted = showctl.Feed(
+        sources={
+            "b": {"kind": "scoreboard", "url": "http://127.0.0.1:1"},
+            "a": {"kind": "media", "url": "http://127.0.0.1:2"},
+        }
+    )
+    assert unstarted.sources == [
+        {"name": "a", "kind": "media", "documents": ["transport/a.json"]},
+        {
+            "name": "b",
+            "kind": "scoreboard",
+            "documents": ["scores/b.json", "scores/b.xml", "scores/b.csv"],
+        },
+    ]
     assert listed[2]["documents"] == [
         "scores/court1.json",
         "scores/court1.xml",
@@ -180,6 +196,10 @@ def test_venue_options_beside_a_venue_are_refused(venue: SimulatedVenue) -> None
         showctl.Feed("http://127.0.0.1:1", sources=venue.sources)
     with pytest.raises(ValueError, match="interval: not with a venue"):
         showctl.Feed(sources=venue.sources, interval=1.0)
+    # Even with the values that are the defaults without a venue: given is given.
+    for given in ({"interval": 0.5}, {"timeout": 5.0}, {"verify": True}):
+        with pytest.raises(ValueError, match=f"{next(iter(given))}: not with a venue"):
+            showctl.Feed(sources=venue.sources, **given)
     with pytest.raises(ValueError, match="api_key: not with a venue"):
         showctl.Feed(sources=venue.sources, api_key="k")
     with pytest.raises(ValueError, match=r"sources\.court1\.kind"):
@@ -211,6 +231,27 @@ def test_cli_feed_venue(venue: SimulatedVenue, tmp_path: Path) -> None:
     finally:
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    # Without --json: one line per source, from the venue as loaded.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "showctl", "feed", "--venue", path],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        lines = []
+        for line in proc.stdout:
+            lines.append(line)
+            if "Ctrl-C to stop" in line:
+                break
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    printed = "".join(lines)
+    assert "polling main (media): transport/main.json" in printed, printed
+    assert "polling court8 (scoreboard): scores/court8.json scores/court8.xml" in printed
     assert proc.returncode == 0, err
     bad = subprocess.run(
         [sys.executable, "-m", "showctl", "feed", "--venue", path, "--interval", "1"],

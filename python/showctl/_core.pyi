@@ -2551,13 +2551,13 @@ class Feed:
         media: str | FeedSource | None = None,
         scoreboard: str | FeedSource | None = None,
         *,
-        interval: float = 0.5,
+        interval: float | None = None,
         port: int = 0,
         host: str = "127.0.0.1",
         write: str | os.PathLike[str] | None = None,
         api_key: str | None = None,
-        timeout: float = 5.0,
-        verify: bool = True,
+        timeout: float | None = None,
+        verify: bool | None = None,
         ca_cert: str | os.PathLike[str] | None = None,
         tls_fingerprint: str | None = None,
         header_timeout: float = 30.0,
@@ -2571,6 +2571,8 @@ class Feed:
         (``venue="venue.toml"``) or its sources as dicts (``sources={"court1": {"kind":
         "scoreboard", "url": ...}}``, with optional ``defaults``), whose options are then set
         per source in the venue (``interval``, ``api_key``... beside it are refused).
+        Without a venue, ``interval`` is 0.5 s, ``timeout`` 5.0 s and ``verify`` True unless
+        given.
         """
     def start(self) -> Self:
         """Start polling and serving (a no-op when running), and return the feed once every

@@ -132,7 +132,10 @@ impl Options {
             serde_json::json!({"name": name, "kind": s.kind.as_str(), "documents": docs})
         };
         let of = |kind: Kind| self.sources.iter().filter(move |s| s.kind == kind);
-        let list: Vec<Value> = of(Kind::Media).chain(of(Kind::Scoreboard)).map(entry).collect();
+        let list: Vec<Value> = of(Kind::Media)
+            .chain(of(Kind::Scoreboard))
+            .map(entry)
+            .collect();
         serde_json::json!({ "sources": list })
     }
 }

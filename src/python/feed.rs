@@ -121,21 +121,25 @@ impl PyFeed {
     }
 }
 
+/// The feed's time between polls and per-request timeout when not given (seconds).
+const DEFAULT_INTERVAL: f64 = 0.5;
+const DEFAULT_TIMEOUT: f64 = 5.0;
+
 #[pymethods]
 impl PyFeed {
     #[new]
-    #[pyo3(signature = (media=None, scoreboard=None, *, interval=0.5, port=0, host="127.0.0.1", write=None, api_key=None, timeout=5.0, verify=true, ca_cert=None, tls_fingerprint=None, header_timeout=30.0, venue=None, sources=None, defaults=None))]
+    #[pyo3(signature = (media=None, scoreboard=None, *, interval=None, port=0, host="127.0.0.1", write=None, api_key=None, timeout=None, verify=None, ca_cert=None, tls_fingerprint=None, header_timeout=30.0, venue=None, sources=None, defaults=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         media: Option<&Bound<'_, PyAny>>,
         scoreboard: Option<&Bound<'_, PyAny>>,
-        interval: f64,
+        interval: Option<f64>,
         port: i64,
         host: &str,
         write: Option<PathBuf>,
         api_key: Option<String>,
-        timeout: f64,
-        verify: bool,
+        timeout: Option<f64>,
+        verify: Option<bool>,
         ca_cert: Option<PathBuf>,
         tls_fingerprint: Option<String>,
         header_timeout: f64,
@@ -148,7 +152,11 @@ impl PyFeed {
                 "port: must be from 0 (pick a free port) to 65535, got {port}"
             ))
         })?;
-        let interval = crate::score::watch_interval(interval)?;
+        // Given or not matters beside a venue (refused there); otherwise the defaults apply.
+        let given = (interval.is_some(), timeout.is_some(), verify.is_some());
+        let interval = crate::score::watch_interval(interval.unwrap_or(DEFAULT_INTERVAL))?;
+        let timeout = timeout.unwrap_or(DEFAULT_TIMEOUT);
+        let verify = verify.unwrap_or(true);
         let limits = Limits {
             header_timeout: crate::serve::header_timeout(header_timeout)
                 .map_err(PyValueError::new_err)?,
@@ -188,9 +196,9 @@ impl PyFeed {
                 ("api_key", api_key.is_some()),
                 ("ca_cert", ca_cert.is_some()),
                 ("tls_fingerprint", tls_fingerprint.is_some()),
-                ("interval", interval.as_secs_f64() != 0.5),
-                ("timeout", timeout != 5.0),
-                ("verify", !verify),
+                ("interval", given.0),
+                ("timeout", given.1),
+                ("verify", given.2),
             ];
             if let Some((name, _)) = beside.iter().find(|(_, given)| *given) {
                 return Err(Error::invalid(format!(

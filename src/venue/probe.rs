@@ -131,7 +131,10 @@ async fn probe_source(source: &Source) -> SourceReport {
 /// commands.
 async fn probe_mirror(primary: &Transport, source: &Source, mirror: &MirrorSpec) -> MirrorReport {
     let started = Instant::now();
-    let key = mirror.api_key.as_deref().or(source.config.api_key.as_deref());
+    let key = mirror
+        .api_key
+        .as_deref()
+        .or(source.config.api_key.as_deref());
     let transport = Target::new(&mirror.url, key)
         .map(|t| t.pinned(mirror.tls_fingerprint.clone()))
         .and_then(|t| primary.with_target(t));

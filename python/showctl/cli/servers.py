@@ -189,7 +189,7 @@ def cmd_feed(args: argparse.Namespace) -> int:
     feed = showctl.Feed(
         feed_source(args, "media", media_url),
         feed_source(args, "scoreboard", board_url),
-        interval=0.5 if args.interval is None else args.interval,
+        interval=args.interval,
         port=args.port,
         host=args.host,
         write=args.write,
