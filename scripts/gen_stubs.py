@@ -1,7 +1,9 @@
-"""Write the stubs of ``showctl._core``, the operation table of docs/api.md and the connection
-options table of docs/cli.md from the built extension (run after ``maturin develop``)::
+"""Write the stubs of ``showctl._core``, the operation table of docs/api.md, the connection
+options table of docs/cli.md and the other copies of the operation tables (``showctl.cmd``,
+README.md's method tables, docs/simulator.md's routes: scripts/gen_tables.py) from the built
+extension (run after ``maturin develop``)::
 
-    python scripts/gen_stubs.py           # rewrite _core.pyi, docs/api.md and docs/cli.md
+    python scripts/gen_stubs.py           # rewrite every generated file
     python scripts/gen_stubs.py --check   # exit 1 when one differs from what it would write
 
 The checked-in stub is the input for what is written by hand (constructors, iterators, the
@@ -18,7 +20,7 @@ simulator): every class and method keeps its signature. Generated from the exten
 - every docstring, taken from the extension (the Rust doc comments), so editors that read
   stubs show the same documentation as ``help()``.
 
-The generated sections sit between ``# generated`` markers; the test suite fails when the
+The generated sections sit between ``generated`` markers; the test suite fails when the
 checked-in files differ from what this writes (tests/test_operation_table.py).
 """
 
@@ -466,12 +468,21 @@ def generate_cli_docs(text: str) -> str:
     return before + table + after
 
 
+def copies() -> list[tuple[Path, str]]:
+    """The other copies of the tables (cmd.py, README.md, docs/simulator.md), rewritten by
+    scripts/gen_tables.py: (path, new text)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import gen_tables
+
+    return gen_tables.generated(operations())
+
+
 def main(argv: list[str]) -> int:
     check = "--check" in argv
     stub = generate_stub(STUB.read_text(encoding="utf-8"))
     docs = generate_docs(API_MD.read_text(encoding="utf-8"))
     cli = generate_cli_docs(CLI_MD.read_text(encoding="utf-8"))
-    written = ((STUB, stub), (API_MD, docs), (CLI_MD, cli))
+    written = [(STUB, stub), (API_MD, docs), (CLI_MD, cli), *copies()]
     stale = [path for path, text in written if path.read_text(encoding="utf-8") != text]
     if check:
         for path in stale:

@@ -2,7 +2,8 @@
 built from them and what is written about them: each operation has its method and ``_async``
 twin on each class it belongs to, its ``showctl.cmd`` command (for a command), its stub entries
 and its row in docs/api.md. A failure says the line to paste (or the command to run). Also: the
-checked-in stub and docs are what scripts/gen_stubs.py writes, every ``x_async`` in the stub has
+checked-in stub and docs, cmd.py, README.md's method tables and docs/simulator.md's routes are
+what scripts/gen_stubs.py writes, every ``x_async`` in the stub has
 ``x``'s parameters and returns an awaitable of ``x``'s type, and every class and method in the
 stub has a docstring."""
 
@@ -129,6 +130,16 @@ def test_the_checked_in_stub_and_docs_are_what_the_generator_writes() -> None:
         )
     docs = API_MD.read_text(encoding="utf-8")
     assert mod.generate_docs(docs) == docs, "docs/api.md is stale: run python scripts/gen_stubs.py"
+
+
+def test_the_other_copies_of_the_tables_are_what_the_generator_writes() -> None:
+    # python/showctl/cmd.py, README.md's method tables, docs/simulator.md's routes.
+    stale = [
+        str(path.relative_to(ROOT))
+        for path, text in gen_stubs().copies()
+        if path.read_text(encoding="utf-8") != text
+    ]
+    assert stale == [], f"stale (run python scripts/gen_stubs.py): {stale}"
 
 
 def test_each_async_twin_has_the_parameters_of_its_method_and_awaits_its_type() -> None:
