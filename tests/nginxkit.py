@@ -21,8 +21,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "nginx-feed.conf"
 
 
@@ -36,6 +34,8 @@ def find_nginx() -> str | None:
 def require_nginx() -> str:
     """The nginx binary; skip with a reason where it is missing, unless the run requires it
     (`SHOWCTL_REQUIRE_NGINX=1`, set by .ci/run, which installs it): then fail."""
+    import pytest  # here: the benchmark uses this kit without pytest installed
+
     nginx = find_nginx()
     if nginx is None:
         if os.environ.get("SHOWCTL_REQUIRE_NGINX") == "1":
