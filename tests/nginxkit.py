@@ -34,10 +34,10 @@ def find_nginx() -> str | None:
 def require_nginx() -> str:
     """The nginx binary; skip with a reason where it is missing, unless the run requires it
     (`SHOWCTL_REQUIRE_NGINX=1`, set by .ci/run, which installs it): then fail."""
-    import pytest  # here: the benchmark uses this kit without pytest installed
-
     nginx = find_nginx()
     if nginx is None:
+        import pytest  # only here: the benchmark uses this kit without pytest installed
+
         if os.environ.get("SHOWCTL_REQUIRE_NGINX") == "1":
             pytest.fail("nginx is required here (SHOWCTL_REQUIRE_NGINX=1) but not installed")
         pytest.skip("nginx is not installed (apt-get install nginx-light; CI installs it)")
