@@ -9,7 +9,6 @@ import json
 import logging
 import re
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -58,12 +57,6 @@ BLEND_MODES = [
     "Color",
     "Luminosity",
 ]
-
-
-@pytest.fixture
-def sim() -> Iterator[showctl.Simulator]:
-    with showctl.Simulator() as s:
-        yield s
 
 
 def send(
