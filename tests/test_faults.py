@@ -21,6 +21,7 @@ from fakeserver import (
     Seen,
     close_at_once,
     drip,
+    garbage,
     huge,
     reset_mid_body,
     respond,
@@ -115,6 +116,9 @@ MATRIX: dict[str, Cell] = {
     "accepts_and_stalls": Cell(stall(), showctl.Timeout, showctl.Timeout, words=("0.500s",)),
     "drips_slowly": Cell(drip(), showctl.Timeout, showctl.Timeout, words=("0.500s",)),
     "truncated_body": Cell(truncated(), showctl.ConnectError, showctl.ConnectError),
+    "answer_not_http": Cell(
+        garbage(), showctl.ConnectError, showctl.ConnectError, words=("invalid HTTP",)
+    ),
     # A command's 200 is never read (the application answers commands with an empty 200).
     "garbage_json": Cell(
         respond(200, b'{"value": 0.5,,}'), showctl.DecodeError, None, words=("JSON",)
