@@ -153,6 +153,17 @@ impl<T: OptionValue> OptionValue for Option<T> {
     }
 }
 
+/// Refuse a value outside its option's range, naming the option and what is allowed.
+fn in_range<T: Shown + Clone>(name: &str, range: &str, ok: fn(T) -> bool, value: &T) -> Result<()> {
+    if ok(value.clone()) {
+        return Ok(());
+    }
+    Err(Error::invalid(format!(
+        "{name}: must be {range}, got {}",
+        value.shown()
+    )))
+}
+
 /// A value in a range message ("got 0"): `None` as Python writes it.
 pub(crate) trait Shown {
     fn shown(&self) -> String;
@@ -259,17 +270,7 @@ macro_rules! client_items {
                     set(&mut b, self.$p)?;
                 )*
                 $(
-                    $(
-                        let ok: fn($kty) -> bool = $ok;
-                        if !ok(self.$k.clone()) {
-                            return Err(Error::invalid(format!(
-                                "{}: must be {}, got {}",
-                                stringify!($k),
-                                $range,
-                                Shown::shown(&self.$k)
-                            )));
-                        }
-                    )?
+                    $(in_range(stringify!($k), $range, $ok, &self.$k)?;)?
                     let set = |$ksb: &mut Building, $ksv: $kty| -> Result<()> {
                         $kset;
                         Ok(())
@@ -277,21 +278,8 @@ macro_rules! client_items {
                     set(&mut b, self.$k)?;
                 )*
                 $(
-                    $(
-                        let ok: fn($cty) -> bool = $cok;
-                        if !ok(self.$c.clone()) {
-                            return Err(Error::invalid(format!(
-                                "{}: must be {}, got {}",
-                                stringify!($c),
-                                $crange,
-                                Shown::shown(&self.$c)
-                            )));
-                        }
-                    )?
-                    let set = |$csb: &mut Building, $csv: $cty| -> Result<()> {
-                        $cset;
-                        Ok(())
-                    };
+                    $(in_range(stringify!($c), $crange, $cok, &self.$c)?;)?
+                    let set = |$csb: &mut Building, $csv: $cty| -> Result<()> { $cset; Ok(()) };
                     set(&mut b, self.$c)?;
                 )*
                 Ok(b.config)
