@@ -14,6 +14,10 @@ from typing import Any
 import pytest
 import showctl
 
+# The field's leniency (bodies without Content-Type, empty bodies) is what these tests check:
+# the simulator is not strict here.
+pytestmark = pytest.mark.showctl_simulator(strict=False)
+
 # The value-bearing commands the current Companion module sends as the text `[object Object]`
 # without a Content-Type (target set, layer preset, effects preset, opacity, blend mode, layer
 # blend, transition duration).
