@@ -26,6 +26,8 @@ pub const ENV_API_KEY: &str = "SHOWCTL_API_KEY";
 
 /// Default per-attempt timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a confirmed command reads its value back when `confirm_timeout` is not given.
+pub const DEFAULT_CONFIRM_TIMEOUT: Duration = Duration::from_millis(500);
 /// Default largest response body accepted (bytes).
 pub const DEFAULT_MAX_BODY: usize = 64 * 1024 * 1024;
 
@@ -131,6 +133,8 @@ pub struct Config {
     pub max_body: usize,
     /// First backoff delay; doubles per attempt, with jitter, capped at 2 s.
     pub backoff: Duration,
+    /// How long a confirmed command reads its value back (see `media::confirm`).
+    pub confirm_timeout: Duration,
 }
 
 impl std::fmt::Debug for Config {
@@ -144,6 +148,7 @@ impl std::fmt::Debug for Config {
             .field("tls_fingerprint", &self.tls_fingerprint)
             .field("retries", &self.retries)
             .field("retry_commands", &self.retry_commands)
+            .field("confirm_timeout", &self.confirm_timeout)
             .finish()
     }
 }
@@ -170,6 +175,7 @@ impl Config {
             retry_commands: false,
             max_body: DEFAULT_MAX_BODY,
             backoff: Duration::from_millis(100),
+            confirm_timeout: DEFAULT_CONFIRM_TIMEOUT,
         }
     }
 }
@@ -535,6 +541,10 @@ impl Transport {
     }
     pub fn timeout(&self) -> Duration {
         self.timeout
+    }
+    /// How long a confirmed command reads its value back (the `confirm_timeout` option).
+    pub fn confirm_timeout(&self) -> Duration {
+        self.clients.config.confirm_timeout
     }
     pub fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);

@@ -3,6 +3,9 @@
 `chromium --dump-dom` cannot be used on a page that keeps an EventSource open (the page never
 goes idle), so the tests drive one page over the browser's WebSocket debugging endpoint: load a
 URL, evaluate JavaScript in it, take a screenshot.
+
+Where no Chromium is installed, :func:`require_chromium` skips the test with the reason; with
+``SHOWCTL_REQUIRE_BROWSER=1`` (set by .ci/run) it fails it instead, so CI cannot skip it.
 """
 
 from __future__ import annotations
@@ -21,7 +24,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import pytest
+
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
+REQUIRE_ENV = "SHOWCTL_REQUIRE_BROWSER"
+# Read when the tests are collected: tests/conftest.py hides SHOWCTL_* variables from each test.
+REQUIRED = os.environ.get(REQUIRE_ENV) == "1"
 
 
 def find_chromium() -> str | None:
@@ -30,6 +38,21 @@ def find_chromium() -> str | None:
         if path:
             return path
     return None
+
+
+def require_chromium() -> str:
+    """The Chromium to run; without one, skip the test with the reason, or fail it when
+    ``SHOWCTL_REQUIRE_BROWSER=1`` was set for the run."""
+    exe = find_chromium()
+    if exe is not None:
+        return exe
+    reason = (
+        f"no headless Chromium on PATH (looked for {', '.join(CHROMIUM_NAMES)}): "
+        "apt-get install chromium (.ci/run installs it)"
+    )
+    if REQUIRED:
+        pytest.fail(f"{REQUIRE_ENV}=1 and {reason}", pytrace=False)
+    pytest.skip(reason)
 
 
 class WebSocket:
@@ -103,11 +126,7 @@ class Browser:
     """One headless Chromium with one page."""
 
     def __init__(self, profile: Path, timeout: float = 30.0, size: tuple[int, int] = (1280, 800)):
-        exe = find_chromium()
-        if exe is None:
-            raise RuntimeError(
-                "headless Chromium is needed: apt-get install chromium (.ci/run installs it)"
-            )
+        exe = require_chromium()
         self.timeout = timeout
         self.proc = subprocess.Popen(
             [

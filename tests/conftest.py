@@ -6,9 +6,13 @@ import sys
 import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from pytest_httpserver import HTTPServer
+
+if TYPE_CHECKING:
+    import showctl
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -52,3 +56,15 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.fixture
 def base_url(httpserver: HTTPServer) -> str:
     return f"http://{httpserver.host}:{httpserver.port}"
+
+
+# The plugin's fixtures (showctl.testing) under the suite's short names: a fresh strict
+# simulator per test (its options from the `showctl_simulator` marker) and a player bound to it.
+@pytest.fixture
+def sim(showctl_simulator: showctl.Simulator) -> showctl.Simulator:
+    return showctl_simulator
+
+
+@pytest.fixture
+def player(showctl_player: showctl.MediaPlayer) -> showctl.MediaPlayer:
+    return showctl_player

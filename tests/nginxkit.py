@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from netkit import free_port
+
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "nginx-feed.conf"
 
 
@@ -42,13 +44,6 @@ def require_nginx() -> str:
             pytest.fail("nginx is required here (SHOWCTL_REQUIRE_NGINX=1) but not installed")
         pytest.skip("nginx is not installed (apt-get install nginx-light; CI installs it)")
     return nginx
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def site(example: str, feed: str, port: int, cache: Path, files: Path) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import fractions
 import math
 import numbers
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -47,12 +46,6 @@ class Real(FloatAndBool):
 
 
 numbers.Real.register(Real)
-
-
-@pytest.fixture
-def sim() -> Iterator[showctl.Simulator]:
-    with showctl.Simulator() as s:
-        yield s
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ import sysconfig
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -65,12 +64,6 @@ def start(*args: str) -> subprocess.Popen[str]:
         env=env(),
         preexec_fn=sigint_default,
     )
-
-
-@pytest.fixture
-def sim() -> Iterator[showctl.Simulator]:
-    with showctl.Simulator(strict=True) as s:
-        yield s
 
 
 def at(sim: showctl.Simulator, *args: str) -> subprocess.CompletedProcess[str]:

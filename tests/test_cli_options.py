@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 import showctl
 from certkit import Cert, https_server, make_cert
-from netkit import free_port, slow_server
+from fakeserver import late, serving
+from netkit import free_port
 from pytest_httpserver import HTTPServer
 from recording import load, serve
 from showctl import _core
@@ -37,12 +38,6 @@ CONNECTION_FLAGS = [
     "--ca-cert",
     "--insecure",
 ]
-
-
-@pytest.fixture
-def sim() -> Iterator[showctl.Simulator]:
-    with showctl.Simulator(strict=True) as s:
-        yield s
 
 
 # --- one declaration -------------------------------------------------------------------------
@@ -234,11 +229,11 @@ def test_a_401_says_whether_a_key_was_sent_and_how_to_pass_one() -> None:
 
 
 def test_a_timeout_after_retries_names_the_attempts() -> None:
-    with slow_server(10.0) as url:
+    with serving(late(10.0)) as url:
         result = showctl_cli("layers", "--url", url, "--timeout", "0.2", "--retries", "2")
     assert result.returncode == 1
     assert "(3 attempts of 0.2 s)" in one_error_line(result)
-    with slow_server(10.0) as url:
+    with serving(late(10.0)) as url:
         player = showctl.MediaPlayer(url, timeout=0.2, retries=1)
         with pytest.raises(showctl.Timeout, match=r"\(2 attempts of 0\.2 s\)"):
             player.layers()

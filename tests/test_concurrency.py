@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import showctl
-from faultserver import FaultServer, Reply, Seen, respond, serve, stall
+from fakeserver import FakeServer, Reply, Seen, respond, serve, stall
 from mediakit import MODES, invoke
 from netkit import free_port, needs_fork, posix_signals, sigint_default
 
@@ -47,7 +47,7 @@ def test_threads_and_tasks_share_one_client() -> None:
     """16 threads and 500 asyncio tasks use one client at the same time, with reads and
     commands mixed: the server receives each request exactly once, and each caller gets its
     own answer."""
-    with FaultServer(serve(by_layer)) as server:
+    with FakeServer(serve(by_layer)) as server:
         player = showctl.MediaPlayer(server.url, timeout=10.0)
         wrong: list[str] = []
         start = threading.Barrier(THREADS + 1)
@@ -98,7 +98,7 @@ def test_threads_and_tasks_share_one_client() -> None:
 
 @pytest.mark.parametrize("op", ["read", "command"])
 async def test_cancelling_an_async_call_leaves_the_client_usable(op: str) -> None:
-    with FaultServer(stall(), serve(by_layer)) as server:
+    with FakeServer(stall(), serve(by_layer)) as server:
         player = showctl.MediaPlayer(server.url, timeout=30.0, retries=0)
         layer = player.layer(7)
         call = layer.opacity_async() if op == "read" else layer.set_opacity_async(0.5)
@@ -140,7 +140,7 @@ async def test_cancelling_an_async_call_leaves_the_client_usable(op: str) -> Non
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_call_after_close_is_a_clear_error(mode: str) -> None:
-    with FaultServer(respond(200, b'{"value": 1}')) as server:
+    with FakeServer(respond(200, b'{"value": 1}')) as server:
         player = showctl.MediaPlayer(server.url)
         layer = player.layer(0)  # a handle made before close() shares the client
         assert invoke(mode, layer, "opacity") == 1.0
@@ -160,7 +160,7 @@ def test_a_call_after_close_is_a_clear_error(mode: str) -> None:
 
 
 async def test_async_with_closes_the_client() -> None:
-    with FaultServer(respond(200, b'{"value": 1}')) as server:
+    with FakeServer(respond(200, b'{"value": 1}')) as server:
         async with showctl.MediaPlayer(server.url) as player:
             assert await player.layer(0).opacity_async() == 1.0
         with pytest.raises(showctl.ClientClosedError):
@@ -216,7 +216,7 @@ FORK = """
 def test_a_client_used_before_fork_works_in_the_child() -> None:
     """The child's calls on the parent's client get answers at once (not after the timeout:
     the parent's pooled connections are not used there), and the parent's client still works."""
-    with FaultServer(serve(by_layer)) as server:
+    with FakeServer(serve(by_layer)) as server:
         done = run_script(FORK, server.url)
         lines = server.lines()
     assert done.returncode == 0, done.stderr
@@ -246,7 +246,7 @@ CTRL_C = """
 @pytest.mark.parametrize("op", ["read", "command"])
 @posix_signals
 def test_ctrl_c_interrupts_a_blocking_call_and_the_client_goes_on(op: str) -> None:
-    with FaultServer(stall(), serve(by_layer)) as server:
+    with FakeServer(stall(), serve(by_layer)) as server:
         proc = subprocess.Popen(
             [sys.executable, "-c", textwrap.dedent(CTRL_C), server.url, op],
             stdout=subprocess.PIPE,
@@ -297,7 +297,7 @@ MIRROR_STATUS = """
 def test_mirror_status_while_mirrors_fail_and_log() -> None:
     """Reading the mirrors' status (GIL held) while their failures are being logged (which
     needs the GIL) never deadlocks."""
-    with FaultServer(respond(200)) as ok, FaultServer(respond(503)) as failing:
+    with FakeServer(respond(200)) as ok, FakeServer(respond(503)) as failing:
         dead = f"http://127.0.0.1:{free_port()}"
         done = run_script(MIRROR_STATUS, ok.url, failing.url, dead)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -5,13 +5,10 @@ residual playingItem), then against the simulator."""
 
 from __future__ import annotations
 
-import http.server
-import threading
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
+import fakeserver
 import pytest
 import showctl
 from mediakit import MODES, invoke
@@ -62,6 +59,23 @@ def test_a_change_that_never_lands_raises(httpserver: HTTPServer, base_url: str,
     assert err.method == "POST" and err.url == f"{base_url}/api/0/opacity/layer/Main"
     assert 'the opacity of layer "Main" read back 0.3, not 0.5' in str(err)
     assert paths(httpserver).count("GET /api/0/opacity/layer/Main") == READS
+
+
+def test_confirm_timeout_sets_how_long_the_value_is_read_back(
+    httpserver: HTTPServer, base_url: str
+) -> None:
+    rec(httpserver, "set_opacity")
+    rec(httpserver, "opacity_old")
+    layer = showctl.MediaPlayer(base_url, confirm_timeout=0.2).layer("Main")
+    started = time.monotonic()
+    with pytest.raises(showctl.NotConfirmedError, match=r"\(5 reads over 0\.2 s\)"):
+        layer.set_opacity(0.5, confirm=True)
+    assert time.monotonic() - started >= 0.2
+    assert paths(httpserver).count("GET /api/0/opacity/layer/Main") == READS
+    with pytest.raises(ValueError, match=r"confirm_timeout: must be a number of seconds"):
+        showctl.MediaPlayer(base_url, confirm_timeout=-1.0)
+    with pytest.raises(TypeError):
+        showctl.Scoreboard(base_url, confirm_timeout=0.2)  # type: ignore[call-arg]
 
 
 def test_without_confirm_nothing_is_read(httpserver: HTTPServer, base_url: str) -> None:
@@ -146,12 +160,6 @@ def test_refusals_come_before_anything_is_sent(httpserver: HTTPServer, base_url:
 # ---------------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def player() -> Iterator[showctl.MediaPlayer]:
-    with showctl.Simulator(strict=True) as sim, showctl.MediaPlayer(sim.url) as p:
-        yield p
-
-
 @pytest.mark.parametrize("mode", MODES)
 def test_every_confirmable_command_on_the_simulator(player: showctl.MediaPlayer, mode: str) -> None:
     main = player.layer("Main")
@@ -194,42 +202,6 @@ def test_every_confirmable_command_on_the_simulator(player: showctl.MediaPlayer,
     assert all(t.playing_media is None for t in player.transport_state())
 
 
-class DeafProxy:
-    """In front of a simulator: reads are forwarded, commands are answered 200 and dropped
-    (an application that accepts a command and never applies it)."""
-
-    def __init__(self, upstream: str) -> None:
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                try:
-                    with urllib.request.urlopen(upstream + self.path, timeout=10) as r:
-                        status, body = r.status, r.read()
-                except urllib.error.HTTPError as e:
-                    status, body = e.code, e.read()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                self.send_response(200)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 def showing(ts: showctl.TransportState) -> str | None:
     """What a layer shows, as NotConfirmedError reports it."""
     if ts.playing_media is None:
@@ -243,9 +215,12 @@ def test_every_confirmable_command_that_never_lands_raises_with_what_was_read() 
     NotConfirmedError, whose `expected` is what was asked and whose `actual` is what the
     application shows (read independently, before)."""
     with showctl.Simulator() as sim, showctl.MediaPlayer(sim.url) as direct:
-        deaf = DeafProxy(sim.url)
+        # In front of the simulator: reads are forwarded, commands answered 200 and dropped.
+        deaf = fakeserver.FakeServer(fakeserver.serve(fakeserver.forward(sim.url, commands=False)))
+        deaf.__enter__()
         try:
-            player = showctl.MediaPlayer(deaf.url)
+            # Read back over 0.05 s, not the default 0.5 s: each of the 22 cases fails.
+            player = showctl.MediaPlayer(deaf.url, confirm_timeout=0.05)
             main, real = player.layer("Main"), direct.layer("Main")
             current = real.transition()
             assert current is not None
@@ -338,7 +313,7 @@ def test_every_confirmable_command_that_never_lands_raises_with_what_was_read() 
             # Nothing ever reached the application through the deaf proxy.
             assert main.opacity() == real.opacity() != 0.25
         finally:
-            deaf.close()
+            deaf.stop()
 
 
 def test_a_trigger_the_application_plays_on_another_layer_says_where() -> None:

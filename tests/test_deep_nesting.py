@@ -11,40 +11,30 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
 LIMIT = 127
 
-# The child: a loopback server answering every GET with the body registered for its path (and
-# echoing every POST's body), and helpers to build deep values without recursion.
-PRELUDE = textwrap.dedent(
+# The child: a loopback server (the tests' fakeserver.py) answering every GET with the body
+# registered for its path (and echoing every POST's body), and helpers to build deep values
+# without recursion.
+PRELUDE = f"import sys\nsys.path.insert(0, {str(Path(__file__).parent)!r})\n" + textwrap.dedent(
     """
-    import asyncio, http.server, sys, threading
+    import asyncio, threading
     import showctl
+    from fakeserver import FakeServer, serve
 
     BODIES = {}
 
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
+    def answer(seen):
+        if seen.method == "POST":
+            return 200, seen.body
+        return 200, BODIES.get(seen.path, b"{}")
 
-        def answer(self, body):
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def do_GET(self):
-            self.answer(BODIES.get(self.path.split("?")[0], b"{}"))
-
-        def do_POST(self):
-            self.answer(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    URL = f"http://127.0.0.1:{server.server_address[1]}"
+    server = FakeServer(serve(answer)).__enter__()
+    URL = server.url
 
     def nested_list(levels):
         v = 0

@@ -7,10 +7,8 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 import showctl
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -28,12 +26,6 @@ def run(name: str, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         script(name, *args), capture_output=True, text=True, timeout=60, env=env()
     )
-
-
-@pytest.fixture
-def sim() -> Iterator[showctl.Simulator]:
-    with showctl.Simulator(strict=True) as s:
-        yield s
 
 
 def test_score_feed_writes_each_change(sim: showctl.Simulator, tmp_path: Path) -> None:

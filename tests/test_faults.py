@@ -14,13 +14,14 @@ from typing import Any
 
 import pytest
 import showctl
-from faultserver import (
-    FaultServer,
+from fakeserver import (
+    FakeServer,
     Reply,
     Script,
     Seen,
     close_at_once,
     drip,
+    garbage,
     huge,
     reset_mid_body,
     respond,
@@ -115,6 +116,9 @@ MATRIX: dict[str, Cell] = {
     "accepts_and_stalls": Cell(stall(), showctl.Timeout, showctl.Timeout, words=("0.500s",)),
     "drips_slowly": Cell(drip(), showctl.Timeout, showctl.Timeout, words=("0.500s",)),
     "truncated_body": Cell(truncated(), showctl.ConnectError, showctl.ConnectError),
+    "answer_not_http": Cell(
+        garbage(), showctl.ConnectError, showctl.ConnectError, words=("invalid HTTP",)
+    ),
     # A command's 200 is never read (the application answers commands with an empty 200).
     "garbage_json": Cell(
         respond(200, b'{"value": 0.5,,}'), showctl.DecodeError, None, words=("JSON",)
@@ -160,7 +164,7 @@ def test_fault_matrix(fault: str, op: str, mode: str) -> None:
     if cell.script is None:
         url, server = f"http://127.0.0.1:{free_port()}", None
     else:
-        server = FaultServer(cell.script).__enter__()
+        server = FakeServer(cell.script).__enter__()
         url = server.url
     try:
         client = player_for(cell, url)
@@ -189,9 +193,9 @@ def test_fault_matrix(fault: str, op: str, mode: str) -> None:
 def test_redirect_is_not_followed(op: str, mode: str) -> None:
     """A redirect is an error naming the Location; the target never hears from the client (it
     would otherwise receive the key)."""
-    with FaultServer() as elsewhere:
+    with FakeServer() as elsewhere:
         location = f"{elsewhere.url}/api/0/opacity/layer/1"
-        with FaultServer(respond(302, headers={"Location": location})) as server:
+        with FakeServer(respond(302, headers={"Location": location})) as server:
             out = attempt(mode, player(server.url, api_key="k3y"), op)
         assert type(out.error) is showctl.ApiError
         assert out.error.status == 302
@@ -204,7 +208,7 @@ def test_redirect_is_not_followed(op: str, mode: str) -> None:
 @pytest.mark.parametrize("mode", MODES)
 def test_max_body_is_inclusive(mode: str) -> None:
     body = b'{"x": "' + b"y" * 100 + b'"}'
-    with FaultServer(respond(200, body)) as server:
+    with FakeServer(respond(200, body)) as server:
         p = player(server.url, max_body=len(body))
         assert invoke(mode, p, "request", "GET", "/x") == {"x": "y" * 100}
         p = player(server.url, max_body=len(body) - 1)
@@ -214,7 +218,7 @@ def test_max_body_is_inclusive(mode: str) -> None:
 
 def test_the_default_cap_is_64_mib() -> None:
     size = 64 * 1024 * 1024
-    with FaultServer(huge(size + 1, announce=True)) as server:
+    with FakeServer(huge(size + 1, announce=True)) as server:
         with pytest.raises(showctl.DecodeError, match=f"max_body \\({size} bytes\\)"):
             player(server.url).request("GET", "/x")
     with pytest.raises(ValueError, match="max_body"):
@@ -255,7 +259,7 @@ def bound(attempts: int) -> float:
 @pytest.mark.parametrize("fault", list(FAULTS))
 def test_a_read_recovers_after_connection_faults(fault: str, mode: str) -> None:
     make = FAULTS[fault]
-    with FaultServer(make(), make(), serve(in_turn(OK))) as server:
+    with FakeServer(make(), make(), serve(in_turn(OK))) as server:
         out = attempt(mode, player(server.url, retries=2), "read")
     assert out.error is None, repr(out.error)
     assert out.value == 0.25
@@ -266,7 +270,7 @@ def test_a_read_recovers_after_connection_faults(fault: str, mode: str) -> None:
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("status", list(STATUSES))
 def test_a_read_recovers_after_server_errors(status: int, mode: str) -> None:
-    with FaultServer(serve(in_turn((status, b""), (status, b""), OK))) as server:
+    with FakeServer(serve(in_turn((status, b""), (status, b""), OK))) as server:
         out = attempt(mode, player(server.url, retries=2), "read")
     assert out.value == 0.25 and out.error is None
     assert len(server.requests) == 3
@@ -285,7 +289,7 @@ def test_a_lasting_fault_ends_in_its_error(
     """A read gives up after its retries. A command, which may have reached the application,
     is sent once (the server would answer a second one)."""
     script = serve(in_turn((fault, b""))) if isinstance(fault, int) else FAULTS[fault]()
-    with FaultServer(script, script, script, serve(in_turn(OK))) as server:
+    with FakeServer(script, script, script, serve(in_turn(OK))) as server:
         out = attempt(mode, player(server.url, retries=2), op)
     assert type(out.error) is error
     attempts = 3 if op == "read" else 1
@@ -296,7 +300,7 @@ def test_a_lasting_fault_ends_in_its_error(
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("status", [400, 404, 502])
 def test_other_statuses_are_not_retried(status: int, mode: str) -> None:
-    with FaultServer(serve(in_turn((status, b"")))) as server:
+    with FakeServer(serve(in_turn((status, b"")))) as server:
         out = attempt(mode, player(server.url, retries=2), "read")
     assert isinstance(out.error, showctl.ApiError) and out.error.status == status
     assert len(server.requests) == 1
@@ -304,7 +308,7 @@ def test_other_statuses_are_not_retried(status: int, mode: str) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_retry_commands_retries_a_command(mode: str) -> None:
-    with FaultServer(serve(in_turn((503, b""), (200, b"")))) as server:
+    with FakeServer(serve(in_turn((503, b""), (200, b"")))) as server:
         out = attempt(mode, player(server.url, retries=2, retry_commands=True), "command")
     assert out.error is None and out.value is None
     assert [str(s) for s in server.requests] == [f'POST {PATH} {{"value":0.5}}'] * 2

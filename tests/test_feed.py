@@ -20,7 +20,6 @@ import time
 import urllib.error
 import urllib.request
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -29,12 +28,6 @@ import pytest
 import showctl
 
 INTERVAL = 0.25
-
-
-@pytest.fixture
-def sim() -> Iterator[showctl.Simulator]:
-    with showctl.Simulator() as s:
-        yield s
 
 
 def get(url: str) -> tuple[int, str, bytes]:

@@ -1,6 +1,7 @@
 """The feed's page in a real browser (headless Chromium over the DevTools protocol): the
 playing layer's time remaining counts down, the score shows, and a failing application shows
-"stale since"; screenshots are saved in the test's temporary directory."""
+"stale since"; screenshots are saved in the test's temporary directory. Without Chromium the
+page tests skip with the reason, or fail under SHOWCTL_REQUIRE_BROWSER=1 (as .ci/run sets)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,37 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
+import browser as browser_kit
+import pytest
 import showctl
-from browser import Browser
+from browser import Browser, require_chromium
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
+def test_without_chromium_the_page_tests_skip_or_fail_where_it_is_required(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def outcome() -> BaseException:
+        try:
+            require_chromium()
+        except BaseException as e:  # pytest's skip and fail outcomes are BaseExceptions
+            return e
+        raise AssertionError("require_chromium() returned with no Chromium on PATH")
+
+    monkeypatch.setattr(browser_kit.shutil, "which", lambda name: None)
+    monkeypatch.setattr(browser_kit, "REQUIRED", False)
+    skipped = outcome()
+    assert isinstance(skipped, pytest.skip.Exception), repr(skipped)
+    assert "no headless Chromium on PATH" in str(skipped)
+    monkeypatch.setattr(browser_kit, "REQUIRED", True)
+    failed = outcome()
+    assert isinstance(failed, pytest.fail.Exception), repr(failed)
+    assert "SHOWCTL_REQUIRE_BROWSER=1 and no headless Chromium" in str(failed)
+
+
 def test_the_page_counts_down_shows_the_score_and_says_stale(tmp_path: Path) -> None:
+    require_chromium()
     with showctl.Simulator() as sim:
         sim.set_sport("AustralianFootball")
         path = f"/api/0/trigger/layer/1/playlist/{quote('Main Show')}/cue/1"
@@ -77,6 +102,7 @@ def test_the_page_counts_down_shows_the_score_and_says_stale(tmp_path: Path) -> 
 def test_the_page_of_a_venue_shows_a_card_per_source_with_its_own_stale_mark(
     tmp_path: Path,
 ) -> None:
+    require_chromium()
     from showctl._venue import simulate_venue
 
     venue_file = Path(__file__).parent.parent / "examples" / "venue.toml"

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import showctl
-from netkit import hanging_port
+from fakeserver import FakeServer, stall
 from showctl._venue import SimulatedVenue, simulate_venue
 from test_feed import Events, get
 
@@ -126,7 +126,8 @@ def test_events_list_the_sources_then_carry_each_ones_documents_and_changes(
 
 
 def test_a_hanging_and_a_dead_source_leave_the_others_fresh(venue: SimulatedVenue) -> None:
-    port, done = hanging_port()
+    hang = FakeServer(stall()).__enter__()  # stopped below
+    port = hang.port
     with socket.create_server(("127.0.0.1", 0)) as s:
         dead = s.getsockname()[1]
     sources: dict[str, Any] = {
@@ -161,7 +162,7 @@ def test_a_hanging_and_a_dead_source_leave_the_others_fresh(venue: SimulatedVenu
             assert hanging["stale"] and "no answer" in hanging["error"]
             assert doc(feed.url + "scores/dead.json")["stale"]
     finally:
-        done.set()
+        hang.stop()
 
 
 def test_files_per_source(venue: SimulatedVenue, tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from urllib.parse import quote, unquote
 import pytest
 import showctl
 import trustme
-from faultserver import FaultServer, Reply, Seen, respond, serve
+from fakeserver import FakeServer, Reply, Seen, respond, serve
 from mediakit import MODES, invoke
 from netkit import free_port, sigint_default
 from pytest_httpserver import HTTPServer
@@ -86,7 +86,7 @@ EXTRA = {"set_opacity": (0.5,), "select": (), "skip": (-1.5,)}
 @pytest.mark.parametrize("name", NAMES, ids=range(len(NAMES)))
 def test_a_name_stays_one_encoded_path_segment(name: str, mode: str) -> None:
     expected = []
-    with FaultServer(serve(answer)) as server:
+    with FakeServer(serve(answer)) as server:
         player = showctl.MediaPlayer(server.url, timeout=5.0)
         for on, method, ids, template, query in CALLS:
             obj: Any = player if on == "player" else player.layer(name)
@@ -108,7 +108,7 @@ def test_a_name_stays_one_encoded_path_segment(name: str, mode: str) -> None:
 
 @pytest.mark.parametrize("name", [".", ".."])
 def test_dot_segments_are_refused_before_sending(name: str) -> None:
-    with FaultServer() as server:
+    with FakeServer() as server:
         player = showctl.MediaPlayer(server.url)
         with pytest.raises(ValueError, match="relative path"):
             player.layer(name)
@@ -136,14 +136,14 @@ def test_dot_segments_are_refused_before_sending(name: str) -> None:
     ],
 )
 def test_request_refuses_paths_that_leave_the_api(path: str) -> None:
-    with FaultServer() as server:
+    with FakeServer() as server:
         with pytest.raises(ValueError, match=r"^path: "):
             showctl.MediaPlayer(server.url).request("GET", path)
     assert server.connections == 0
 
 
 def test_request_keeps_a_path_on_the_application_and_encodes_params() -> None:
-    with FaultServer(respond(200, b"")) as server:
+    with FakeServer(respond(200, b"")) as server:
         player = showctl.MediaPlayer(server.url)
         player.request("GET", "//elsewhere.invalid/x")
         player.request("GET", "/data/layer/Écran 1")
@@ -253,7 +253,7 @@ def test_the_key_appears_in_no_repr_log_line_or_exception(httpserver: HTTPServer
             return 401, f"invalid token {header}".encode()
         return 500, page
 
-    with FaultServer(respond(200, b'{"value": 0.5}')) as ok, FaultServer(serve(echo)) as bad:
+    with FakeServer(respond(200, b'{"value": 0.5}')) as ok, FakeServer(serve(echo)) as bad:
         dead = f"http://127.0.0.1:{free_port()}"
         done = subprocess.run(
             [sys.executable, "-c", textwrap.dedent(LEAKS), KEY, ok.url, bad.url, dead],
@@ -348,7 +348,7 @@ def test_the_key_appears_in_no_cli_output() -> None:
         showctl.Simulator(api_key=KEY, strict=True) as sim,
         showctl.Simulator(api_key="other", strict=True) as wrong,
     ):
-        with FaultServer(serve(echo)) as bad:
+        with FakeServer(serve(echo)) as bad:
             dead = f"http://127.0.0.1:{free_port()}"
             for url in (sim.url, wrong.url, bad.url, dead):
                 for command in commands:

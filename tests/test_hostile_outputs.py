@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 import pytest
 import showctl
-from faultserver import FaultServer, Seen, serve
+from fakeserver import FakeServer, Seen, serve
 from test_feed import Events
 
 KEY = "AbC/dEf+GhI=="
@@ -71,7 +71,7 @@ def test_record_never_writes_an_escaped_key(tmp_path: Path) -> None:
             return 200, layers
         return 200, b'{"echo": "' + ESCAPED.encode() + b'"}'
 
-    with FaultServer(serve(app(routes))) as server:
+    with FakeServer(serve(app(routes))) as server:
         out = tmp_path / "venue"
         count = showctl.MediaPlayer(server.url, KEY).record(out)
         assert count > 10
@@ -108,7 +108,7 @@ def test_feed_never_republishes_an_echoed_key(tmp_path: Path) -> None:
 
     out = tmp_path / "files"
     out.mkdir()
-    with FaultServer(serve(app(routes))) as server:
+    with FakeServer(serve(app(routes))) as server:
         with showctl.Feed(scoreboard=server.url, api_key=KEY, interval=0.05, write=out) as feed:
             events = Events(feed.url)
             seen: list[str] = []
@@ -141,7 +141,7 @@ def test_feed_write_is_not_redirected_by_a_planted_symlink(tmp_path: Path) -> No
     for name in ("scores.json", "scores.xml", "scores.csv"):
         # The old predictable temporary name of each file.
         (out / f".{name}.{os.getpid()}.tmp").symlink_to(victim)
-    with FaultServer(serve(app(lambda s: (200, scores("Home"))))) as server:
+    with FakeServer(serve(app(lambda s: (200, scores("Home"))))) as server:
         with showctl.Feed(scoreboard=server.url, interval=0.05, write=out):
             deadline = time.monotonic() + 10
             while not (out / "scores.csv").is_file():
@@ -168,7 +168,7 @@ def test_record_never_writes_through_a_symlink_planted_while_it_reads(tmp_path: 
             return 200, b'{"data": [{"layer": {"name": "Main", "uuid": "u1"}}]}'
         return None
 
-    with FaultServer(serve(app(routes))) as server:
+    with FakeServer(serve(app(routes))) as server:
         with pytest.raises(ValueError, match="dir: cannot move the recording into"):
             showctl.MediaPlayer(server.url).record(out)
     assert victim.read_text() == "precious"
@@ -198,7 +198,7 @@ def test_probe_and_record_stop_at_5000_reads_when_a_server_claims_10000_layers(
     def routes(seen: Seen) -> tuple[int, bytes] | None:
         return (200, claimed) if seen.path == "/api/0/data/layers" else None
 
-    with FaultServer(serve(app(routes))) as server:
+    with FakeServer(serve(app(routes))) as server:
         player = showctl.MediaPlayer(server.url, timeout=5.0)
         started = time.monotonic()
         report = player.probe()
@@ -219,7 +219,7 @@ def test_probe_stops_at_the_answers_it_may_hold() -> None:
     def routes(seen: Seen) -> tuple[int, bytes] | None:
         return (200, many_layers(70)) if seen.path == "/api/0/data/layers" else (200, big)
 
-    with FaultServer(serve(app(routes))) as server:
+    with FakeServer(serve(app(routes))) as server:
         report = showctl.MediaPlayer(server.url, timeout=10.0).probe()
     assert any("(MAX_HELD)" in line for line in report.limits), report.limits
     assert len(report.endpoints) < 1 + 12 + 70 * 11
@@ -252,7 +252,7 @@ def test_the_feed_refuses_an_answer_over_its_cap_instead_of_holding_it() -> None
     huge = json.dumps({"data": [{"transportState": layer}] * 1200}).encode()
     assert len(huge) > 3_600_000
 
-    with FaultServer(serve(app(lambda s: (200, huge)))) as server:
+    with FakeServer(serve(app(lambda s: (200, huge)))) as server:
         with showctl.Feed(server.url, interval=0.05) as feed:
             deadline = time.monotonic() + 10
             while True:
@@ -279,7 +279,7 @@ def test_feed_documents_are_valid_for_any_team_name(tmp_path: Path) -> None:
         ODD.encode(),
         b'{"sportMode": "AustralianFootball", "team1Name": "Z\xff"}',
     ):
-        with FaultServer(serve(app(lambda s, raw=raw: (200, raw)))) as server:
+        with FakeServer(serve(app(lambda s, raw=raw: (200, raw)))) as server:
             with showctl.Feed(scoreboard=server.url, interval=0.05) as feed:
                 deadline = time.monotonic() + 10
                 while json.loads(get(base(feed) + "/scores.json"))["record"] is None:
@@ -298,7 +298,7 @@ def test_feed_documents_are_valid_for_any_team_name(tmp_path: Path) -> None:
 
 
 def test_one_odd_character_does_not_discard_the_record(caplog: pytest.LogCaptureFixture) -> None:
-    with FaultServer(serve(app(lambda s: (200, ODD.encode())))) as server:
+    with FakeServer(serve(app(lambda s: (200, ODD.encode())))) as server:
         board = showctl.Scoreboard(server.url)
         caplog.set_level(logging.WARNING, logger="showctl")
         for _ in range(3):
@@ -307,7 +307,7 @@ def test_one_odd_character_does_not_discard_the_record(caplog: pytest.LogCapture
             assert rec["team2Name"] == "X\ufffd"
         odd = [r for r in caplog.records if "lone surrogate" in r.getMessage()]
         assert len(odd) == 1, [r.getMessage() for r in caplog.records]
-    with FaultServer(serve(app(lambda s: (200, b'{"team1Name": "A\\ud83d"')))) as server:
+    with FakeServer(serve(app(lambda s: (200, b'{"team1Name": "A\\ud83d"')))) as server:
         with pytest.raises(showctl.DecodeError):
             showctl.Scoreboard(server.url).scores()
 

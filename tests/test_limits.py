@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 import showctl
-from netkit import http_reply, raw_server
+from fakeserver import respond, serving
 
 HUGE = "N" * 70_000
 
@@ -50,7 +50,7 @@ def test_a_huge_name_is_refused_before_anything_is_sent() -> None:
 
 def test_a_huge_error_body_is_cut_and_says_how_much() -> None:
     body = b"x" * 100_000
-    with raw_server(http_reply(body, "500 Internal Server Error")) as url:
+    with serving(respond(500, body)) as url:
         with pytest.raises(showctl.ServerError) as info:
             showctl.MediaPlayer(url, retries=0).layers()
     message = str(info.value)
@@ -103,7 +103,7 @@ CHILD = textwrap.dedent(
 
 
 def measure(body: bytes, call: str) -> dict[str, object]:
-    with raw_server(http_reply(body)) as url, socket.socket() as refusing:
+    with serving(respond(200, body)) as url, socket.socket() as refusing:
         refusing.bind(("127.0.0.1", 0))  # bound, never listening: connections are refused
         dead = f"http://127.0.0.1:{refusing.getsockname()[1]}"
         out = subprocess.run(

@@ -6,18 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import pickle
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import showctl
 from showctl import cmd
-
-
-@pytest.fixture
-def sim() -> Iterator[showctl.Simulator]:
-    with showctl.Simulator() as s:
-        yield s
 
 
 def test_layer_handles_compare_by_client_and_id() -> None:

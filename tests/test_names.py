@@ -3,8 +3,6 @@ application reads as indices) reached by UUID, the kept lists, misses and twins.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import showctl
 from mediakit import MODES, assert_sent, invoke
@@ -102,23 +100,20 @@ def test_refusals(httpserver: HTTPServer, base_url: str) -> None:
     assert sent(httpserver) == []
 
 
-@pytest.fixture
-def sim() -> Iterator[showctl.Simulator]:
-    workspace = {
-        "playlists": {
-            "name": "Workspace",
-            "items": [],
-            "children": [
-                {"name": "7", "items": [{"name": "1", "duration": 5}, {"name": "2"}]},
-                {"name": "Other", "items": [{"name": "x"}]},
-            ],
-        },
-        "layers": [{"name": "Background"}, {"name": "10"}, {"name": "Main"}],
-    }
-    with showctl.Simulator(workspace=workspace, strict=True) as s:
-        yield s
+WORKSPACE = {
+    "playlists": {
+        "name": "Workspace",
+        "items": [],
+        "children": [
+            {"name": "7", "items": [{"name": "1", "duration": 5}, {"name": "2"}]},
+            {"name": "Other", "items": [{"name": "x"}]},
+        ],
+    },
+    "layers": [{"name": "Background"}, {"name": "10"}, {"name": "Main"}],
+}
 
 
+@pytest.mark.showctl_simulator(workspace=WORKSPACE)
 def test_on_the_simulator(sim: showctl.Simulator) -> None:
     with showctl.MediaPlayer(sim.url) as player:
         ten = player.resolve_layer("10")

@@ -9,7 +9,6 @@ import json
 import pickle
 import re
 import struct
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -84,12 +83,6 @@ def test_the_notebook_runs_and_shows_tables() -> None:
     assert "48" in shown["board.scores().view()"]
     probe = shown["player.probe()"]  # the verdict first (a loaded machine may find a slow read)
     assert re.match(r"<div[^>]*><b[^>]*>media at \S+: (usable|NOT usable)</b>", probe), probe
-
-
-@pytest.fixture
-def player() -> Iterator[showctl.MediaPlayer]:
-    with showctl.Simulator() as sim, showctl.MediaPlayer(sim.url) as p:
-        yield p
 
 
 def test_to_dict_keeps_the_wire_form_and_gives_the_python_form(

@@ -60,6 +60,12 @@ def test_on_the_recorded_venue(showctl_player):
     assert showctl_player.layer("Main").opacity() == 0.25
 
 
+@pytest.mark.showctl_simulator(strict=False, api_key="k3y", workspace={"layers": [{"name": "A"}]})
+def test_the_simulator_marker_gives_the_factory_options(showctl_simulator, showctl_player):
+    assert not showctl_simulator.strict and showctl_simulator.api_key == "k3y"
+    assert [layer.name for layer in showctl_player.layers()] == ["A"]
+
+
 def test_a_keyed_installation(showctl_simulator_factory):
     sim = showctl_simulator_factory(api_key="k3y")
     with pytest.raises(showctl.UnauthorizedError):
@@ -93,4 +99,4 @@ def test_a_users_project_gets_the_fixtures(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "5 passed" in done.stdout
+    assert "6 passed" in done.stdout

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import pytest
 import showctl
-from faultserver import FaultServer, Script, Seen, reset_mid_body, serve, stall
+from fakeserver import FakeServer, Script, Seen, reset_mid_body, serve, stall
 
 TIMEOUT = 0.5
 
@@ -40,7 +40,7 @@ FAULTS: dict[str, tuple[Callable[[], Script | int], type[Exception]]] = {
 }
 
 
-def mutes(server: FaultServer) -> list[str]:
+def mutes(server: FakeServer) -> list[str]:
     return [line for line in server.lines() if line.startswith("POST /api/0/mute/layer/0")]
 
 
@@ -48,11 +48,11 @@ def mutes(server: FaultServer) -> list[str]:
 def test_a_command_is_retried_only_with_retry_commands(fault: str) -> None:
     first, error = FAULTS[fault]
     again = threading.Event()
-    with FaultServer(*fault_then_ok(first(), again)) as server:
+    with FakeServer(*fault_then_ok(first(), again)) as server:
         player = showctl.MediaPlayer(server.url, timeout=TIMEOUT, retries=2, retry_commands=True)
         player.layer(0).mute()
         assert len(mutes(server)) == 2, server.lines()
-    with FaultServer(*fault_then_ok(first(), again)) as server:
+    with FakeServer(*fault_then_ok(first(), again)) as server:
         player = showctl.MediaPlayer(server.url, timeout=TIMEOUT, retries=2)
         with pytest.raises(error):
             player.layer(0).mute()
@@ -64,7 +64,7 @@ def test_a_mirror_retries_a_command_with_retry_commands(fault: str) -> None:
     first, error = FAULTS[fault]
     for retry in (True, False):
         again = threading.Event()
-        with showctl.Simulator() as primary, FaultServer(*fault_then_ok(first(), again)) as mirror:
+        with showctl.Simulator() as primary, FakeServer(*fault_then_ok(first(), again)) as mirror:
             player = showctl.MediaPlayer(
                 primary.url,
                 mirrors=[mirror.url],

@@ -7,7 +7,7 @@ import asyncio
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -85,12 +85,6 @@ def test_text_that_is_not_a_number_stays_text() -> None:
     d = view.to_dict()
     assert d["teams"][1]["score"] == "-"
     assert "ScoreView(sport='Hockey'" in repr(view)
-
-
-@pytest.fixture
-def sim() -> Iterator[showctl.Simulator]:
-    with showctl.Simulator() as s:
-        yield s
 
 
 def next_event(watch: showctl.ScoreEventWatch) -> showctl.ScoreEvent:

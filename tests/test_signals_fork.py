@@ -13,7 +13,8 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from netkit import needs_fork, posix_signals, sigint_default, slow_server
+from fakeserver import late, serving
+from netkit import needs_fork, posix_signals, sigint_default
 from pytest_httpserver import HTTPServer
 from recording import load, serve
 
@@ -56,7 +57,7 @@ def parent_sigint(ignored: bool) -> Iterator[None]:
 @posix_signals
 def test_ctrl_c_interrupts_a_blocking_call(call: str, parent_ignores_sigint: bool) -> None:
     arrived = threading.Event()
-    with slow_server(30.0, arrived=arrived) as url, parent_sigint(parent_ignores_sigint):
+    with serving(late(30.0, arrived=arrived)) as url, parent_sigint(parent_ignores_sigint):
         child = subprocess.Popen(
             [sys.executable, "-c", BLOCKED, url, call],
             stdout=subprocess.PIPE,

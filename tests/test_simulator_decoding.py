@@ -4,7 +4,6 @@ field name wrong on one side (or on both) fails this test."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -82,16 +81,7 @@ WORKSPACE: dict[str, Any] = {
 }
 
 
-@pytest.fixture
-def sim() -> Iterator[showctl.Simulator]:
-    with showctl.Simulator(workspace=WORKSPACE, strict=True) as s:
-        yield s
-
-
-@pytest.fixture
-def player(sim: showctl.Simulator) -> Iterator[showctl.MediaPlayer]:
-    with showctl.MediaPlayer(sim.url) as p:
-        yield p
+pytestmark = pytest.mark.showctl_simulator(workspace=WORKSPACE)
 
 
 def check_blur(effect: showctl.Effect) -> None:

@@ -9,11 +9,14 @@ import json
 import logging
 import re
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import showctl
+
+# The field's leniency (bodies without Content-Type, empty bodies) is what these tests check:
+# the simulator is not strict here.
+pytestmark = pytest.mark.showctl_simulator(strict=False)
 
 # The value-bearing commands the current Companion module sends as the text `[object Object]`
 # without a Content-Type (target set, layer preset, effects preset, opacity, blend mode, layer
@@ -58,12 +61,6 @@ BLEND_MODES = [
     "Color",
     "Luminosity",
 ]
-
-
-@pytest.fixture
-def sim() -> Iterator[showctl.Simulator]:
-    with showctl.Simulator() as s:
-        yield s
 
 
 def send(

@@ -4,22 +4,8 @@ errors."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 import showctl
-
-
-@pytest.fixture
-def sim() -> Iterator[showctl.Simulator]:
-    with showctl.Simulator(strict=True) as s:
-        yield s
-
-
-@pytest.fixture
-def player(sim: showctl.Simulator) -> Iterator[showctl.MediaPlayer]:
-    with showctl.MediaPlayer(sim.url) as p:
-        yield p
 
 
 def test_playlists_and_cues(player: showctl.MediaPlayer) -> None:

@@ -14,7 +14,8 @@ import time
 
 import pytest
 import showctl
-from netkit import MODES, free_port, raw_server, scores, slow_server
+from fakeserver import late, raw, serving
+from netkit import MODES, free_port, scores
 from pytest_httpserver import HTTPServer
 from recording import load, sent, serve
 
@@ -111,7 +112,7 @@ def test_bodies_that_are_not_a_record(
 @pytest.mark.parametrize("mode", MODES)
 def test_body_cut_short_by_the_server(mode: str) -> None:
     reply = b"HTTP/1.1 200 OK\r\nContent-Length: 500\r\n\r\n" + b'{"sportMode": "Hock'
-    with raw_server(reply) as url:
+    with serving(raw(reply)) as url:
         with pytest.raises(showctl.ConnectError):
             scores(showctl.Scoreboard(url, retries=0), mode)
 
@@ -134,7 +135,7 @@ def test_connection_refused(mode: str) -> None:
 
 @pytest.mark.parametrize("mode", MODES)
 def test_timeout_is_bounded(mode: str) -> None:
-    with slow_server(5.0) as url:
+    with serving(late(5.0)) as url:
         board = showctl.Scoreboard(url, timeout=0.5, retries=0)
         started = time.monotonic()
         with pytest.raises(showctl.Timeout) as info:
@@ -148,7 +149,7 @@ def test_timeout_is_bounded(mode: str) -> None:
 
 
 def test_timeout_applies_to_each_attempt() -> None:
-    with slow_server(5.0) as url:
+    with serving(late(5.0)) as url:
         board = showctl.Scoreboard(url, timeout=0.3, retries=2)
         started = time.monotonic()
         with pytest.raises(showctl.Timeout):
@@ -160,7 +161,7 @@ def test_timeout_applies_to_each_attempt() -> None:
 
 def test_a_slow_answer_within_the_timeout_is_fine() -> None:
     body = b'{"sportMode": "Hockey", "team1Score": "3"}'
-    with slow_server(0.2, body) as url:
+    with serving(late(0.2, body)) as url:
         score = showctl.Scoreboard(url, timeout=2.0).scores()
     assert isinstance(score, showctl.HockeyScore)
     assert score.team1_score == "3"
@@ -338,7 +339,7 @@ def test_the_key_appears_in_no_repr_message_or_log(
     with pytest.raises(showctl.ConnectError) as refused:
         scores(showctl.Scoreboard(f"127.0.0.1:{free_port()}", KEY, retries=1), mode)
     failures.append(refused.value)
-    with slow_server(3.0) as url, pytest.raises(showctl.Timeout) as slow:
+    with serving(late(3.0)) as url, pytest.raises(showctl.Timeout) as slow:
         scores(showctl.Scoreboard(url, KEY, timeout=0.3, retries=0), mode)
     failures.append(slow.value)
     for err in failures:
@@ -359,7 +360,7 @@ def test_exceptions_pickle_with_their_attributes(httpserver: HTTPServer, base_ur
         with pytest.raises(showctl.ShowctlError) as info:
             board.scores()
         failures.append(info.value)
-    with slow_server(3.0) as url, pytest.raises(showctl.Timeout) as slow:
+    with serving(late(3.0)) as url, pytest.raises(showctl.Timeout) as slow:
         showctl.Scoreboard(url, timeout=0.2, retries=0).scores()
     failures.append(slow.value)
     for err in failures:
@@ -445,7 +446,7 @@ async def test_async_call_is_a_coroutine_started_on_await(
 
 
 async def test_cancelling_an_async_call(base_url: str) -> None:
-    with slow_server(5.0) as url:
+    with serving(late(5.0)) as url:
         board = showctl.Scoreboard(url, timeout=10)
         task = asyncio.ensure_future(board.scores_async())
         await asyncio.sleep(0.2)

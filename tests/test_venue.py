@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import showctl
-from netkit import hanging_port
+from fakeserver import FakeServer, stall
 from showctl import _core
 from showctl._venue import SimulatedVenue, VenueReport, simulate_venue
 
@@ -63,7 +63,8 @@ def test_the_venue_file_written_for_the_simulators_reads_back(
 
 
 def test_a_hanging_and_a_dead_source_fail_alone(venue: SimulatedVenue) -> None:
-    port, done = hanging_port()
+    hang = FakeServer(stall()).__enter__()  # stopped below
+    port = hang.port
     dead = socket.create_server(("127.0.0.1", 0))
     dead_port = dead.getsockname()[1]
     dead.close()
@@ -80,7 +81,7 @@ def test_a_hanging_and_a_dead_source_fail_alone(venue: SimulatedVenue) -> None:
         sources["dead"] = {"kind": "scoreboard", "url": f"127.0.0.1:{dead_port}", "timeout": 0.5}
         report = showctl.probe_venue(sources=sources)
     finally:
-        done.set()
+        hang.stop()
     assert not report.ok
     assert [s.name for s in report.sources if not s.ok] == ["hanging", "dead"], report.table()
     assert report["dead"].report is not None and not report["dead"].report.reachable
@@ -202,7 +203,8 @@ def test_status_a_hanging_source_is_stale_and_the_others_stay_fresh(
 ) -> None:
     from showctl import _status
 
-    port, done = hanging_port()
+    hang = FakeServer(stall()).__enter__()  # stopped below
+    port = hang.port
     path = venue.write(tmp_path / "venue.toml")
     with open(path, "a", encoding="utf-8") as f:
         f.write(
@@ -212,7 +214,7 @@ def test_status_a_hanging_source_is_stale_and_the_others_stay_fresh(
         out = io.StringIO()
         code = _status.run(path, once=True, out=out)
     finally:
-        done.set()
+        hang.stop()
     text = out.getvalue()
     assert code == 1
     assert "11 sources, 1 stale" in text
@@ -261,7 +263,8 @@ def test_cli_probe_venue_prints_one_summary_and_exits_0(
 
 
 def test_cli_probe_venue_exit_codes(venue: SimulatedVenue, tmp_path: Path) -> None:
-    port, done = hanging_port()
+    hang = FakeServer(stall()).__enter__()  # stopped below
+    port = hang.port
     path = venue.write(tmp_path / "venue.toml")
     with open(path, "a", encoding="utf-8") as f:
         f.write(f'[sources.hanging]\nkind = "scoreboard"\nurl = "127.0.0.1:{port}"\n')
@@ -269,7 +272,7 @@ def test_cli_probe_venue_exit_codes(venue: SimulatedVenue, tmp_path: Path) -> No
     try:
         code, out, _ = _cli("probe", "--venue", path)
     finally:
-        done.set()
+        hang.stop()
     assert code == 1 and "1 of 11 sources not usable" in out
     bad = tmp_path / "bad.toml"
     bad.write_text('[sources.court1]\nkind = "scorebaord"\nurl = "http://h:1"\n')

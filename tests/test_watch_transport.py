@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 
 import pytest
 import showctl
@@ -132,12 +132,6 @@ def test_a_closed_client_ends_the_watch(httpserver: HTTPServer, base_url: str) -
 # ---------------------------------------------------------------------------------------------
 # Against the simulator
 # ---------------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def sim() -> Iterator[showctl.Simulator]:
-    with showctl.Simulator(strict=True) as s:
-        yield s
 
 
 POLL = "/api/0/transportState/workspace"

@@ -1692,6 +1692,7 @@ class MediaPlayer(_Client):
         retries: int = 2,
         retry_commands: bool = False,
         max_body: int | None = None,
+        confirm_timeout: float = 0.5,
         mirrors: Iterable[
             str | tuple[str, str | None] | tuple[str, str | None, str | None] | MirrorSpec
         ]
@@ -1725,6 +1726,10 @@ class MediaPlayer(_Client):
                 documented command sets a state, so repeating one is safe).
             max_body: The largest answer accepted, in bytes (64 MiB when not given); a bigger
                 one raises `ResponseTooLargeError`. Must be a positive number of bytes.
+            confirm_timeout: How long `confirm=True` reads the value back after the command's
+                200 (five reads, evenly spaced, the first at once) before raising
+                `NotConfirmedError`: half a second when not given. Must be a number of seconds
+                from 0 to 60.
             mirrors: Extra targets that receive every command the primary accepted, in the
                 background: URLs, `(url, api_key[, tls_fingerprint])` tuples or dicts with
                 those keys (a URL alone takes the primary's key); `None` or `()`: none. See

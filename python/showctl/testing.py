@@ -5,7 +5,9 @@ fixtures with no configuration:
 
 - ``showctl_simulator``: a fresh, strict simulator for each test (a request that breaks the
   API documents is refused with 400, so your code is held to the documents), started from
-  the built-in workspace, or from the one named by the ``showctl_workspace`` marker;
+  the built-in workspace, or from the one named by the ``showctl_workspace`` marker; the
+  ``showctl_simulator`` marker gives it the options of ``showctl_simulator_factory``
+  (``@pytest.mark.showctl_simulator(strict=False)``, ``workspace={...}``, ``apply_delay=0.2``);
 - ``showctl_player`` / ``showctl_scoreboard``: clients bound to it (its key included);
 - ``showctl_simulator_factory``: a function that starts more simulators (another workspace,
   a key, ``strict=False``, an ``apply_delay``); each is stopped after the test;
@@ -47,6 +49,7 @@ Workspace = Union[str, "os.PathLike[str]", dict[str, Any], None]
 SimulatorFactory = Callable[..., showctl.Simulator]
 
 MARKER = "showctl_workspace"
+SIMULATOR_MARKER = "showctl_simulator"
 VENUE_MARKER = "showctl_venue"
 
 
@@ -55,6 +58,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         f"{MARKER}(path): start showctl_simulator from this workspace file, or from a "
         "directory written by `showctl record` (relative to the test file)",
+    )
+    config.addinivalue_line(
+        "markers",
+        f"{SIMULATOR_MARKER}(**options): start showctl_simulator with these options of "
+        "showctl_simulator_factory (workspace=, api_key=, strict=, apply_delay=)",
     )
     config.addinivalue_line(
         "markers",
@@ -105,13 +113,23 @@ def showctl_simulator(
     request: pytest.FixtureRequest, showctl_simulator_factory: SimulatorFactory
 ) -> showctl.Simulator:
     """A fresh, strict simulator for this test (the ``showctl_workspace`` marker picks its
-    workspace)."""
+    workspace; the ``showctl_simulator`` marker gives the options of
+    ``showctl_simulator_factory``)."""
+    options: dict[str, Any] = {}
+    given = request.node.get_closest_marker(SIMULATOR_MARKER)
+    if given is not None:
+        if given.args:
+            raise pytest.UsageError(
+                f"@pytest.mark.{SIMULATOR_MARKER} takes keyword options (workspace=, api_key=, "
+                f"strict=, apply_delay=), got {given.args!r}"
+            )
+        options.update(given.kwargs)
     marker = request.node.get_closest_marker(MARKER)
-    if marker is None:
-        return showctl_simulator_factory()
-    if len(marker.args) != 1:
-        raise pytest.UsageError(f"@pytest.mark.{MARKER} takes one path, got {marker.args!r}")
-    return showctl_simulator_factory(marker.args[0], **marker.kwargs)
+    if marker is not None:
+        if len(marker.args) != 1:
+            raise pytest.UsageError(f"@pytest.mark.{MARKER} takes one path, got {marker.args!r}")
+        options.update(marker.kwargs, workspace=marker.args[0])
+    return showctl_simulator_factory(**options)
 
 
 @pytest.fixture

@@ -15,7 +15,8 @@ use super::models::{Cue, LayerState, TransportState};
 use crate::error::{Error, Result};
 use crate::ident::Ident;
 
-/// When the value is read back, after the command's 200: five reads over half a second.
+/// When the value is read back, after the command's 200, by default: five reads over half a
+/// second ([`read_back`] of [`crate::transport::DEFAULT_CONFIRM_TIMEOUT`]).
 pub const READ_BACK: [Duration; 5] = [
     Duration::from_millis(0),
     Duration::from_millis(125),
@@ -23,6 +24,12 @@ pub const READ_BACK: [Duration; 5] = [
     Duration::from_millis(375),
     Duration::from_millis(500),
 ];
+
+/// When the value is read back over `over` (the client's `confirm_timeout`): five reads, evenly
+/// spaced, the first at once and the last at `over`.
+pub fn read_back(over: Duration) -> [Duration; 5] {
+    std::array::from_fn(|i| over * i as u32 / 4)
+}
 
 /// A layer flag changed by mute/unmute and hide/unhide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -392,7 +399,8 @@ async fn layer_or_workspace<T>(
     }
 }
 
-/// Send `call`, then read back until `expect` shows, at the times of [`READ_BACK`]. A read that
+/// Send `call`, then read back until `expect` shows, at the times of [`read_back`] over the
+/// client's `confirm_timeout`. A read that
 /// fails is tried again at the next time; if the last one fails, the error says so. The
 /// command's own failure is returned as it is.
 pub async fn confirmed(client: &MediaClient, call: Call<()>, expect: &Expect) -> Result<()> {
@@ -402,10 +410,11 @@ pub async fn confirmed(client: &MediaClient, call: Call<()>, expect: &Expect) ->
     sent?;
     let expected = expect.expected(cue.as_ref().ok().and_then(Option::as_ref));
     let mut last: Result<Value> = Ok(Value::Null);
+    let schedule = read_back(client.transport().confirm_timeout());
     match &cue {
         Ok(cue) => {
             let start = tokio::time::Instant::now();
-            for at in READ_BACK {
+            for at in schedule {
                 tokio::time::sleep_until(start + at).await;
                 match expect.observe(client, cue.as_ref()).await {
                     Ok(o) if o.matched => return Ok(()),
@@ -423,8 +432,8 @@ pub async fn confirmed(client: &MediaClient, call: Call<()>, expect: &Expect) ->
             let message = format!(
                 "{method} {url} was answered 200, but {what} read back {actual}, not {expected} \
                  ({} reads over {:.1} s)",
-                READ_BACK.len(),
-                READ_BACK[READ_BACK.len() - 1].as_secs_f64()
+                schedule.len(),
+                schedule[schedule.len() - 1].as_secs_f64()
             );
             (actual, message)
         }

@@ -34,9 +34,10 @@ use crate::transport::{
 ///
 /// The value is converted by [`OptionValue`] (a refusal names the option).
 ///
-/// `positional` options come before the `*` of the signature; `media` options exist on
-/// `MediaPlayer` only, and are handed to its constructor's body rather than set on the
-/// [`Config`]. The `default` is one token, so that PyO3 writes it into `__text_signature__`.
+/// `positional` options come before the `*` of the signature; `media_config` options exist on
+/// `MediaPlayer` only and are set on the [`Config`] like `keyword` ones (a `Scoreboard` keeps
+/// their defaults); `media` options exist on `MediaPlayer` only, and are handed to its
+/// constructor's body rather than set on the [`Config`]. The `default` is one token, so that PyO3 writes it into `__text_signature__`.
 macro_rules! client_options {
     ([$($then:tt)*] { $($args:tt)* }) => {
         $($then)*! { { $($args)* }
@@ -88,6 +89,15 @@ macro_rules! client_options {
             max_body: Option<i64> = None, py "int | None", cli "--max-body" "BYTES", env [],
                 range "a positive number of bytes" if |v: Option<i64>| v.is_none_or(|n| n > 0),
                 set |b, v| { b.config.max_body = v.map_or(DEFAULT_MAX_BODY, |n| n as usize); };
+        }
+        media_config {
+            /// How long `confirm=True` reads the value back after the command's 200 (five
+            /// reads, evenly spaced, the first at once) before raising `NotConfirmedError`:
+            /// half a second when not given.
+            confirm_timeout: f64 = 0.5, py "float", cli "" "", env [],
+                range "a number of seconds from 0 to 60"
+                    if |v: f64| v.is_finite() && (0.0..=60.0).contains(&v),
+                set |b, v| { b.config.confirm_timeout = Duration::from_secs_f64(v); };
         }
         media {
             /// Extra targets that receive every command the primary accepted, in the
@@ -143,6 +153,17 @@ impl<T: OptionValue> OptionValue for Option<T> {
     }
 }
 
+/// Refuse a value outside its option's range, naming the option and what is allowed.
+fn in_range<T: Shown + Clone>(name: &str, range: &str, ok: fn(T) -> bool, value: &T) -> Result<()> {
+    if ok(value.clone()) {
+        return Ok(());
+    }
+    Err(Error::invalid(format!(
+        "{name}: must be {range}, got {}",
+        value.shown()
+    )))
+}
+
 /// A value in a range message ("got 0"): `None` as Python writes it.
 pub(crate) trait Shown {
     fn shown(&self) -> String;
@@ -182,6 +203,12 @@ macro_rules! client_items {
             env [$($kenv:expr),*], $(range $range:literal if $ok:expr,)?
             set |$ksb:ident, $ksv:ident| $kset:block;
      )* }
+     media_config { $(
+        $(#[doc = $cdoc:literal])*
+        $c:ident: $cty:ty = $cd:tt, py $cpy:literal, cli $ccli:literal $cmeta:literal,
+            env [$($cenv:expr),*], $(range $crange:literal if $cok:expr,)?
+            set |$csb:ident, $csv:ident| $cset:block;
+     )* }
      media { $(
         $(#[doc = $mdoc:literal])*
         $m:ident: $mty:ty = $md:tt, py $mpy:literal, cli $mcli:literal $mmeta:literal,
@@ -202,12 +229,19 @@ macro_rules! client_items {
                     OptionValue::convert(obj, stringify!($k))
                 }
             )*
+            $(
+                pub(crate) fn $c(obj: &Bound<'_, PyAny>) -> PyResult<$cty> {
+                    OptionValue::convert(obj, stringify!($c))
+                }
+            )*
         }
 
-        /// The shared options as given to a constructor.
+        /// The options as given to a constructor (the `media_config` ones by `MediaPlayer`
+        /// only: elsewhere they keep their defaults).
         pub(crate) struct ClientArgs {
             $(pub $p: $pty,)*
             $(pub $k: $kty,)*
+            $(pub $c: $cty,)*
         }
 
         impl Default for ClientArgs {
@@ -216,6 +250,7 @@ macro_rules! client_items {
                 ClientArgs {
                     $($p: $pd,)*
                     $($k: $kd,)*
+                    $($c: $cd,)*
                 }
             }
         }
@@ -235,22 +270,17 @@ macro_rules! client_items {
                     set(&mut b, self.$p)?;
                 )*
                 $(
-                    $(
-                        let ok: fn($kty) -> bool = $ok;
-                        if !ok(self.$k.clone()) {
-                            return Err(Error::invalid(format!(
-                                "{}: must be {}, got {}",
-                                stringify!($k),
-                                $range,
-                                Shown::shown(&self.$k)
-                            )));
-                        }
-                    )?
+                    $(in_range(stringify!($k), $range, $ok, &self.$k)?;)?
                     let set = |$ksb: &mut Building, $ksv: $kty| -> Result<()> {
                         $kset;
                         Ok(())
                     };
                     set(&mut b, self.$k)?;
+                )*
+                $(
+                    $(in_range(stringify!($c), $crange, $cok, &self.$c)?;)?
+                    let set = |$csb: &mut Building, $csv: $cty| -> Result<()> { $cset; Ok(()) };
+                    set(&mut b, self.$c)?;
                 )*
                 Ok(b.config)
             }
@@ -272,6 +302,12 @@ macro_rules! client_items {
                     doc: concat!($($kdoc, "\n"),*),
                 },)*
                 $(Declared {
+                    name: stringify!($c), python_type: $cpy, default: python_literal(stringify!($cd)),
+                    positional: false, classes: &["MediaPlayer"], cli: $ccli, metavar: $cmeta,
+                    env: vec![$($cenv),*], range: None $(.or(Some($crange)))?,
+                    doc: concat!($($cdoc, "\n"),*),
+                },)*
+                $(Declared {
                     name: stringify!($m), python_type: $mpy, default: python_literal(stringify!($md)),
                     positional: false, classes: &["MediaPlayer"], cli: $mcli, metavar: $mmeta,
                     env: vec![$($menv),*], range: None, doc: concat!($($mdoc, "\n"),*),
@@ -289,13 +325,15 @@ macro_rules! client_items {
                 impl $d cls {
                     #[new]
                     #[pyo3(signature = ($($p = $pd,)* *, $($k = $kd),*))]
-                    #[allow(clippy::too_many_arguments)]
+                    #[allow(clippy::too_many_arguments, clippy::needless_update)]
                     fn new(
                         $(#[pyo3(from_py_with = crate::python::options::convert::$p)] $p: $pty,)*
                         $(#[pyo3(from_py_with = crate::python::options::convert::$k)] $k: $kty,)*
                     ) -> PyResult<PyClassInitializer<Self>> {
-                        let $d config = crate::python::options::ClientArgs { $($p,)* $($k,)* }
-                            .config($d env)?;
+                        let $d config = crate::python::options::ClientArgs {
+                            $($p,)* $($k,)* ..Default::default()
+                        }
+                        .config($d env)?;
                         $d body
                     }
                 }
@@ -306,15 +344,18 @@ macro_rules! client_items {
                 #[pymethods]
                 impl $d cls {
                     #[new]
-                    #[pyo3(signature = ($($p = $pd,)* *, $($k = $kd,)* $($m = $md),*))]
+                    #[pyo3(signature = ($($p = $pd,)* *, $($k = $kd,)* $($c = $cd,)* $($m = $md),*))]
                     #[allow(clippy::too_many_arguments)]
                     fn new(
                         $(#[pyo3(from_py_with = crate::python::options::convert::$p)] $p: $pty,)*
                         $(#[pyo3(from_py_with = crate::python::options::convert::$k)] $k: $kty,)*
+                        $(#[pyo3(from_py_with = crate::python::options::convert::$c)] $c: $cty,)*
                         $($m: $mty,)*
                     ) -> PyResult<PyClassInitializer<Self>> {
-                        let $d config = crate::python::options::ClientArgs { $($p,)* $($k,)* }
-                            .config($d env)?;
+                        let $d config = crate::python::options::ClientArgs {
+                            $($p,)* $($k,)* $($c,)*
+                        }
+                        .config($d env)?;
                         $(let $d mirrors = $m;)*
                         $d body
                     }

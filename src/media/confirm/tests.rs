@@ -276,3 +276,15 @@ async fn a_workspace_read_back_reports_every_layer_even_with_shared_names() {
         json!({"Clip [0]": false, "Logo": false, "Clip [2]": false, "Clip [0] [3]": false})
     );
 }
+
+#[test]
+fn the_default_schedule_is_read_back_over_the_default_timeout() {
+    assert_eq!(
+        read_back(crate::transport::DEFAULT_CONFIRM_TIMEOUT),
+        READ_BACK
+    );
+    let fast = read_back(Duration::from_millis(40));
+    assert_eq!(fast[0], Duration::ZERO);
+    assert_eq!(fast[1], Duration::from_millis(10));
+    assert_eq!(fast[4], Duration::from_millis(40));
+}

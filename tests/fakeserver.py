@@ -1,13 +1,21 @@
-"""A scriptable raw-socket HTTP server on loopback, for fault and concurrency tests.
+"""The fake servers of the Python tests, one kit on loopback beside the simulator.
 
-Each accepted connection is served by the next *script* given to :class:`FaultServer` (the last
-one serves every connection after that). A script is a function of a :class:`Conn`; the
-factories below make the usual ones: answer, close at once, reset mid-body, accept and stall,
-drip, send less than ``Content-Length``, stream a huge body.
+- **Scripted answers** to recorded requests: pytest-httpserver's ``httpserver`` fixture, fed by
+  ``recording.serve`` (recordings/) and checked with ``recording.sent`` / ``mediakit``.
+- **Faults and raw bytes**: :class:`FakeServer`, a raw-socket server whose connection ``i`` is
+  served by the next *script* (the last one serves every connection after that). A script is a
+  function of a :class:`Conn`; the factories below make the usual ones: answer (``respond``,
+  ``serve``, ``forward`` to a real server dropping commands), answer late (``late``), hang
+  (``stall``), drip the body (``drip``), send less than ``Content-Length`` (``truncated``),
+  reset mid-body (``reset_mid_body``), close at once (``close_at_once``), bytes that are not
+  HTTP (``raw``, ``garbage``), a huge body (``huge``).
+- **An application that behaves**: ``showctl.Simulator`` (the ``sim`` / ``player`` fixtures of
+  ``showctl.testing``), with its own faults (``fail_next``, ``apply_delay``).
 
-The server binds 127.0.0.1 only, serves each connection on a daemon thread, logs every request
-it reads (method, the raw request target as sent, headers, body) and, when the ``with`` block
-ends, closes every socket and joins every thread (bounded: a stalled script wakes up at once).
+A :class:`FakeServer` binds 127.0.0.1 only, serves each connection on a daemon thread, logs every
+request it reads (method, the raw request target as sent, headers, body) and, when the ``with``
+block ends, closes every socket and joins every thread (bounded: a stalled script wakes up at
+once).
 """
 
 from __future__ import annotations
@@ -17,7 +25,10 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Callable
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,7 +62,7 @@ class Conn:
     """The server side of one connection."""
 
     sock: socket.socket
-    server: FaultServer
+    server: FakeServer
     buffer: bytes = field(default=b"")
 
     def read_request(self) -> Seen | None:
@@ -130,6 +141,7 @@ REASONS = {
     302: "Found",
     307: "Temporary Redirect",
     404: "Not Found",
+    400: "Bad Request",
     500: "Internal Server Error",
     503: "Service Unavailable",
 }
@@ -170,6 +182,66 @@ def serve(answer: Callable[[Seen], Reply]) -> Script:
                 return
 
     return script
+
+
+def late(
+    delay: float,
+    body: Any = b"{}",
+    *,
+    status: int = 200,
+    arrived: threading.Event | None = None,
+) -> Script:
+    """Read the request (then set ``arrived``), wait ``delay`` seconds (less if the server
+    stops), answer ``status`` with ``body`` and close the connection."""
+    data = body_of(body)
+
+    def script(conn: Conn) -> None:
+        if conn.read_request() is None:
+            return
+        if arrived is not None:
+            arrived.set()
+        conn.wait(delay)
+        conn.send(head(status, len(data), headers={"Connection": "close"}) + data)
+
+    return script
+
+
+def raw(data: bytes) -> Script:
+    """Read the request, send ``data`` as it is (a malformed head, a short body...) and close."""
+
+    def script(conn: Conn) -> None:
+        if conn.read_request() is not None:
+            conn.send(data)
+
+    return script
+
+
+def garbage() -> Script:
+    """Read the request and answer bytes that are not HTTP at all."""
+    return raw(b"\x00\xffthis is not HTTP\r\n\r\n")
+
+
+def forward(upstream: str, *, commands: bool = True) -> Callable[[Seen], Reply]:
+    """For :func:`serve`: pass each request on to ``upstream`` (a real server, such as a
+    simulator) and answer what it answers; with ``commands=False``, a POST is answered 200 and
+    dropped instead (an application that accepts a command and never applies it)."""
+
+    def answer(seen: Seen) -> Reply:
+        if seen.method == "POST" and not commands:
+            return 200, b""
+        request = urllib.request.Request(
+            upstream + seen.target,
+            data=seen.body if seen.method == "POST" else None,
+            method=seen.method,
+            headers={k: v for k, v in seen.headers.items() if k == "content-type"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as r:
+                return r.status, r.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read()
+
+    return answer
 
 
 def close_at_once() -> Script:
@@ -251,7 +323,7 @@ def huge(size: int, *, announce: bool) -> Script:
     return script
 
 
-class FaultServer:
+class FakeServer:
     """A loopback server whose connection ``i`` is served by ``scripts[i]`` (the last script
     serves the rest). Use it in a ``with`` block; ``url`` is its ``http://127.0.0.1:port``."""
 
@@ -274,7 +346,7 @@ class FaultServer:
         self.url = f"http://127.0.0.1:{self.port}"
         self._acceptor = threading.Thread(target=self._accept, daemon=True)
 
-    def __enter__(self) -> FaultServer:
+    def __enter__(self) -> FakeServer:
         self._acceptor.start()
         return self
 
@@ -333,3 +405,10 @@ class FaultServer:
         alive = [t for t in threads if t.is_alive()]
         assert not alive, f"{len(alive)} connection threads of the fault server did not end"
 
+
+
+@contextmanager
+def serving(*scripts: Script) -> Iterator[str]:
+    """A :class:`FakeServer` with these scripts, as its base URL for the ``with`` block."""
+    with FakeServer(*scripts) as server:
+        yield server.url
