@@ -21,8 +21,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from netkit import free_port
-
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "nginx-feed.conf"
 
 
@@ -44,6 +42,15 @@ def require_nginx() -> str:
             pytest.fail("nginx is required here (SHOWCTL_REQUIRE_NGINX=1) but not installed")
         pytest.skip("nginx is not installed (apt-get install nginx-light; CI installs it)")
     return nginx
+
+
+def port_to_listen_on() -> int:
+    """A free loopback port, released for nginx to bind (netkit's `free_port` keeps its port
+    bound, so that nothing listens there)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
 
 
 def site(example: str, feed: str, port: int, cache: Path, files: Path) -> str:
@@ -110,7 +117,7 @@ def nginx_in_front(feed_addr: str, files: Path, *, workers: int = 1) -> Iterator
         work.chmod(0o755)  # the workers run as another user
         for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
             (work / "tmp" / sub).mkdir(parents=True)
-        port = free_port()
+        port = port_to_listen_on()
         (work / "site.conf").write_text(
             site(EXAMPLE.read_text(), feed_addr, port, work / "cache", files)
         )
