@@ -8,11 +8,12 @@
 //! It is a separate stand-in: nothing here comes from the client's code (its own description
 //! of each sport and resource is written from the API documents and the field facts).
 
+pub mod answers;
 mod routes;
 mod scores;
 mod state;
 mod wire;
-mod workspace;
+pub mod workspace;
 
 #[cfg(test)]
 mod tests;

@@ -1,36 +1,41 @@
 //! Effects, effect presets, transitions and transition durations, on the workspace or a layer.
 
 use super::*;
+use crate::simulator::answers::{
+    self as answer, list, to_value, EffectPresetDoc, Extended, Keyed, Val,
+};
 use crate::simulator::wire::single;
-use crate::simulator::workspace::{with_extra, TransitionListKey};
+use crate::simulator::workspace::TransitionListKey;
 
 impl World {
     pub fn effects_json(&self) -> Value {
-        list("effect", self.effects.iter().map(Fx::to_json))
+        list("effect", self.effects.iter().map(answer::fx))
     }
 
     pub fn scope_effects_json(&self, scope: Scope<'_>) -> Outcome<Value> {
         let s = self.settings(scope)?;
-        Ok(list("effect", s.effects.iter().map(Fx::to_json)))
+        Ok(list("effect", s.effects.iter().map(answer::fx)))
     }
 
-    pub(super) fn effect_preset_value(p: &EffectPreset) -> Value {
-        let mut m = Map::new();
-        m.insert("uuid".into(), json!(p.uuid));
-        m.insert("name".into(), json!(p.name));
-        m.insert(
-            "effects".into(),
-            p.effects.as_ref().map_or(Value::Null, |e| {
-                Value::Array(e.iter().map(Fx::to_json).collect())
-            }),
-        );
-        with_extra(m, &p.extra)
+    fn effect_preset(p: &EffectPreset) -> Extended<'_, EffectPresetDoc<'_>> {
+        let effects = p
+            .effects
+            .as_ref()
+            .map(|e| e.iter().map(answer::fx).collect());
+        Extended(
+            EffectPresetDoc {
+                uuid: &p.uuid,
+                name: &p.name,
+                effects,
+            },
+            &p.extra,
+        )
     }
 
     pub fn effect_presets_json(&self) -> Value {
         list(
             "effectPreset",
-            self.effect_presets.iter().map(Self::effect_preset_value),
+            self.effect_presets.iter().map(Self::effect_preset),
         )
     }
 
@@ -38,30 +43,35 @@ impl World {
         let s = self.settings(scope)?;
         let p = s
             .effect_preset
-            .map(|i| Self::effect_preset_value(&self.effect_presets[i]));
-        Ok(json!({ "effectPreset": p }))
+            .map(|i| Self::effect_preset(&self.effect_presets[i]));
+        Ok(to_value(Keyed("effectPreset", p)))
     }
 
     pub fn transitions_json(&self) -> Value {
-        let items = self
+        let items: Vec<_> = self
             .transitions
             .iter()
-            .map(|t| json!({ "transition": t.to_json() }));
+            .map(|t| Keyed("transition", answer::fx(t)))
+            .collect();
         let key = match self.answers.transition_list {
             TransitionListKey::Data => "data",
             TransitionListKey::Transitions => "transitions",
         };
-        json!({ key: items.collect::<Vec<_>>() })
+        to_value(Keyed(key, items))
     }
 
     pub fn scope_transition_json(&self, scope: Scope<'_>) -> Outcome<Value> {
         let s = self.settings(scope)?;
-        Ok(json!({ "transition": s.transition.map(|i| self.transitions[i].to_json()) }))
+        let t = s.transition.map(|i| answer::fx(&self.transitions[i]));
+        Ok(to_value(Keyed("transition", t)))
     }
 
     pub fn scope_duration_json(&self, scope: Scope<'_>) -> Outcome<Value> {
         let s = self.settings(scope)?;
-        Ok(json!({ "transitionDuration": { "value": s.transition_duration } }))
+        let value = Val {
+            value: s.transition_duration,
+        };
+        Ok(to_value(Keyed("transitionDuration", value)))
     }
 
     /// POST /effects/{workspace|layer}: {effect: {uuid, name?, enabled?, variables?}} (the

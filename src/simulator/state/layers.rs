@@ -2,8 +2,11 @@
 //! and target set.
 
 use super::*;
+use crate::simulator::answers::{
+    self as answer, list, to_value, Extended, Keyed, LayerBlend, LayerDoc, Opacity, Val,
+};
 use crate::simulator::wire::single;
-use crate::simulator::workspace::{with_extra, OpacityForm};
+use crate::simulator::workspace::OpacityForm;
 
 impl World {
     /// The base a blend type answers with when set through the API.
@@ -16,115 +19,110 @@ impl World {
         keys.iter().map(|k| (k.to_string(), Value::Null)).collect()
     }
 
-    pub(super) fn layer_map(&self, l: &Layer) -> Map<String, Value> {
-        let uuid_or_null = |u: Option<&str>| u.unwrap_or("null").to_string();
-        let mut m = Map::new();
-        m.insert("uuid".into(), json!(l.uuid));
-        m.insert("name".into(), json!(l.name));
-        m.insert("isHidden".into(), json!(l.hidden));
-        m.insert("isMuted".into(), json!(l.muted));
-        m.insert("opacity".into(), json!(l.opacity));
-        m.insert(
-            "effects".into(),
-            Value::Array(l.settings.effects.iter().map(Fx::to_json).collect()),
-        );
-        m.insert(
-            "effectPresetUUID".into(),
-            json!(uuid_or_null(
+    /// The layer's documented fields (a missing effect preset or target set is `"null"`).
+    pub(super) fn layer_doc<'a>(&'a self, l: &'a Layer) -> LayerDoc<'a> {
+        let uuid_or_null = |u: Option<&'a str>| u.unwrap_or("null");
+        LayerDoc {
+            uuid: &l.uuid,
+            name: &l.name,
+            is_hidden: l.hidden,
+            is_muted: l.muted,
+            opacity: l.opacity,
+            effects: l.settings.effects.iter().map(answer::fx).collect(),
+            effect_preset_uuid: uuid_or_null(
                 l.settings
                     .effect_preset
-                    .map(|i| self.effect_presets[i].uuid.as_str())
-            )),
-        );
-        m.insert(
-            "targetSetUUID".into(),
-            json!(uuid_or_null(
-                l.target_set.map(|i| self.target_sets[i].uuid.as_str())
-            )),
-        );
-        m.insert(
-            "transitionDuration".into(),
-            json!(l.settings.transition_duration),
-        );
-        m
+                    .map(|i| self.effect_presets[i].uuid.as_str()),
+            ),
+            target_set_uuid: uuid_or_null(l.target_set.map(|i| self.target_sets[i].uuid.as_str())),
+            transition_duration: l.settings.transition_duration,
+        }
     }
 
-    pub(super) fn layer_value(&self, l: &Layer) -> Value {
-        with_extra(self.layer_map(l), &l.extra)
+    fn layer_answer<'a>(&'a self, l: &'a Layer) -> Extended<'a, LayerDoc<'a>> {
+        Extended(self.layer_doc(l), &l.extra)
     }
 
     pub fn layers_json(&self) -> Value {
-        list("layer", self.layers.iter().map(|l| self.layer_value(l)))
+        list("layer", self.layers.iter().map(|l| self.layer_answer(l)))
     }
 
     pub fn layer_json(&self, id: &str) -> Outcome<Value> {
         let l = &self.layers[self.layer_index(id)?];
-        Ok(json!({ "layer": self.layer_value(l) }))
+        Ok(to_value(Keyed("layer", self.layer_answer(l))))
     }
 
     pub fn opacity_json(&self, id: &str) -> Outcome<Value> {
         let l = &self.layers[self.layer_index(id)?];
-        Ok(match self.answers.opacity {
-            OpacityForm::Field => json!({ "opacity": { "value": l.opacity } }),
-            OpacityForm::Document => json!({ "value": l.opacity }),
-        })
+        let value = Val { value: l.opacity };
+        Ok(to_value(match self.answers.opacity {
+            OpacityForm::Field => Opacity::Field { opacity: value },
+            OpacityForm::Document => Opacity::Document(value),
+        }))
     }
 
     pub fn blend_modes_json(&self) -> Value {
-        list("blendMode", self.blend_modes.iter().map(BlendMode::to_json))
+        list("blendMode", self.blend_modes.iter().map(answer::blend_mode))
     }
 
     pub fn layer_blend_mode_json(&self, id: &str) -> Outcome<Value> {
         let l = &self.layers[self.layer_index(id)?];
-        Ok(json!({ "blendMode": self.blend_modes[l.blend_mode].to_json() }))
+        let mode = answer::blend_mode(&self.blend_modes[l.blend_mode]);
+        Ok(to_value(Keyed("blendMode", mode)))
     }
 
-    pub(super) fn layer_blend(&self, l: &Layer) -> Value {
+    /// The blend as last set, a Standard base's name, modeIndex and opacity and a matte's
+    /// isInverted following the layer's state.
+    pub(super) fn layer_blend<'a>(&'a self, l: &'a Layer) -> LayerBlend<'a> {
         let mut base = l.blend_base.clone();
         for (k, v) in base.iter_mut() {
             match (l.blend_type, k.as_str()) {
-                ("Standard", "name") => *v = json!(self.blend_modes[l.blend_mode].name),
-                ("Standard", "modeIndex") => *v = json!(l.blend_mode),
-                ("Standard", "opacity") => *v = json!(l.opacity),
-                ("Alpha Matte" | "Luma Matte", "isInverted") => *v = json!(l.inverted),
+                ("Standard", "name") => *v = self.blend_modes[l.blend_mode].name.as_str().into(),
+                ("Standard", "modeIndex") => *v = l.blend_mode.into(),
+                ("Standard", "opacity") => *v = l.opacity.into(),
+                ("Alpha Matte" | "Luma Matte", "isInverted") => *v = l.inverted.into(),
                 _ => {}
             }
         }
-        json!({ "type": l.blend_type, "base": base })
+        LayerBlend {
+            kind: l.blend_type,
+            base,
+        }
     }
 
     pub fn blend_json(&self, id: &str) -> Outcome<Value> {
         let l = &self.layers[self.layer_index(id)?];
-        Ok(json!({ "layerBlend": self.layer_blend(l) }))
+        Ok(to_value(Keyed("layerBlend", self.layer_blend(l))))
     }
 
     pub fn layer_presets_json(&self) -> Value {
-        let items: Vec<Value> = self
+        let items: Vec<_> = self
             .layer_presets
             .iter()
-            .map(LayerPreset::to_json)
+            .map(answer::layer_preset)
             .collect();
-        json!({ "data": items })
+        to_value(Keyed("data", items))
     }
 
     /// The preset the layer has applied (an empty list when none).
     pub fn layer_presets_of_json(&self, id: &str) -> Outcome<Value> {
         let l = &self.layers[self.layer_index(id)?];
-        let items: Vec<Value> = l
+        let items: Vec<_> = l
             .layer_preset
-            .map(|i| self.layer_presets[i].to_json())
+            .map(|i| answer::layer_preset(&self.layer_presets[i]))
             .into_iter()
             .collect();
-        Ok(json!({ "data": items }))
+        Ok(to_value(Keyed("data", items)))
     }
 
     pub fn target_sets_json(&self) -> Value {
-        list("targetSet", self.target_sets.iter().map(Named::to_json))
+        list("targetSet", self.target_sets.iter().map(answer::named))
     }
 
     pub fn layer_target_set_json(&self, id: &str) -> Outcome<Value> {
         let l = &self.layers[self.layer_index(id)?];
-        Ok(json!({ "targetSet": l.target_set.map(|i| self.target_sets[i].to_json()) }))
+        let set = l.target_set.map(|i| answer::named(&self.target_sets[i]));
+        Ok(to_value(Keyed("targetSet", set)))
     }
 
     /// Opacity out of range is clamped, as the application does, and kept in single

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use super::scores::Scores;
 use super::workspace::{Answers, BlendMode, Cue, Extra, Fx, LayerPreset, Named, Playlist};
@@ -75,10 +75,6 @@ fn blend_keys(b: &BlendMode) -> [&str; 2] {
 
 fn layer_preset_keys(p: &LayerPreset) -> [&str; 2] {
     [&p.id, &p.name]
-}
-
-fn list(key: &str, items: impl Iterator<Item = Value>) -> Value {
-    json!({ "data": items.map(|v| json!({ key: v })).collect::<Vec<_>>() })
 }
 
 fn names<T>(items: &[T], name: impl Fn(&T) -> &str) -> String {

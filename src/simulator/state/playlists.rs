@@ -1,35 +1,23 @@
 //! Playlists and cues: the reads, the selection and the triggers.
 
 use super::*;
-use crate::simulator::workspace::with_extra;
+use crate::simulator::answers::{self as answer, to_value, Keyed};
 
 impl World {
-    pub(super) fn playlist_json(p: &Playlist) -> Value {
-        let mut m = Map::new();
-        m.insert("uuid".into(), json!(p.uuid));
-        m.insert("name".into(), json!(p.name));
-        m.insert(
-            "items".into(),
-            Value::Array(p.items.iter().map(Cue::summary).collect()),
-        );
-        m.insert(
-            "children".into(),
-            Value::Array(p.children.iter().map(Self::playlist_json).collect()),
-        );
-        with_extra(m, &p.extra)
-    }
-
     pub fn playlists_json(&self) -> Value {
-        json!({ "playlist": Self::playlist_json(&self.playlists) })
+        to_value(Keyed("playlist", answer::playlist(&self.playlists)))
     }
 
     pub fn playlist_by_id_json(&self, id: &str) -> Outcome<Value> {
-        Ok(json!({ "playlist": Self::playlist_json(self.playlist(id)?) }))
+        Ok(to_value(Keyed(
+            "playlist",
+            answer::playlist(self.playlist(id)?),
+        )))
     }
 
     pub fn cue_json(&self, playlist: &str, cue: &str) -> Outcome<Value> {
         let (cue, _) = self.cue(self.playlist(playlist)?, cue)?;
-        Ok(json!({ "playlistItem": cue.summary() }))
+        Ok(to_value(Keyed("playlistItem", answer::cue(&cue))))
     }
 
     /// Select a layer; with `target` it also becomes the layer untargeted media plays on.

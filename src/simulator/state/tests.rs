@@ -1,7 +1,9 @@
 use std::time::Duration;
 
 use super::*;
+use crate::simulator::answers::to_value;
 use crate::simulator::workspace::Workspace;
+use serde_json::json;
 
 fn world() -> World {
     World::new(&Workspace::builtin()).unwrap()
@@ -55,7 +57,7 @@ fn transport_clock() {
     t.play(at(9.0));
     assert_eq!(t.elapsed(at(10.0)), 8.5);
     t.clear();
-    let json = t.to_json(at(10.0));
+    let json = to_value(t.answer(at(10.0)));
     assert!(json.get("playingMedia").is_none());
     assert_eq!(json["playingItem"]["name"], "c");
     assert_eq!(json["isPlaying"], false);
@@ -66,7 +68,7 @@ fn still_image_plays_at_rate_zero() {
     let t0 = Instant::now();
     let mut t = Transport::default();
     t.load(&cue("s", 0.0), false, t0);
-    let json = t.to_json(t0 + Duration::from_secs(5));
+    let json = to_value(t.answer(t0 + Duration::from_secs(5)));
     assert_eq!(json["isPlaying"], true);
     assert_eq!(json["playbackRate"], 0.0);
 }

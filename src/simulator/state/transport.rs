@@ -1,13 +1,17 @@
 //! What a layer plays and its clock; the transport-state reads and the commands that move it.
 
 use super::*;
-use crate::simulator::workspace::{with_extra, TransportSeed};
+use crate::simulator::answers::{
+    self as answer, list, to_value, Extended, Keyed, LiveLayerDoc, LiveTransition, TransportDoc,
+    TransportState,
+};
+use crate::simulator::workspace::TransportSeed;
 
 /// What a layer plays: the cue that touched it last, the media, and the clock.
 #[derive(Debug, Clone, Default)]
 pub struct Transport {
-    pub(super) item: Option<Value>,
-    pub(super) media: Option<Value>,
+    pub(super) item: Option<Named>,
+    pub(super) media: Option<Named>,
     /// Seconds; 0 for a still image.
     pub(super) duration: f64,
     /// A video input: no end, no remaining time.
@@ -23,8 +27,8 @@ pub struct Transport {
 impl Transport {
     pub(super) fn seeded(seed: &TransportSeed, now: Instant) -> Self {
         Transport {
-            item: seed.playing_item.as_ref().map(Named::to_json),
-            media: seed.playing_media.as_ref().map(Named::to_json),
+            item: seed.playing_item.clone(),
+            media: seed.playing_media.clone(),
             duration: (seed.time_elapsed + seed.time_remaining).max(0.0),
             live: seed.live,
             position: seed.time_elapsed.max(0.0),
@@ -34,8 +38,12 @@ impl Transport {
     }
 
     pub(super) fn load(&mut self, cue: &Cue, live: bool, now: Instant) {
-        let summary = json!({ "name": cue.name, "uuid": cue.uuid });
-        self.media = Some(cue.media.as_ref().map_or(summary.clone(), Named::to_json));
+        let summary = Named {
+            name: cue.name.clone(),
+            uuid: cue.uuid.clone(),
+            extra: Extra::new(),
+        };
+        self.media = Some(cue.media.clone().unwrap_or_else(|| summary.clone()));
         self.item = Some(summary);
         self.duration = if live { 0.0 } else { cue.duration.max(0.0) };
         self.live = live;
@@ -104,7 +112,8 @@ impl Transport {
         };
     }
 
-    pub(super) fn to_json(&self, now: Instant) -> Map<String, Value> {
+    /// The transport state's own fields and extra keys (the layer is added by the caller).
+    pub(super) fn answer(&self, now: Instant) -> Extended<'_, TransportDoc<'_>> {
         let round = |x: f64| (x * 1000.0).round() / 1000.0;
         let elapsed = self.elapsed(now);
         let playing = self.is_playing(now);
@@ -114,51 +123,42 @@ impl Transport {
             self.duration - elapsed
         };
         let rate = if playing && !self.still() { 1.0 } else { 0.0 };
-        let mut m = Map::new();
-        m.insert("timeElapsed".into(), json!(round(elapsed)));
-        m.insert("timeRemaining".into(), json!(round(remaining)));
-        m.insert("playbackRate".into(), json!(rate));
-        m.insert("isPlaying".into(), json!(playing));
-        m.insert("isScrubbing".into(), json!(false));
-        if let Some(item) = &self.item {
-            m.insert("playingItem".into(), item.clone());
-        }
-        if let Some(media) = &self.media {
-            m.insert("playingMedia".into(), media.clone());
-        }
-        for (k, v) in &self.extra {
-            if !m.contains_key(k) {
-                m.insert(k.clone(), v.clone());
-            }
-        }
-        m
+        let doc = TransportDoc {
+            time_elapsed: round(elapsed),
+            time_remaining: round(remaining),
+            playback_rate: rate,
+            is_playing: playing,
+            is_scrubbing: false,
+            playing_item: self.item.as_ref().map(answer::named),
+            playing_media: self.media.as_ref().map(answer::named),
+        };
+        Extended(doc, &self.extra)
     }
 }
 
 impl World {
     /// The transition a transport-state layer reports: its own, else the workspace's, with
     /// the layer's `duration` and the transition's `favoriteUUID`.
-    pub(super) fn live_transition(&self, l: &Layer) -> Value {
-        let Some(i) = l.settings.transition.or(self.workspace.transition) else {
-            return Value::Null;
-        };
+    fn live_transition<'a>(&'a self, l: &'a Layer) -> Option<LiveTransition<'a>> {
+        let i = l.settings.transition.or(self.workspace.transition)?;
         let t = &self.transitions[i];
-        let mut v = t.to_json();
-        if let Value::Object(m) = &mut v {
-            m.insert("duration".into(), json!(l.settings.transition_duration));
-            let favorite = t.favorite_uuid.as_deref().unwrap_or(&t.uuid);
-            m.insert("favoriteUUID".into(), json!(favorite));
-        }
-        v
+        Some(LiveTransition {
+            fx: answer::fx(t),
+            duration: l.settings.transition_duration,
+            favorite_uuid: t.favorite_uuid.as_deref().unwrap_or(&t.uuid),
+        })
     }
 
-    pub(super) fn transport_of(&self, l: &Layer, now: Instant) -> Value {
-        let mut ts = l.transport.to_json(now);
-        let mut layer = self.layer_map(l);
-        layer.insert("layerBlend".into(), self.layer_blend(l));
-        layer.insert("transition".into(), self.live_transition(l));
-        ts.insert("layer".into(), with_extra(layer, &l.extra));
-        Value::Object(ts)
+    fn transport_of<'a>(&'a self, l: &'a Layer, now: Instant) -> TransportState<'a> {
+        let layer = LiveLayerDoc {
+            layer: self.layer_doc(l),
+            layer_blend: self.layer_blend(l),
+            transition: self.live_transition(l),
+        };
+        TransportState {
+            state: l.transport.answer(now),
+            layer: Extended(layer, &l.extra),
+        }
     }
 
     pub fn transport_json(&self, scope: Scope<'_>) -> Outcome<Value> {
@@ -170,7 +170,7 @@ impl World {
             ),
             Scope::Layer(id) => {
                 let l = &self.layers[self.layer_index(id)?];
-                json!({ "transportState": self.transport_of(l, now) })
+                to_value(Keyed("transportState", self.transport_of(l, now)))
             }
         })
     }
