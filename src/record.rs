@@ -581,7 +581,27 @@ mod tests {
     /// and a simulator started from it answers every read as the recorded one did.
     #[test]
     fn a_recorded_workspace_answers_the_same_reads() {
-        let source = started(Workspace::builtin());
+        // A state a show reaches: a layer muted at another opacity, showing a paused clip.
+        let mut show = Workspace::builtin();
+        let main = &mut show.layers[1];
+        main.is_muted = true;
+        main.opacity = 0.4;
+        main.blend_mode = Some("Dissolve".into());
+        let clip = Named {
+            name: "Countdown".into(),
+            uuid: new_uuid(),
+            extra: Extra::new(),
+        };
+        main.transport = Some(TransportSeed {
+            playing_item: Some(clip.clone()),
+            playing_media: Some(clip),
+            time_elapsed: 3.0,
+            time_remaining: 7.0,
+            is_playing: false,
+            live: false,
+            extra: Extra::new(),
+        });
+        let source = started(show);
         let transport = Transport::new(&Config::new(source.url().unwrap())).unwrap();
         let exchanges = runtime::get()
             .block_on(read_everything(&transport, App::Media))
