@@ -9,7 +9,8 @@ use std::io::Write as _;
 use std::path::Path;
 
 use serde::de::DeserializeOwned;
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 use crate::ident::Ident;
@@ -174,48 +175,70 @@ fn slug(path: &str) -> String {
 }
 
 /// One exchange in the recording format (see tests/recordings/README.md).
+#[derive(Serialize)]
+struct Recording {
+    description: String,
+    request: RecordedRequest,
+    response: RecordedResponse,
+}
+
+#[derive(Serialize)]
+struct RecordedRequest {
+    method: &'static str,
+    /// As sent, with the `/api/0` prefix.
+    path: String,
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    query: Map<String, Value>,
+}
+
+#[derive(Serialize)]
+struct RecordedResponse {
+    /// 0 when no answer came.
+    status: u16,
+    /// A JSON body.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    body: Option<Value>,
+    /// A body that is not JSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    body_text: Option<String>,
+    /// Why the read failed (the key scrubbed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
 fn recording(transport: &Transport, base: &str, ex: &Exchange) -> Value {
     let body = &ex.body;
-    let mut response = Map::new();
-    response.insert("status".into(), json!(ex.status.unwrap_or(0)));
-    if !body.is_empty() {
-        match serde_json::from_slice::<Value>(body) {
-            Ok(v) => response.insert("body".into(), v),
-            Err(_) => response.insert(
-                "body_text".into(),
-                Value::String(String::from_utf8_lossy(body).into_owned()),
-            ),
-        };
-    }
-    if let Some(e) = &ex.error {
-        response.insert(
-            "error".into(),
-            Value::String(
-                crate::scrub::scrub_str(&e.to_string(), transport.target().secret()).into_owned(),
-            ),
-        );
-    }
-    let mut request = json!({
-        "method": "GET",
-        "path": format!("{}{}", crate::transport::API_PREFIX, ex.request.path),
-    });
-    if !ex.request.query.is_empty() {
-        request["query"] = Value::Object(
-            ex.request
+    let parsed = (!body.is_empty()).then(|| serde_json::from_slice::<Value>(body));
+    let secret = transport.target().secret();
+    let rec = Recording {
+        description: format!(
+            "GET {} as recorded from {base} by showctl record",
+            ex.request.path_and_query()
+        ),
+        request: RecordedRequest {
+            method: "GET",
+            path: format!("{}{}", crate::transport::API_PREFIX, ex.request.path),
+            query: ex
+                .request
                 .query
                 .iter()
                 .map(|(k, v)| (k.clone(), Value::String(v.clone())))
                 .collect(),
-        );
-    }
-    json!({
-        "description": format!(
-            "GET {} as recorded from {base} by showctl record",
-            ex.request.path_and_query()
-        ),
-        "request": request,
-        "response": response,
-    })
+        },
+        response: RecordedResponse {
+            status: ex.status.unwrap_or(0),
+            body_text: match &parsed {
+                Some(Err(_)) => Some(String::from_utf8_lossy(body).into_owned()),
+                _ => None,
+            },
+            body: parsed.and_then(|p| p.ok()),
+            error: ex
+                .error
+                .as_ref()
+                .map(|e| crate::scrub::scrub_str(&e.to_string(), secret).into_owned()),
+        },
+    };
+    serde_json::to_value(rec).expect("a recording always serializes")
 }
 
 /// The JSON answers by path (2xx only).
