@@ -8,18 +8,30 @@ use std::collections::HashMap;
 use std::io::Write as _;
 use std::path::Path;
 
-use serde_json::{json, Map, Value};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 use crate::ident::Ident;
 use crate::media::endpoints as ep;
 use crate::probe::{layer_objects, read_everything, root_playlist, App, Exchange};
+use crate::simulator::answers::{
+    BLEND_MODE_KEYS, EFFECT_PRESET_KEYS, FX_KEYS, LAYER_KEYS, LAYER_PRESET_KEYS, NAMED_KEYS,
+    PLAYLIST_KEYS, TRANSPORT_KEYS,
+};
+use crate::simulator::workspace::{
+    new_uuid, Answers, BlendMode, Cue, EffectPresetSeed, Extra, Fx, FxRef, LayerBlendSeed,
+    LayerSeed, Named, OpacityForm, Playlist, TransitionListKey, TransportSeed, Workspace,
+};
 use crate::transport::Transport;
 
 /// The folder of DIR that holds the recordings.
 pub const RECORDINGS: &str = "recordings";
 /// The workspace file written beside them.
 pub const WORKSPACE: &str = "workspace.json";
+/// The `name` of a recorded workspace.
+const RECORDED: &str = "recorded by showctl record";
 
 /// What `record` wrote.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,6 +133,7 @@ pub async fn record(transport: &Transport, app: App, dir: &Path) -> Result<Recor
         App::Media => media_workspace(&exchanges),
         App::Scoreboard => scoreboard_workspace(&exchanges),
     };
+    let workspace = serde_json::to_value(&workspace).expect("a workspace always serializes");
     write(&staging.path().join(WORKSPACE), &workspace)?;
     // Readable by others as a directory made with the usual mode would be (it was the owner's
     // alone while being written).
@@ -162,48 +175,70 @@ fn slug(path: &str) -> String {
 }
 
 /// One exchange in the recording format (see tests/recordings/README.md).
+#[derive(Serialize)]
+struct Recording {
+    description: String,
+    request: RecordedRequest,
+    response: RecordedResponse,
+}
+
+#[derive(Serialize)]
+struct RecordedRequest {
+    method: &'static str,
+    /// As sent, with the `/api/0` prefix.
+    path: String,
+    #[serde(skip_serializing_if = "Map::is_empty")]
+    query: Map<String, Value>,
+}
+
+#[derive(Serialize)]
+struct RecordedResponse {
+    /// 0 when no answer came.
+    status: u16,
+    /// A JSON body.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    body: Option<Value>,
+    /// A body that is not JSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    body_text: Option<String>,
+    /// Why the read failed (the key scrubbed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
 fn recording(transport: &Transport, base: &str, ex: &Exchange) -> Value {
     let body = &ex.body;
-    let mut response = Map::new();
-    response.insert("status".into(), json!(ex.status.unwrap_or(0)));
-    if !body.is_empty() {
-        match serde_json::from_slice::<Value>(body) {
-            Ok(v) => response.insert("body".into(), v),
-            Err(_) => response.insert(
-                "body_text".into(),
-                Value::String(String::from_utf8_lossy(body).into_owned()),
-            ),
-        };
-    }
-    if let Some(e) = &ex.error {
-        response.insert(
-            "error".into(),
-            Value::String(
-                crate::scrub::scrub_str(&e.to_string(), transport.target().secret()).into_owned(),
-            ),
-        );
-    }
-    let mut request = json!({
-        "method": "GET",
-        "path": format!("{}{}", crate::transport::API_PREFIX, ex.request.path),
-    });
-    if !ex.request.query.is_empty() {
-        request["query"] = Value::Object(
-            ex.request
+    let parsed = (!body.is_empty()).then(|| serde_json::from_slice::<Value>(body));
+    let secret = transport.target().secret();
+    let rec = Recording {
+        description: format!(
+            "GET {} as recorded from {base} by showctl record",
+            ex.request.path_and_query()
+        ),
+        request: RecordedRequest {
+            method: "GET",
+            path: format!("{}{}", crate::transport::API_PREFIX, ex.request.path),
+            query: ex
+                .request
                 .query
                 .iter()
                 .map(|(k, v)| (k.clone(), Value::String(v.clone())))
                 .collect(),
-        );
-    }
-    json!({
-        "description": format!(
-            "GET {} as recorded from {base} by showctl record",
-            ex.request.path_and_query()
-        ),
-        "request": request,
-        "response": response,
-    })
+        },
+        response: RecordedResponse {
+            status: ex.status.unwrap_or(0),
+            body_text: match &parsed {
+                Some(Err(_)) => Some(String::from_utf8_lossy(body).into_owned()),
+                _ => None,
+            },
+            body: parsed.and_then(|p| p.ok()),
+            error: ex
+                .error
+                .as_ref()
+                .map(|e| crate::scrub::scrub_str(&e.to_string(), secret).into_owned()),
+        },
+    };
+    serde_json::to_value(rec).expect("a recording always serializes")
 }
 
 /// The JSON answers by path (2xx only).
@@ -259,8 +294,8 @@ fn text(v: &Value, key: &str) -> Option<String> {
     }
 }
 
-/// `obj` with only its `documented` keys, plus `"extra"`: the keys the application sent beyond
-/// them (the simulator answers them as-is, so the replay answers equal JSON).
+/// `obj`'s `documented` keys, plus `"extra"`: the keys the application sent beyond them (the
+/// simulator answers them as-is, so the replay answers equal JSON).
 fn keep(obj: &Value, documented: &[&str]) -> Map<String, Value> {
     let mut out = Map::new();
     let mut extra = Map::new();
@@ -277,50 +312,38 @@ fn keep(obj: &Value, documented: &[&str]) -> Map<String, Value> {
     out
 }
 
-const NAMED: &[&str] = &["name", "uuid"];
-const FX: &[&str] = &["uuid", "name", "enabled", "variables"];
-/// The layer keys the simulator answers itself (from the other fields of the file).
-const LAYER: &[&str] = &[
-    "uuid",
-    "name",
-    "isHidden",
-    "isMuted",
-    "opacity",
-    "effects",
-    "effectPresetUUID",
-    "targetSetUUID",
-    "transitionDuration",
-    "transition",
-    "layerBlend",
-];
-const TRANSPORT: &[&str] = &[
-    "playingItem",
-    "playingMedia",
-    "timeElapsed",
-    "timeRemaining",
-    "isPlaying",
-    "playbackRate",
-    "isScrubbing",
-    "layer",
-];
-
-/// A catalogue entry (target set, media) as the workspace file holds it.
-fn named(v: &Value) -> Option<Value> {
-    text(v, "name")?;
-    Some(Value::Object(keep(v, NAMED)))
+/// The keys the application sent beyond the `documented` ones.
+fn extra(obj: &Value, documented: &[&str]) -> Extra {
+    match keep(obj, documented).remove("extra") {
+        Some(Value::Object(extra)) => extra,
+        _ => Extra::new(),
+    }
 }
 
-/// An effect or a transition as the workspace file holds it.
-fn fx(v: &Value) -> Option<Value> {
-    text(v, "name")?;
-    Some(Value::Object(keep(v, FX)))
+/// An object of an answer read through the workspace file's own type (the documented keys as
+/// fields, the others under `extra`); `None` when it does not fit (no name, a wrong type).
+fn typed<T: DeserializeOwned>(obj: &Value, documented: &[&str]) -> Option<T> {
+    text(obj, "name")?;
+    serde_json::from_value(Value::Object(keep(obj, documented))).ok()
+}
+
+/// A catalogue entry (target set, media, cue).
+fn named(v: &Value) -> Option<Named> {
+    typed(v, NAMED_KEYS)
+}
+
+/// An effect or a transition.
+fn fx(v: &Value) -> Option<Fx> {
+    typed(v, FX_KEYS)
+}
+
+fn effects(list: &[Value]) -> Vec<FxRef> {
+    list.iter().filter_map(fx).map(FxRef::Inline).collect()
 }
 
 /// A reference to a catalogue entry: its UUID, else its name.
-fn reference(v: &Value) -> Option<Value> {
-    text(v, "uuid")
-        .or_else(|| text(v, "name"))
-        .map(Value::String)
+fn reference(v: &Value) -> Option<String> {
+    text(v, "uuid").or_else(|| text(v, "name"))
 }
 
 /// A duration answer: `{"transitionDuration": {"value": x}}`, `{"value": x}` or a number.
@@ -335,176 +358,136 @@ fn duration(v: Option<&Value>) -> Option<f64> {
         })
 }
 
-fn playlist(p: &Value, video_input: Option<&str>) -> Value {
-    let mut out = keep(p, &["name", "uuid", "items", "children"]);
-    let items: Vec<Value> = p
-        .get("items")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(named).collect())
-        .unwrap_or_default();
-    let children: Vec<Value> = p
-        .get("children")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().map(|c| playlist(c, video_input)).collect())
-        .unwrap_or_default();
-    out.entry("name").or_insert_with(|| json!("Root"));
-    out.insert("items".into(), Value::Array(items));
-    out.insert("children".into(), Value::Array(children));
-    if video_input.is_some() && text(p, "uuid").as_deref() == video_input {
-        out.insert("videoInput".into(), Value::Bool(true));
+fn playlist(p: &Value, video_input: Option<&str>) -> Playlist {
+    let list = |key: &str| p.get(key).and_then(Value::as_array).map(Vec::as_slice);
+    let uuid = p.get("uuid").and_then(Value::as_str);
+    Playlist {
+        name: text(p, "name").unwrap_or_else(|| "Root".into()),
+        uuid: uuid.map_or_else(new_uuid, str::to_string),
+        items: list("items")
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|c| typed::<Cue>(c, NAMED_KEYS))
+            .collect(),
+        children: list("children")
+            .unwrap_or_default()
+            .iter()
+            .map(|c| playlist(c, video_input))
+            .collect(),
+        video_input: video_input.is_some() && text(p, "uuid").as_deref() == video_input,
+        extra: extra(p, PLAYLIST_KEYS),
     }
-    Value::Object(out)
 }
 
 /// What a layer shows, from its transport state (`{"transportState": {...}}`).
-fn transport(v: Option<&Value>) -> Option<Value> {
+fn transport(v: Option<&Value>) -> Option<TransportSeed> {
     let ts = single(v, "transportState")?;
-    let mut seed = Map::new();
-    for key in ["playingItem", "playingMedia"] {
-        if let Some(item) = ts.get(key).and_then(named) {
-            seed.insert(key.into(), item);
-        }
-    }
-    for key in ["timeElapsed", "timeRemaining"] {
-        if let Some(t) = ts.get(key).filter(|t| t.is_number()) {
-            seed.insert(key.into(), t.clone());
-        }
-    }
-    if let Some(p) = ts.get("isPlaying").and_then(Value::as_bool) {
-        seed.insert("isPlaying".into(), Value::Bool(p));
-    }
-    if let Some(Value::Object(extra)) = keep(&ts, TRANSPORT).remove("extra") {
-        seed.insert("extra".into(), Value::Object(extra));
-    }
-    Some(Value::Object(seed))
+    let time = |key: &str| ts.get(key).and_then(Value::as_f64).unwrap_or(0.0);
+    Some(TransportSeed {
+        playing_item: ts.get("playingItem").and_then(named),
+        playing_media: ts.get("playingMedia").and_then(named),
+        time_elapsed: time("timeElapsed"),
+        time_remaining: time("timeRemaining"),
+        is_playing: ts
+            .get("isPlaying")
+            .and_then(Value::as_bool)
+            .unwrap_or(false),
+        live: false,
+        extra: extra(&ts, TRANSPORT_KEYS),
+    })
 }
 
 /// The media installation in the simulator's workspace format (version 1).
-pub fn media_workspace(exchanges: &[Exchange]) -> Value {
+pub fn media_workspace(exchanges: &[Exchange]) -> Workspace {
     let answers = answers(exchanges);
     let at = |path: &str| answers.get(path);
-    let mut ws = Map::new();
-    ws.insert("format".into(), json!(1));
-    ws.insert("name".into(), json!("recorded by showctl record"));
-    let opacity_form = answers
+    let mut ws = Workspace::empty();
+    ws.name = RECORDED.into();
+    let opacity = answers
         .iter()
         .find(|(p, _)| p.starts_with("/opacity/layer/"))
-        .map(|(_, v)| {
-            if v.get("opacity").is_some() {
-                "field"
-            } else {
-                "document"
-            }
-        });
-    let list_key = match at("/transition") {
-        Some(v) if v.get("transitions").is_some() => "transitions",
-        _ => "data",
+        .map(|(_, v)| v);
+    ws.answers = Answers {
+        opacity: match opacity {
+            Some(v) if v.get("opacity").is_none() => OpacityForm::Document,
+            _ => OpacityForm::Field,
+        },
+        transition_list: match at("/transition") {
+            Some(v) if v.get("transitions").is_some() => TransitionListKey::Transitions,
+            _ => TransitionListKey::Data,
+        },
+        // An installation that answered /blend/layer/{id} (before 3.8) replays with that route.
+        blend_route: answers.keys().any(|p| p.starts_with("/blend/layer/")),
     };
-    // An installation that answered /blend/layer/{id} (before 3.8) replays with that route.
-    let blend_route = answers.keys().any(|p| p.starts_with("/blend/layer/"));
-    ws.insert(
-        "answers".into(),
-        json!({
-            "opacity": opacity_form.unwrap_or("field"),
-            "transitionList": list_key,
-            "blendRoute": blend_route,
-        }),
-    );
     let video_input = single(at("/data/playlist/-1"), "playlist").and_then(|p| text(&p, "uuid"));
     if let Some(root) = at("/data/playlists").and_then(root_playlist) {
-        ws.insert("playlists".into(), playlist(root, video_input.as_deref()));
+        ws.playlists = playlist(root, video_input.as_deref());
     }
-    let blend_modes: Vec<Value> = list_of(at("/blendMode"), "blendMode")
+    let blend_modes: Vec<BlendMode> = list_of(at("/blendMode"), "blendMode")
         .iter()
-        .filter(|m| m.get("name").is_some() && m.get("id").is_some())
-        .map(|m| Value::Object(keep(m, &["name", "id"])))
+        .filter_map(|m| typed(m, BLEND_MODE_KEYS))
         .collect();
     if !blend_modes.is_empty() {
-        ws.insert("blendModes".into(), Value::Array(blend_modes));
+        ws.blend_modes = blend_modes;
     }
-    let presets: Vec<Value> = list_of(at("/layerPreset"), "layerPreset")
-        .iter()
-        .filter_map(|p| {
-            let mut out = keep(p, &["id", "name"]);
-            if let Some(Value::Number(n)) = out.get("id") {
-                let id = n.to_string();
-                out.insert("id".into(), Value::String(id));
+    ws.layer_presets = list_of(at("/layerPreset"), "layerPreset")
+        .into_iter()
+        .filter_map(|mut p| {
+            // A numeric id is kept as its text.
+            if let Some(Value::Number(n)) = p.get("id") {
+                p["id"] = Value::String(n.to_string());
             }
-            (out.get("id")?.is_string() && text(p, "name").is_some()).then_some(Value::Object(out))
+            typed(&p, LAYER_PRESET_KEYS)
         })
         .collect();
-    ws.insert("layerPresets".into(), Value::Array(presets));
-    let target_sets: Vec<Value> = list_of(at("/targetSet"), "targetSet")
+    ws.target_sets = list_of(at("/targetSet"), "targetSet")
         .iter()
         .filter_map(named)
         .collect();
-    ws.insert("targetSets".into(), Value::Array(target_sets));
-    let effects: Vec<Value> = list_of(at("/effects"), "effect")
+    ws.effects = list_of(at("/effects"), "effect")
         .iter()
         .filter_map(fx)
         .collect();
-    ws.insert("effects".into(), Value::Array(effects));
-    let effect_presets: Vec<Value> = list_of(at("/effectsPreset"), "effectPreset")
+    ws.effect_presets = list_of(at("/effectsPreset"), "effectPreset")
         .iter()
         .filter_map(|p| {
-            text(p, "name")?;
-            let mut out = keep(p, &["uuid", "name", "effects"]);
-            let effects = match p.get("effects") {
-                Some(Value::Array(a)) => Value::Array(a.iter().filter_map(fx).collect()),
-                _ => Value::Null,
-            };
-            out.insert("effects".into(), effects);
-            Some(Value::Object(out))
+            let mut seed: EffectPresetSeed = typed(p, &["uuid", "name"])?;
+            seed.effects = p
+                .get("effects")
+                .and_then(Value::as_array)
+                .map(|a| effects(a));
+            seed.extra = extra(p, EFFECT_PRESET_KEYS);
+            Some(seed)
         })
         .collect();
-    ws.insert("effectPresets".into(), Value::Array(effect_presets));
-    let transitions: Vec<Value> = list_of(at("/transition"), "transition")
+    ws.transitions = list_of(at("/transition"), "transition")
         .iter()
         .filter_map(fx)
         .collect();
-    ws.insert("transitions".into(), Value::Array(transitions));
 
-    let mut workspace = Map::new();
-    if let Some(t) = single(at("/transition/workspace"), "transition").and_then(|t| reference(&t)) {
-        workspace.insert("transition".into(), t);
-    }
+    let w = &mut ws.workspace;
+    w.transition = single(at("/transition/workspace"), "transition").and_then(|t| reference(&t));
     if let Some(d) = duration(at("/transitionDuration/workspace")) {
-        workspace.insert("transitionDuration".into(), json!(d));
+        w.transition_duration = d;
     }
-    let fx_list = list_of(at("/effects/workspace"), "effect");
-    workspace.insert(
-        "effects".into(),
-        Value::Array(fx_list.iter().filter_map(fx).collect()),
-    );
-    if let Some(p) =
-        single(at("/effectsPreset/workspace"), "effectPreset").and_then(|p| reference(&p))
-    {
-        workspace.insert("effectPreset".into(), p);
-    }
-    ws.insert("workspace".into(), Value::Object(workspace));
+    w.effects = effects(&list_of(at("/effects/workspace"), "effect"));
+    w.effect_preset =
+        single(at("/effectsPreset/workspace"), "effectPreset").and_then(|p| reference(&p));
 
     let layers = at("/data/layers").map(layer_objects).unwrap_or_default();
-    let mut seeds = Vec::new();
     for (i, layer) in layers.iter().enumerate() {
-        if text(layer, "name").is_none() {
+        let own = [
+            "name",
+            "uuid",
+            "opacity",
+            "isHidden",
+            "isMuted",
+            "transitionDuration",
+        ];
+        let Some(mut seed) = typed::<LayerSeed>(layer, &own) else {
             continue;
-        }
-        let mut seed = keep(
-            layer,
-            &[
-                "name",
-                "uuid",
-                "opacity",
-                "isHidden",
-                "isMuted",
-                "transitionDuration",
-            ],
-        );
-        if let Some(Value::Object(extra)) = keep(layer, LAYER).remove("extra") {
-            seed.insert("extra".into(), Value::Object(extra));
-        } else {
-            seed.remove("extra");
-        }
+        };
+        seed.extra = extra(layer, LAYER_KEYS);
         let id = match text(layer, "uuid") {
             Some(u) => Ident::Name(u),
             None => Ident::Index(i as i64),
@@ -514,79 +497,166 @@ pub fn media_workspace(exchanges: &[Exchange]) -> Value {
                 .ok()
                 .and_then(|p| answers.get(&p))
         };
-        if let Some(m) =
-            single(read(ep::LAYER_BLEND_MODE.path), "blendMode").and_then(|m| text(&m, "name"))
-        {
-            seed.insert("blendMode".into(), Value::String(m));
-        }
+        seed.blend_mode =
+            single(read(ep::LAYER_BLEND_MODE.path), "blendMode").and_then(|m| text(&m, "name"));
         let blend = read(ep::LAYER_BLEND.path).or_else(|| ep::LAYER_BLEND.fallback.and_then(read));
-        if let Some(b) = single(blend, "layerBlend") {
-            if let Some(kind) = text(&b, "type") {
-                let base = b.get("base").cloned().unwrap_or_else(|| json!({}));
-                seed.insert("layerBlend".into(), json!({ "type": kind, "base": base }));
-            }
-        }
-        if let Some(t) =
-            single(read(ep::LAYER_TARGET_SET.path), "targetSet").and_then(|t| reference(&t))
-        {
-            seed.insert("targetSet".into(), t);
-        }
+        seed.layer_blend = single(blend, "layerBlend").and_then(|b| {
+            Some(LayerBlendSeed {
+                kind: text(&b, "type")?,
+                base: b
+                    .get("base")
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default(),
+            })
+        });
+        seed.target_set =
+            single(read(ep::LAYER_TARGET_SET.path), "targetSet").and_then(|t| reference(&t));
         if let [preset] = list_of(read(ep::LAYER_LAYER_PRESETS.path), "layerPreset").as_slice() {
-            if let Some(id) = preset.get("id") {
-                let id = id
-                    .as_str()
+            seed.layer_preset = preset.get("id").map(|id| {
+                id.as_str()
                     .map(str::to_string)
-                    .unwrap_or_else(|| id.to_string());
-                seed.insert("layerPreset".into(), Value::String(id));
-            }
+                    .unwrap_or_else(|| id.to_string())
+            });
         }
-        if let Some(t) =
-            single(read(ep::LAYER_TRANSITION.path), "transition").and_then(|t| reference(&t))
-        {
-            seed.insert("transition".into(), t);
-        }
+        seed.transition =
+            single(read(ep::LAYER_TRANSITION.path), "transition").and_then(|t| reference(&t));
         if let Some(d) = duration(read(ep::LAYER_TRANSITION_DURATION.path)) {
-            seed.insert("transitionDuration".into(), json!(d));
+            seed.transition_duration = d;
         }
-        let fx_list = list_of(read(ep::LAYER_EFFECTS.path), "effect");
-        seed.insert(
-            "effects".into(),
-            Value::Array(fx_list.iter().filter_map(fx).collect()),
-        );
-        if let Some(p) =
-            single(read(ep::LAYER_EFFECT_PRESET.path), "effectPreset").and_then(|p| reference(&p))
-        {
-            seed.insert("effectPreset".into(), p);
-        }
-        if let Some(t) = transport(read(ep::LAYER_TRANSPORT_STATE.path)) {
-            seed.insert("transport".into(), t);
-        }
-        seeds.push(Value::Object(seed));
+        seed.effects = effects(&list_of(read(ep::LAYER_EFFECTS.path), "effect"));
+        seed.effect_preset =
+            single(read(ep::LAYER_EFFECT_PRESET.path), "effectPreset").and_then(|p| reference(&p));
+        seed.transport = transport(read(ep::LAYER_TRANSPORT_STATE.path));
+        ws.layers.push(seed);
     }
-    ws.insert("layers".into(), Value::Array(seeds));
-    Value::Object(ws)
+    ws
 }
 
 /// The scoreboard installation in the simulator's workspace format: its sport and record.
-pub fn scoreboard_workspace(exchanges: &[Exchange]) -> Value {
+pub fn scoreboard_workspace(exchanges: &[Exchange]) -> Workspace {
+    let mut ws = Workspace::empty();
     let Some(record) = exchanges.first().and_then(Exchange::json) else {
-        return json!({});
+        return ws;
     };
     let Some(sport) = text(&record, "sportMode") else {
-        return json!({});
+        return ws;
     };
     let fields: Map<String, Value> = record
         .as_object()
-        .map(|o| {
-            o.iter()
-                .filter(|(k, _)| k.as_str() != "sportMode")
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect()
-        })
-        .unwrap_or_default();
-    json!({
-        "format": 1,
-        "name": "recorded by showctl record",
-        "scoreboard": { "sport": sport, "records": { sport.clone(): fields } },
-    })
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| k.as_str() != "sportMode")
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    ws.name = RECORDED.into();
+    ws.scoreboard
+        .records
+        .insert(sport.clone(), Value::Object(fields));
+    ws.scoreboard.sport = sport;
+    ws
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime;
+    use crate::simulator::{Options, Simulator};
+    use crate::transport::Config;
+
+    /// Every read of a simulator, by path (with the query), the clock of a playing clip left
+    /// out.
+    fn reads(sim: &Simulator, app: App) -> Vec<(String, Option<u16>, Option<Value>)> {
+        let transport = Transport::new(&Config::new(sim.url().unwrap())).unwrap();
+        let reads = runtime::get().block_on(read_everything(&transport, app));
+        fn no_clock(v: Value) -> Value {
+            match v {
+                Value::Object(m) => m
+                    .into_iter()
+                    .filter(|(k, _)| k != "timeElapsed" && k != "timeRemaining")
+                    .map(|(k, v)| (k, no_clock(v)))
+                    .collect(),
+                Value::Array(a) => a.into_iter().map(no_clock).collect(),
+                other => other,
+            }
+        }
+        reads
+            .exchanges
+            .iter()
+            .map(|ex| {
+                let json = ex.json().map(no_clock);
+                (ex.request.path_and_query(), ex.status, json)
+            })
+            .collect()
+    }
+
+    fn started(workspace: Workspace) -> Simulator {
+        let options = Options {
+            workspace,
+            ..Options::default()
+        };
+        let sim = Simulator::new(options).unwrap();
+        sim.start(runtime::get().handle()).unwrap();
+        sim
+    }
+
+    /// What `record` writes is the simulator's own workspace type: it reads back as written,
+    /// and a simulator started from it answers every read as the recorded one did.
+    #[test]
+    fn a_recorded_workspace_answers_the_same_reads() {
+        // A state a show reaches: a layer muted at another opacity, showing a paused clip.
+        let mut show = Workspace::builtin();
+        let main = &mut show.layers[1];
+        main.is_muted = true;
+        main.opacity = 0.4;
+        main.blend_mode = Some("Dissolve".into());
+        let clip = Named {
+            name: "Countdown".into(),
+            uuid: new_uuid(),
+            extra: Extra::new(),
+        };
+        main.transport = Some(TransportSeed {
+            playing_item: Some(clip.clone()),
+            playing_media: Some(clip),
+            time_elapsed: 3.0,
+            time_remaining: 7.0,
+            is_playing: false,
+            live: false,
+            extra: Extra::new(),
+        });
+        let source = started(show);
+        let transport = Transport::new(&Config::new(source.url().unwrap())).unwrap();
+        let exchanges = runtime::get()
+            .block_on(read_everything(&transport, App::Media))
+            .exchanges;
+        let written = serde_json::to_value(media_workspace(&exchanges)).unwrap();
+        let again = Workspace::from_value(written.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&again).unwrap(), written);
+        let want = reads(&source, App::Media);
+        assert!(want.len() > 40, "{} reads", want.len());
+        let got = reads(&started(again), App::Media);
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g, w);
+        }
+    }
+
+    #[test]
+    fn a_scoreboard_record_is_its_sport_and_fields() {
+        let source = started(Workspace::builtin());
+        source.set_sport("Hockey").unwrap();
+        source.set_score("team1Score", Value::from("3")).unwrap();
+        let transport = Transport::new(&Config::new(source.url().unwrap())).unwrap();
+        let exchanges = runtime::get()
+            .block_on(read_everything(&transport, App::Scoreboard))
+            .exchanges;
+        let ws = scoreboard_workspace(&exchanges);
+        assert_eq!(ws.scoreboard.sport, "Hockey");
+        let text = serde_json::to_string(&ws).unwrap();
+        let again = Workspace::from_json(&text).unwrap();
+        assert_eq!(again.scoreboard, ws.scoreboard);
+        let want = reads(&source, App::Scoreboard);
+        assert_eq!(want.len(), 1);
+        assert_eq!(reads(&started(again), App::Scoreboard), want);
+    }
 }

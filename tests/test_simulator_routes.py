@@ -2,7 +2,7 @@
 tables themselves (`showctl._core._operations()`: the media table and the scoreboard's), sends
 each endpoint of each operation to the simulator as raw HTTP, and fails for an endpoint the
 simulator does not route (404 or 405), naming the line to add to `src/simulator/routes.rs` (and
-the behaviour to write in `src/simulator/state.rs`)."""
+the behaviour to write in `src/simulator/state/`, in the file of the resource it touches)."""
 
 from __future__ import annotations
 
@@ -58,7 +58,8 @@ def line_to_add(op: dict[str, Any], method: str, path: str) -> str:
     return (
         f'{method} {path} ({op["name"]}): add `.route("{route}", {handler})` to router() in '
         f"src/simulator/routes.rs (reading the argument where the client sends it: the body "
-        f"or the query), and `World::{op['name']}` in src/simulator/state.rs"
+        f"or the query), and `World::{op['name']}` in src/simulator/state/ (the file of the "
+        f"resource it touches: layers.rs, playlists.rs, transport.rs, effects.rs)"
     )
 
 

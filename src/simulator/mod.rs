@@ -8,11 +8,12 @@
 //! It is a separate stand-in: nothing here comes from the client's code (its own description
 //! of each sport and resource is written from the API documents and the field facts).
 
+pub mod answers;
 mod routes;
 mod scores;
 mod state;
 mod wire;
-mod workspace;
+pub mod workspace;
 
 #[cfg(test)]
 mod tests;
@@ -35,8 +36,10 @@ use crate::serve::{Conn, Limits, Running};
 pub use state::{Bad, World};
 pub use workspace::{LoadError, Workspace, DEFAULT_WORKSPACE, WORKSPACE_FILE_NAME};
 
-/// A refused argument (a `ValueError` in Python), naming the argument.
-pub type Result<T> = std::result::Result<T, String>;
+/// What a setting of the simulator gives back: `Err` is a refused argument (a `ValueError` in
+/// Python), its text naming the argument. Distinct from the crate's `Result`, whose error is
+/// the client's typed [`crate::error::Error`].
+pub type ArgResult<T> = std::result::Result<T, String>;
 
 /// Requests kept in the log (the oldest are dropped beyond this).
 pub const LOG_CAPACITY: usize = 10_000;
@@ -265,7 +268,7 @@ async fn handle(
     shared: Arc<Shared>,
     router: Router,
     req: hyper::Request<Incoming>,
-) -> std::result::Result<Response, Dropped> {
+) -> Result<Response, Dropped> {
     let (parts, body) = req.into_parts();
     let (bytes, too_large) = match axum::body::to_bytes(Body::new(body), routes::MAX_BODY).await {
         Ok(b) => (b, false),
@@ -354,7 +357,7 @@ pub struct Simulator {
 }
 
 impl Simulator {
-    pub fn new(options: Options) -> Result<Self> {
+    pub fn new(options: Options) -> ArgResult<Self> {
         if let Some(key) = &options.api_key {
             if key.is_empty() || key.chars().any(|c| c.is_control() || c == ' ') {
                 return Err(
@@ -484,7 +487,7 @@ impl Simulator {
     }
 
     /// The next `times` requests answer `status` (300–599); 0 cancels.
-    pub fn fail_next(&self, status: i64, times: u32) -> Result<()> {
+    pub fn fail_next(&self, status: i64, times: u32) -> ArgResult<()> {
         let status = u16::try_from(status)
             .ok()
             .filter(|s| (300..=599).contains(s))
@@ -496,7 +499,7 @@ impl Simulator {
     }
 
     /// Delay every answer by `seconds` (0 to [`MAX_DELAY`]; 0 removes the delay).
-    pub fn delay(&self, seconds: f64) -> Result<()> {
+    pub fn delay(&self, seconds: f64) -> ArgResult<()> {
         if !seconds.is_finite() || !(0.0..=MAX_DELAY).contains(&seconds) {
             return Err(format!(
                 "seconds: must be a finite number from 0 to {MAX_DELAY}, got {seconds}"
@@ -513,12 +516,12 @@ impl Simulator {
 
     /// Set a field of the active score record (`game1.team1Goals` reaches into a Custom
     /// game).
-    pub fn set_score(&self, field: &str, value: Value) -> Result<()> {
+    pub fn set_score(&self, field: &str, value: Value) -> ArgResult<()> {
         self.shared.world().scores.set_field(field, value)
     }
 
     /// Switch the scoreboard to another sport mode of the document.
-    pub fn set_sport(&self, mode: &str) -> Result<()> {
+    pub fn set_sport(&self, mode: &str) -> ArgResult<()> {
         self.shared
             .world()
             .scores

@@ -29,7 +29,7 @@ pub const FORMAT: u32 = 1;
 pub type Extra = Map<String, Value>;
 
 /// A parsed workspace file.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Workspace {
     #[serde(default = "format_one")]
@@ -125,6 +125,25 @@ impl Workspace {
         Self::from_json(&text).map_err(|e| LoadError::Invalid(format!("{}: {e}", file.display())))
     }
 
+    /// A workspace with every section at its default (what an empty file gives).
+    pub fn empty() -> Self {
+        Workspace {
+            format: FORMAT,
+            name: String::new(),
+            answers: Answers::default(),
+            playlists: root_playlist(),
+            layers: Vec::new(),
+            blend_modes: default_blend_modes(),
+            layer_presets: Vec::new(),
+            target_sets: Vec::new(),
+            effects: Vec::new(),
+            effect_presets: Vec::new(),
+            transitions: Vec::new(),
+            workspace: WorkspaceSeed::default(),
+            scoreboard: ScoreboardSeed::default(),
+        }
+    }
+
     fn checked(self) -> Result<Self, String> {
         if self.format == 0 || self.format > FORMAT {
             return Err(format!(
@@ -181,6 +200,9 @@ fn default_blend_modes() -> Vec<BlendMode> {
 fn yes() -> bool {
     true
 }
+fn is_false(b: &bool) -> bool {
+    !b
+}
 fn one() -> f64 {
     1.0
 }
@@ -189,7 +211,7 @@ fn default_duration() -> f64 {
 }
 
 /// How the read endpoints that have two forms answer.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Answers {
     /// `GET /opacity/layer/{id}`.
@@ -203,7 +225,7 @@ pub struct Answers {
     pub blend_route: bool,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum OpacityForm {
     /// `{"opacity": {"value": x}}`, as the field reports.
     #[default]
@@ -214,7 +236,7 @@ pub enum OpacityForm {
     Document,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TransitionListKey {
     #[default]
     #[serde(rename = "data")]
@@ -224,41 +246,21 @@ pub enum TransitionListKey {
 }
 
 /// A name and a UUID (a target set, a media), plus what the application sent beyond them.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Named {
     pub name: String,
     #[serde(default = "new_uuid")]
     pub uuid: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Extra::is_empty")]
     pub extra: Extra,
-}
-
-impl Named {
-    /// `{name, uuid}` and the extra keys.
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("name".into(), Value::from(self.name.as_str()));
-        m.insert("uuid".into(), Value::from(self.uuid.as_str()));
-        with_extra(m, &self.extra)
-    }
-}
-
-/// Append the extra keys a documented object does not already have.
-pub fn with_extra(mut m: Map<String, Value>, extra: &Extra) -> Value {
-    for (k, v) in extra {
-        if !m.contains_key(k) {
-            m.insert(k.clone(), v.clone());
-        }
-    }
-    Value::Object(m)
 }
 
 /// A cue (playlist item). `duration` (seconds, 0 for a still image), `media` (what
 /// `playingMedia` reports; the cue itself when absent) and `layer` (the layer the cue is
 /// configured to play on: a name or UUID; none plays on the targeted layer) exist only in the
 /// workspace file.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Cue {
     pub name: String,
@@ -266,25 +268,17 @@ pub struct Cue {
     pub uuid: String,
     #[serde(default = "default_duration")]
     pub duration: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub media: Option<Named>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub layer: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Extra::is_empty")]
     pub extra: Extra,
-}
-
-impl Cue {
-    /// The cue summary the API answers: `{name, uuid}` and the extra keys.
-    pub fn summary(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("name".into(), Value::from(self.name.as_str()));
-        m.insert("uuid".into(), Value::from(self.uuid.as_str()));
-        with_extra(m, &self.extra)
-    }
 }
 
 /// A playlist; groups hold playlists in `children`. The video input playlist carries
 /// `"videoInput": true` and holds video input actions as its items.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Playlist {
     pub name: String,
@@ -294,9 +288,9 @@ pub struct Playlist {
     pub items: Vec<Cue>,
     #[serde(default)]
     pub children: Vec<Playlist>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_false")]
     pub video_input: bool,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Extra::is_empty")]
     pub extra: Extra,
 }
 
@@ -331,27 +325,20 @@ pub struct Fx {
     pub enabled: bool,
     #[serde(default)]
     pub variables: Vec<Value>,
-    #[serde(default, rename = "favoriteUUID", skip_serializing)]
+    #[serde(
+        default,
+        rename = "favoriteUUID",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub favorite_uuid: Option<String>,
-    #[serde(default, skip_serializing)]
+    #[serde(default, skip_serializing_if = "Extra::is_empty")]
     pub extra: Extra,
-}
-
-impl Fx {
-    /// `{uuid, name, enabled, variables}` and the extra keys.
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("uuid".into(), Value::from(self.uuid.as_str()));
-        m.insert("name".into(), Value::from(self.name.as_str()));
-        m.insert("enabled".into(), Value::from(self.enabled));
-        m.insert("variables".into(), Value::Array(self.variables.clone()));
-        with_extra(m, &self.extra)
-    }
 }
 
 /// An effect in a layer, the workspace or an effect preset: a name or UUID of the `effects`
 /// catalogue, or a whole effect object (its own variable values).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
 pub enum FxRef {
     Ref(String),
     Inline(Fx),
@@ -376,50 +363,36 @@ impl<'de> Deserialize<'de> for FxRef {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BlendMode {
     pub name: String,
     pub id: i64,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Extra::is_empty")]
     pub extra: Extra,
 }
 
-impl BlendMode {
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("name".into(), Value::from(self.name.as_str()));
-        m.insert("id".into(), Value::from(self.id));
-        with_extra(m, &self.extra)
-    }
-}
-
 /// A layer preset; applying it sets the layer fields it carries.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LayerPreset {
     pub id: String,
     pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub opacity: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub blend_mode: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub is_hidden: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub is_muted: Option<bool>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Extra::is_empty")]
     pub extra: Extra,
-}
-
-impl LayerPreset {
-    pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("id".into(), Value::from(self.id.as_str()));
-        m.insert("name".into(), Value::from(self.name.as_str()));
-        with_extra(m, &self.extra)
-    }
 }
 
 /// An effect preset; `effects` are references to the catalogue or effect objects; `null`
 /// is answered as null (the document allows it).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EffectPresetSeed {
     #[serde(default = "new_uuid")]
@@ -427,7 +400,7 @@ pub struct EffectPresetSeed {
     pub name: String,
     #[serde(default = "some_empty")]
     pub effects: Option<Vec<FxRef>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Extra::is_empty")]
     pub extra: Extra,
 }
 
@@ -436,7 +409,7 @@ fn some_empty() -> Option<Vec<FxRef>> {
 }
 
 /// A layer's blend as `GET /blend/layer/{id}` answers it.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LayerBlendSeed {
     #[serde(rename = "type")]
@@ -446,10 +419,12 @@ pub struct LayerBlendSeed {
 }
 
 /// What a layer shows at start (a transport state as the application answered it).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TransportSeed {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub playing_item: Option<Named>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub playing_media: Option<Named>,
     #[serde(default)]
     pub time_elapsed: f64,
@@ -460,13 +435,13 @@ pub struct TransportSeed {
     /// A video input: no end.
     #[serde(default)]
     pub live: bool,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Extra::is_empty")]
     pub extra: Extra,
 }
 
 /// A layer at start. References (blend mode, target set, layer preset, transition, effects,
 /// effect preset) are names or UUIDs of the catalogues.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LayerSeed {
     pub name: String,
@@ -478,35 +453,46 @@ pub struct LayerSeed {
     pub is_hidden: bool,
     #[serde(default)]
     pub is_muted: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub blend_mode: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub layer_blend: Option<LayerBlendSeed>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub target_set: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub layer_preset: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub transition: Option<String>,
     #[serde(default = "one")]
     pub transition_duration: f64,
     #[serde(default)]
     pub effects: Vec<FxRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub effect_preset: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub transport: Option<TransportSeed>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Extra::is_empty")]
     pub extra: Extra,
 }
 
 /// The workspace-wide settings at start.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct WorkspaceSeed {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub transition: Option<String>,
     #[serde(default = "one")]
     pub transition_duration: f64,
     #[serde(default)]
     pub effects: Vec<FxRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub effect_preset: Option<String>,
     /// The layer untargeted media plays on until a `select/layer/{id}?target=true` (a name
     /// or UUID; the first layer when absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub target_layer: Option<String>,
     /// The selected playlist at start (a name or UUID; the first top-level one when absent).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub selected_playlist: Option<String>,
 }
 
@@ -525,7 +511,7 @@ impl Default for WorkspaceSeed {
 
 /// The scoreboard at start: the active sport and, per sport mode, fields that override the
 /// defaults (other keys are kept and answered too).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScoreboardSeed {
     #[serde(default = "basketball")]
@@ -612,7 +598,7 @@ mod tests {
             r#"{"targetSets":[{"name":"T","uuid":"U","extra":{"z":1,"a":[2]}}]}"#,
         )
         .unwrap();
-        let v = ws.target_sets[0].to_json();
+        let v = crate::simulator::answers::named(&ws.target_sets[0]);
         assert_eq!(
             serde_json::to_string(&v).unwrap(),
             r#"{"name":"T","uuid":"U","z":1,"a":[2]}"#
