@@ -8,7 +8,10 @@
 //! counted before it is opened: a value nested deeper than the limit (a list nested 20,000
 //! deep, a list that holds itself) is a `ValueError`, on any thread. pythonize, used before,
 //! recursed without a limit (a stack overflow, the interpreter killed) and took no numpy
-//! integers.
+//! integers. Measured again behind iterative depth checks (pythonize 0.29), it was slower
+//! both ways or level with this code, and reading Python it would need a walk of its own for
+//! what it does not refuse (NaN, sets, dataclasses): see docs/architecture.md, "JSON and
+//! Python".
 
 use std::sync::Arc;
 
@@ -573,119 +576,4 @@ pub(crate) fn dataclass_repr(
 pub(crate) fn model_from_py<M: Model>(data: &Bound<'_, PyAny>) -> PyResult<M> {
     M::from_value(py_to_json(data, "data")?)
         .map_err(|e| PyValueError::new_err(format!("data: {e}")))
-}
-
-// ---------------------------------------------------------------------------------------------
-// TEMPORARY: pythonize against the converter above, in one process (removed after measuring).
-// ---------------------------------------------------------------------------------------------
-
-/// Refuse a Python value nested deeper than [`MAX_DEPTH`], without recursion.
-fn py_check_depth(obj: &Bound<'_, PyAny>) -> PyResult<()> {
-    let mut stack: Vec<(Bound<'_, PyAny>, usize)> = vec![(obj.clone(), 0)];
-    while let Some((v, d)) = stack.pop() {
-        if let Ok(dict) = v.cast::<PyDict>() {
-            if d >= MAX_DEPTH {
-                return Err(PyValueError::new_err(too_deep()));
-            }
-            for (_, x) in dict.iter() {
-                stack.push((x, d + 1));
-            }
-        } else if let Ok(list) = v.cast::<PyList>() {
-            if d >= MAX_DEPTH {
-                return Err(PyValueError::new_err(too_deep()));
-            }
-            for x in list.iter() {
-                stack.push((x, d + 1));
-            }
-        } else if let Ok(t) = v.cast::<PyTuple>() {
-            if d >= MAX_DEPTH {
-                return Err(PyValueError::new_err(too_deep()));
-            }
-            for x in t.iter() {
-                stack.push((x, d + 1));
-            }
-        } else if v.is_instance_of::<PyString>()
-            || v.is_instance_of::<PyInt>()
-            || v.is_instance_of::<PyFloat>()
-            || v.is_none()
-        {
-        } else if let Ok(m) = v.cast::<PyMapping>() {
-            if d >= MAX_DEPTH {
-                return Err(PyValueError::new_err(too_deep()));
-            }
-            for x in m.values()?.iter() {
-                stack.push((x, d + 1));
-            }
-        } else if let Ok(s) = v.cast::<PySequence>() {
-            if d >= MAX_DEPTH {
-                return Err(PyValueError::new_err(too_deep()));
-            }
-            for x in s.try_iter()? {
-                stack.push((x?, d + 1));
-            }
-        }
-    }
-    Ok(())
-}
-
-fn pz_to_json(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
-    py_check_depth(obj)?;
-    pythonize::depythonize::<Value>(obj).map_err(|e| PyValueError::new_err(e.to_string()))
-}
-
-fn pz_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
-    crate::json::check_depth(v).map_err(PyValueError::new_err)?;
-    pythonize::pythonize(py, v).map_err(|e| PyValueError::new_err(e.to_string()))
-}
-
-/// `(hand_to_json, pythonize_to_json, hand_to_py, pythonize_to_py)`: nanoseconds per
-/// conversion of `obj`, one figure per round, A and B interleaved (order swapped each round).
-#[pyfunction]
-pub fn _convert_bench(
-    obj: &Bound<'_, PyAny>,
-    rounds: usize,
-    inner: usize,
-) -> PyResult<(Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>)> {
-    use std::time::Instant;
-    let py = obj.py();
-    let value = py_to_json(obj, "data")?;
-    if pz_to_json(obj)? != value {
-        return Err(PyValueError::new_err("pythonize read another value"));
-    }
-    if !json_to_py(py, &value)?.eq(pz_to_py(py, &value)?)? {
-        return Err(PyValueError::new_err("pythonize built another value"));
-    }
-    let time = |f: &dyn Fn() -> PyResult<()>| -> PyResult<f64> {
-        let t = Instant::now();
-        for _ in 0..inner {
-            f()?;
-        }
-        Ok(t.elapsed().as_nanos() as f64 / inner as f64)
-    };
-    let hand_in = || py_to_json(obj, "data").map(drop);
-    let pz_in = || pz_to_json(obj).map(drop);
-    let hand_out = || json_to_py(py, &value).map(drop);
-    let pz_out = || pz_to_py(py, &value).map(drop);
-    let (mut a, mut b, mut c, mut d) = (vec![], vec![], vec![], vec![]);
-    for r in 0..rounds {
-        if r % 2 == 0 {
-            a.push(time(&hand_in)?);
-            b.push(time(&pz_in)?);
-            c.push(time(&hand_out)?);
-            d.push(time(&pz_out)?);
-        } else {
-            b.push(time(&pz_in)?);
-            a.push(time(&hand_in)?);
-            d.push(time(&pz_out)?);
-            c.push(time(&hand_out)?);
-        }
-    }
-    Ok((a, b, c, d))
-}
-
-/// pythonize behind the depth checks, both ways (to see its errors and limits).
-#[pyfunction]
-pub fn _pythonize_roundtrip<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-    let v = pz_to_json(obj)?;
-    pz_to_py(obj.py(), &v)
 }

@@ -57,8 +57,6 @@ mod _core {
     #[pymodule_export]
     use super::feed::PyFeed;
     #[pymodule_export]
-    use super::convert::{_convert_bench, _pythonize_roundtrip};
-    #[pymodule_export]
     use super::layer::PyLayer;
     #[pymodule_export]
     use super::models::{
