@@ -8,7 +8,10 @@
 //! counted before it is opened: a value nested deeper than the limit (a list nested 20,000
 //! deep, a list that holds itself) is a `ValueError`, on any thread. pythonize, used before,
 //! recursed without a limit (a stack overflow, the interpreter killed) and took no numpy
-//! integers.
+//! integers. Measured again behind iterative depth checks (pythonize 0.29), it was slower
+//! both ways or level with this code, and reading Python it would need a walk of its own for
+//! what it does not refuse (NaN, sets, dataclasses): see docs/architecture.md, "JSON and
+//! Python".
 
 use std::sync::Arc;
 
