@@ -14,6 +14,13 @@ from fakeserver import FakeServer, Script, Seen, reset_mid_body, serve, stall
 TIMEOUT = 0.5
 
 
+def timeout_for(fault: str) -> float:
+    """The client's timeout: short where the fault is a stall (the test waits it out), long
+    otherwise, so that a loaded machine cannot turn the answer after the fault into a timeout
+    (which a client retrying commands retries: a third request)."""
+    return TIMEOUT if fault == "timeout" else 10.0
+
+
 def fault_then_ok(fault: Script | int, again: threading.Event) -> tuple[Script, ...]:
     """Scripts of a server whose first request meets `fault` (a script, or a status), and
     whose later requests are answered 200; `again` is set when a second request arrives."""
@@ -49,11 +56,13 @@ def test_a_command_is_retried_only_with_retry_commands(fault: str) -> None:
     first, error = FAULTS[fault]
     again = threading.Event()
     with FakeServer(*fault_then_ok(first(), again)) as server:
-        player = showctl.MediaPlayer(server.url, timeout=TIMEOUT, retries=2, retry_commands=True)
+        player = showctl.MediaPlayer(
+            server.url, timeout=timeout_for(fault), retries=2, retry_commands=True
+        )
         player.layer(0).mute()
         assert len(mutes(server)) == 2, server.lines()
     with FakeServer(*fault_then_ok(first(), again)) as server:
-        player = showctl.MediaPlayer(server.url, timeout=TIMEOUT, retries=2)
+        player = showctl.MediaPlayer(server.url, timeout=timeout_for(fault), retries=2)
         with pytest.raises(error):
             player.layer(0).mute()
         assert len(mutes(server)) == 1, server.lines()
@@ -68,7 +77,7 @@ def test_a_mirror_retries_a_command_with_retry_commands(fault: str) -> None:
             player = showctl.MediaPlayer(
                 primary.url,
                 mirrors=[mirror.url],
-                timeout=TIMEOUT,
+                timeout=timeout_for(fault),
                 retries=2,
                 retry_commands=retry,
             )
