@@ -501,7 +501,7 @@ impl Feed {
                 "media, scoreboard: give the URL of at least one application to poll",
             ));
         }
-        crate::score::watch_interval(options.interval.as_secs_f64())?;
+        crate::poll::watch_interval(options.interval.as_secs_f64())?;
         for (i, source) in options.sources.iter().enumerate() {
             if options.sources[..i].iter().any(|s| s.name == source.name) {
                 return Err(Error::invalid(format!(
@@ -516,8 +516,7 @@ impl Feed {
             crate::transport::normalize_base(&source.config.url)
                 .map_err(|e| named(&source.name, e))?;
             if let Some(i) = source.interval {
-                crate::score::watch_interval(i.as_secs_f64())
-                    .map_err(|e| named(&source.name, e))?;
+                crate::poll::watch_interval(i.as_secs_f64()).map_err(|e| named(&source.name, e))?;
             }
             // The name is part of URLs and file names.
             let usable = !source.name.is_empty()

@@ -10,7 +10,7 @@ use super::models::*;
 pub use crate::endpoint::*;
 use crate::error::{Error, Result};
 use crate::ident::Ident;
-use crate::score::json_kind;
+use crate::json::json_kind;
 use crate::transport::{Method, Request};
 
 /// Reply caps: far above the largest reply of each shape seen or imaginable, far below the

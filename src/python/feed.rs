@@ -148,7 +148,7 @@ impl PyFeed {
                 "port: must be from 0 (pick a free port) to 65535, got {port}"
             ))
         })?;
-        let interval = crate::score::watch_interval(interval)?;
+        let interval = crate::poll::watch_interval(interval)?;
         let limits = Limits {
             header_timeout: crate::serve::header_timeout(header_timeout)
                 .map_err(PyValueError::new_err)?,

@@ -267,7 +267,7 @@ media_ops!(workspace_methods! { PyMediaPlayer, core_ops, {
         #[pyo3(from_py_with = args::interval)] interval: f64,
         #[pyo3(from_py_with = args::thresholds)] thresholds: Vec<f64>,
     ) -> PyResult<PyTransportWatch> {
-        let interval = crate::score::watch_interval(interval)?;
+        let interval = crate::poll::watch_interval(interval)?;
         let thresholds = watch::thresholds(&thresholds)?;
         Ok(PyTransportWatch::new(watch::TransportWatch::new(
             self.client.clone(),

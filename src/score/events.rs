@@ -243,7 +243,7 @@ pub struct ScoreEventWatch {
 }
 
 impl ScoreEventWatch {
-    /// `interval` from [`super::watch_interval`].
+    /// `interval` from [`crate::poll::watch_interval`].
     pub fn new(board: Scoreboard, interval: Duration) -> Self {
         ScoreEventWatch {
             board,
