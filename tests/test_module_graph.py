@@ -97,7 +97,7 @@ def test_no_import_cycle_in_the_binding() -> None:
 
 def test_no_import_cycle_in_the_media_core() -> None:
     g = graph(ROOT / "src" / "media", "media")
-    assert "endpoints" in g["ops"], g
+    assert "endpoints" in g["builders"], g
     assert cycles(g) == []
 
 

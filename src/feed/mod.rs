@@ -366,7 +366,7 @@ impl Source for ScoreSource {
         self.0.transport().base_url().to_string()
     }
     async fn poll(&self) -> Result<Scores> {
-        let call = crate::score::ops::workspace::scores()?;
+        let call = crate::score::builders::workspace::scores()?;
         upstream::read_clean(self.0.transport(), call)
             .await
             .map(Arc::new)

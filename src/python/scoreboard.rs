@@ -15,7 +15,7 @@ use super::rt;
 use super::score_events::PyScoreEventWatch;
 use super::score_models::{other_sport, score_to_py, PyScoreRecord};
 use super::watch::watch_class;
-use crate::score::ops as core_ops;
+use crate::score::builders as core_ops;
 use crate::score::{self, score_ops, ScoreEventWatch, ScoreRecord, ScoreWatch};
 use crate::transport::{Transport, ENV_SCOREBOARD_URL};
 

@@ -4,9 +4,9 @@ use std::future::Future;
 use std::sync::Arc;
 
 use super::record::ScoreRecord;
-use super::table::ops;
-use crate::endpoint::{Call, Client};
+use super::table::builders;
 use crate::error::Result;
+use crate::operation::{Call, Client};
 use crate::transport::Transport;
 
 /// The scoreboard client.
@@ -25,7 +25,7 @@ impl Scoreboard {
 
     /// GET /data/scores.
     pub async fn scores(&self) -> Result<ScoreRecord> {
-        self.call(ops::workspace::scores()?).await
+        self.call(builders::workspace::scores()?).await
     }
 
     /// Send a call of the operation table and decode its reply.

@@ -25,6 +25,6 @@ pub use record::{FieldValue, ScoreRecord};
 pub use sports::{fields_of, Field, FieldKind, Sport, SERIES_LEN};
 #[allow(unused_imports)] // used by the binding
 pub(crate) use table::score_ops;
-pub use table::{ops, SCORES};
+pub use table::{builders, SCORES};
 pub use view::{Fields, ScoreView, Team, Val};
 pub use watch::ScoreWatch;

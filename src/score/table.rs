@@ -1,8 +1,8 @@
 //! The operation table of the scoreboard API.
 
 use super::record::ScoreRecord;
-use crate::endpoint::{endpoint_consts, get, Call, Endpoint};
 use crate::error::Result;
+use crate::operation::{endpoint_consts, get, Call, Endpoint};
 
 /// The operations of the scoreboard API, in the grammar of the media table
 /// (`crate::media::table`): its consumers are the same.
@@ -32,11 +32,11 @@ pub(crate) use score_ops;
 score_ops!(endpoint_consts! {});
 
 /// The core builders of the scoreboard's operations.
-pub mod ops {
+pub mod builders {
     use super::*;
-    use crate::endpoint::builders;
     #[allow(unused_imports)]
     use crate::ident::Ident;
+    use crate::operation::builders;
 
     score_ops!(builders! {});
 }
