@@ -141,7 +141,7 @@ pub enum Given<'a> {
 }
 /// What a layer plays: the cue that touched it last, the media, and the clock.
 #[derive(Debug, Clone, Default)]
-pub struct Transport {
+pub struct PlaybackClock {
     item: Option<Value>,
     media: Option<Value>,
     /// Seconds; 0 for a still image.
@@ -156,9 +156,9 @@ pub struct Transport {
     extra: Extra,
 }
 
-impl Transport {
+impl PlaybackClock {
     fn seeded(seed: &TransportSeed, now: Instant) -> Self {
-        Transport {
+        PlaybackClock {
             item: seed.playing_item.as_ref().map(Named::to_json),
             media: seed.playing_media.as_ref().map(Named::to_json),
             duration: (seed.time_elapsed + seed.time_remaining).max(0.0),
@@ -233,10 +233,10 @@ impl Transport {
 
     /// Empty the layer; `playingItem` stays (the application never clears it).
     fn clear(&mut self) {
-        *self = Transport {
+        *self = PlaybackClock {
             item: self.item.take(),
             extra: std::mem::take(&mut self.extra),
-            ..Transport::default()
+            ..PlaybackClock::default()
         };
     }
 
@@ -302,7 +302,7 @@ struct Layer {
     target_set: Option<usize>,
     layer_preset: Option<usize>,
     settings: Settings,
-    transport: Transport,
+    clock: PlaybackClock,
     extra: Extra,
 }
 
@@ -561,10 +561,10 @@ impl World {
                 &l.effects,
                 l.effect_preset.as_ref(),
             )?,
-            transport: l
+            clock: l
                 .transport
                 .as_ref()
-                .map_or_else(Transport::default, |t| Transport::seeded(t, now)),
+                .map_or_else(PlaybackClock::default, |t| PlaybackClock::seeded(t, now)),
             extra: l.extra.clone(),
         })
     }
@@ -764,7 +764,7 @@ impl World {
     }
 
     fn transport_of(&self, l: &Layer, now: Instant) -> Value {
-        let mut ts = l.transport.to_json(now);
+        let mut ts = l.clock.to_json(now);
         let mut layer = self.layer_map(l);
         layer.insert("layerBlend".into(), self.layer_blend(l));
         layer.insert("transition".into(), self.live_transition(l));
@@ -918,13 +918,13 @@ impl World {
 
     fn apply(layer: &mut Layer, op: Op, now: Instant) {
         match op {
-            Op::Clear => layer.transport.clear(),
+            Op::Clear => layer.clock.clear(),
             Op::Mute => layer.muted = true,
             Op::Unmute => layer.muted = false,
             Op::Hide => layer.hidden = true,
             Op::Unhide => layer.hidden = false,
-            Op::Play => layer.transport.play(now),
-            Op::Pause => layer.transport.pause(now),
+            Op::Play => layer.clock.play(now),
+            Op::Pause => layer.clock.pause(now),
         }
     }
 
@@ -947,7 +947,7 @@ impl World {
     pub fn seek(&mut self, id: &str, to: impl Fn(f64, f64) -> f64) -> Outcome<()> {
         let i = self.layer_index(id)?;
         let now = Instant::now();
-        let t = &mut self.layers[i].transport;
+        let t = &mut self.layers[i].clock;
         let target = to(t.elapsed(now), t.duration);
         t.seek(target, now);
         Ok(())
@@ -985,7 +985,7 @@ impl World {
         };
         match self.layers.get_mut(layer) {
             Some(l) => {
-                l.transport.load(&cue, live, Instant::now());
+                l.clock.load(&cue, live, Instant::now());
                 Ok(())
             }
             None => bad("the workspace has no layer to play on"),
@@ -1377,7 +1377,7 @@ mod tests {
     #[test]
     fn transport_clock() {
         let t0 = Instant::now();
-        let mut t = Transport::default();
+        let mut t = PlaybackClock::default();
         t.load(&cue("c", 10.0), false, t0);
         let at = |s: f64| t0 + Duration::from_secs_f64(s);
         assert_eq!(t.elapsed(at(2.0)), 2.0);
@@ -1399,7 +1399,7 @@ mod tests {
     #[test]
     fn still_image_plays_at_rate_zero() {
         let t0 = Instant::now();
-        let mut t = Transport::default();
+        let mut t = PlaybackClock::default();
         t.load(&cue("s", 0.0), false, t0);
         let json = t.to_json(t0 + Duration::from_secs(5));
         assert_eq!(json["isPlaying"], true);
