@@ -7,7 +7,8 @@ use std::time::{Duration, SystemTime};
 use serde_json::Value;
 
 use super::view::{ScoreView, Val};
-use super::{ScoreRecord, Scoreboard};
+use super::client::Scoreboard;
+use super::record::ScoreRecord;
 use crate::error::{Error, Result};
 use crate::poll::{transient, Polled, Poller};
 

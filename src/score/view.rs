@@ -7,7 +7,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::board::team_of;
-use super::{fields_of, FieldKind, ScoreRecord, Sport, SERIES_LEN};
+use super::record::ScoreRecord;
+use super::sports::{fields_of, FieldKind, Sport, SERIES_LEN};
 
 /// A scalar score value: an integer where the wire text is a whole number, a flag, or the text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
