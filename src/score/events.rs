@@ -6,9 +6,9 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
-use super::view::{ScoreView, Val};
 use super::client::Scoreboard;
 use super::record::ScoreRecord;
+use super::view::{ScoreView, Val};
 use crate::error::{Error, Result};
 use crate::poll::{transient, Polled, Poller};
 
