@@ -2,12 +2,12 @@
 //! application. The core (everything outside `python/`) has no PyO3 dependency and is tested
 //! with `cargo test`; the `python` feature adds the binding layer that only converts.
 
-pub mod endpoint;
 pub mod error;
 pub mod feed;
 pub mod ident;
 pub mod json;
 pub mod media;
+pub mod operation;
 pub mod poll;
 pub mod probe;
 pub mod record;

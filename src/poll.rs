@@ -6,6 +6,19 @@ use std::time::{Duration, SystemTime};
 
 use crate::error::{Error, Result};
 
+/// Smallest polling interval accepted by the watchers (20 polls a second).
+pub const MIN_WATCH_INTERVAL: f64 = 0.05;
+
+/// Validate a watch interval in seconds.
+pub fn watch_interval(seconds: f64) -> Result<Duration> {
+    if !seconds.is_finite() || seconds < MIN_WATCH_INTERVAL {
+        return Err(Error::invalid(format!(
+            "interval: must be a finite number of seconds, at least {MIN_WATCH_INTERVAL}, got {seconds}"
+        )));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
 /// A failure a poller reports and outlives: no connection, a timeout, 408, 429 or a 5xx.
 pub fn transient(e: &Error) -> bool {
     match e {
@@ -39,7 +52,7 @@ pub struct Poller {
 }
 
 impl Poller {
-    /// `interval` from [`crate::score::watch_interval`].
+    /// `interval` from [`watch_interval`].
     pub fn new(label: &'static str, interval: Duration) -> Self {
         Poller {
             label,
@@ -148,5 +161,14 @@ mod tests {
         assert!(transient(&api(429)));
         assert!(!transient(&api(404)));
         assert!(!transient(&Error::Closed));
+    }
+
+    #[test]
+    fn watch_interval_bounds() {
+        assert!(watch_interval(0.05).is_ok());
+        for bad in [0.0, 0.01, -1.0, f64::NAN, f64::INFINITY] {
+            let e = watch_interval(bad).unwrap_err().to_string();
+            assert!(e.starts_with("interval:"), "{e}");
+        }
     }
 }

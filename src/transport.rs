@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
 
-use crate::error::{chain, shown_url, Cause, Error, Result, BODY_EXCERPT};
+use crate::error::{chain, shown_url, Error, Result, BODY_EXCERPT};
 use crate::tls::{Fingerprint, TlsOptions};
 
 /// API path prefix the client adds to every base URL.
@@ -31,92 +31,11 @@ pub const DEFAULT_CONFIRM_TIMEOUT: Duration = Duration::from_millis(500);
 /// Default largest response body accepted (bytes).
 pub const DEFAULT_MAX_BODY: usize = 64 * 1024 * 1024;
 
-/// HTTP method of a request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Method {
-    Get,
-    Post,
-}
+mod errors;
+mod request;
 
-impl Method {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Method::Get => "GET",
-            Method::Post => "POST",
-        }
-    }
-    pub fn parse(s: &str) -> Result<Self> {
-        match s.to_ascii_uppercase().as_str() {
-            "GET" => Ok(Method::Get),
-            "POST" => Ok(Method::Post),
-            other => Err(Error::invalid(format!(
-                "method: the applications accept GET and POST only, got {other:?}"
-            ))),
-        }
-    }
-}
-
-/// One request, relative to the `/api/0` prefix. `path` is already encoded (see `ident`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Request {
-    pub method: Method,
-    pub path: String,
-    pub query: Vec<(String, String)>,
-    /// Serialized JSON body, sent with `Content-Type: application/json`.
-    pub body: Option<Vec<u8>>,
-    /// The largest reply this request's endpoint can give (below the client's `max_body`): a
-    /// longer one is refused as soon as it is seen, never read whole.
-    pub max_reply: Option<usize>,
-}
-
-impl Request {
-    pub fn get(path: impl Into<String>) -> Self {
-        Request {
-            method: Method::Get,
-            path: path.into(),
-            query: Vec::new(),
-            body: None,
-            max_reply: None,
-        }
-    }
-    pub fn post(path: impl Into<String>) -> Self {
-        Request {
-            method: Method::Post,
-            path: path.into(),
-            query: Vec::new(),
-            body: None,
-            max_reply: None,
-        }
-    }
-    pub fn query(mut self, key: &str, value: impl Into<String>) -> Self {
-        self.query.push((key.to_string(), value.into()));
-        self
-    }
-    pub fn json(mut self, body: &serde_json::Value) -> Self {
-        self.body = Some(serde_json::to_vec(body).expect("a JSON value always serializes"));
-        self
-    }
-    /// The path and query as sent (for logs and error messages).
-    pub fn path_and_query(&self) -> String {
-        let mut s = self.path.clone();
-        if !self.query.is_empty() {
-            s.push('?');
-            let q: Vec<String> = self
-                .query
-                .iter()
-                .map(|(k, v)| {
-                    format!(
-                        "{}={}",
-                        crate::ident::encode_segment(k),
-                        crate::ident::encode_segment(v)
-                    )
-                })
-                .collect();
-            s.push_str(&q.join("&"));
-        }
-        s
-    }
-}
+use errors::{reply_too_large, short, too_large, transport_error};
+pub use request::{Method, Request};
 
 /// Everything a client is built from.
 #[derive(Clone)]
@@ -708,82 +627,6 @@ impl Transport {
             return Ok(Bytes::from(buf));
         }
         Ok(Bytes::from(buf))
-    }
-}
-
-fn too_large(method: &str, url: &str, max: usize) -> Error {
-    Error::Decode {
-        method: method.to_string(),
-        url: url.to_string(),
-        body: String::new(),
-        message: format!(
-            "the answer to {method} {} is larger than max_body ({max} bytes); \
-             raise max_body if this is expected",
-            shown_url(url)
-        ),
-    }
-}
-
-fn reply_too_large(method: &str, url: &str, cap: usize) -> Error {
-    Error::Decode {
-        method: method.to_string(),
-        url: url.to_string(),
-        body: String::new(),
-        message: format!(
-            "the answer to {method} {} is larger than {cap} bytes, the reply cap of this \
-             endpoint (far above what its reply holds); refused without reading it whole",
-            shown_url(url)
-        ),
-    }
-}
-
-fn short(e: &Error) -> String {
-    match e {
-        Error::Api { status, .. } => format!("status {status}"),
-        Error::Timeout { .. } => "timeout".into(),
-        Error::Connect { .. } => "connection failed".into(),
-        other => other.to_string(),
-    }
-}
-
-/// Map a reqwest error to the core's error, keeping the whole cause chain.
-fn transport_error(method: &str, url: &str, e: &reqwest::Error) -> Error {
-    let mut detail = chain(e);
-    // The message starts with the URL already; reqwest's own " for url (…)" would repeat it.
-    if let Some(u) = e.url() {
-        detail = detail.replace(&format!(" for url ({u})"), "");
-    }
-    let shown = shown_url(url);
-    if e.is_timeout() {
-        return Error::Timeout {
-            method: method.into(),
-            url: url.into(),
-            message: format!("{method} {shown} timed out: {detail}"),
-        };
-    }
-    if let Some(why) = crate::tls::refusal(e) {
-        // The verifier said why and what would connect (see `crate::tls`).
-        return Error::Connect {
-            method: method.into(),
-            url: url.into(),
-            message: format!("{method} {shown} failed: invalid peer certificate: {why}"),
-        };
-    }
-    let hint = match crate::error::cause(e) {
-        Cause::Certificate => {
-            " (the application's certificate is not trusted: pass ca_cert=PATH, or verify=False \
-             for its self-signed certificate)"
-        }
-        Cause::Refused => " (is the application running, with its API enabled, on this port?)",
-        Cause::Dropped if url.starts_with("http://") => {
-            " (if the application is set to HTTPS, use an https:// URL)"
-        }
-        _ => "",
-    };
-    Error::Connect {
-        method: method.into(),
-        url: url.into(),
-        message: format!("{method} {shown} failed: {detail}{hint}"),
     }
 }
 

@@ -522,8 +522,16 @@ fn the_harness_covers_every_reply_decoder() {
         .collect();
     // Each table with the list of fuzz/harness.rs its reads belong in.
     let tables = [
-        ("media", "decoders![...]", showctl::media::ops::operations()),
-        ("scoreboard", "SCORE", showctl::score::ops::operations()),
+        (
+            "media",
+            "decoders![...]",
+            showctl::media::builders::operations(),
+        ),
+        (
+            "scoreboard",
+            "SCORE",
+            showctl::score::builders::operations(),
+        ),
     ];
     let mut reads = 0;
     let mut missing = Vec::new();

@@ -370,7 +370,7 @@ impl Source for ScoreSource {
         self.0.transport().base_url().to_string()
     }
     async fn poll(&self) -> Result<Scores> {
-        let call = crate::score::ops::workspace::scores()?;
+        let call = crate::score::builders::workspace::scores()?;
         upstream::read_clean(self.0.transport(), call)
             .await
             .map(Arc::new)
@@ -505,7 +505,7 @@ impl Feed {
                 "media, scoreboard: give the URL of at least one application to poll",
             ));
         }
-        crate::score::watch_interval(options.interval.as_secs_f64())?;
+        crate::poll::watch_interval(options.interval.as_secs_f64())?;
         for (i, source) in options.sources.iter().enumerate() {
             if options.sources[..i].iter().any(|s| s.name == source.name) {
                 return Err(Error::invalid(format!(
@@ -520,8 +520,7 @@ impl Feed {
             crate::transport::normalize_base(&source.config.url)
                 .map_err(|e| named(&source.name, e))?;
             if let Some(i) = source.interval {
-                crate::score::watch_interval(i.as_secs_f64())
-                    .map_err(|e| named(&source.name, e))?;
+                crate::poll::watch_interval(i.as_secs_f64()).map_err(|e| named(&source.name, e))?;
             }
             // The name is part of URLs and file names.
             crate::venue::check_name(&source.name).map_err(Error::invalid)?;

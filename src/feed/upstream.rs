@@ -4,8 +4,8 @@
 //! JSON-escaped or percent-encoded) before anything is decoded, so no document, event or file
 //! the feed makes from it can carry the key.
 
-use crate::endpoint::Call;
 use crate::error::Result;
+use crate::operation::Call;
 use crate::transport::Transport;
 
 /// The largest answer the feed reads from either application: 1 MiB, about ten times the

@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use futures::StreamExt;
 
+use super::builders::Confirmable;
 use super::client::MediaClient;
 use super::confirm::{self, Expect};
 use super::endpoints::{number_in, LAYER_OPACITY, OPACITY, SET_LAYER_OPACITY};
-use super::ops::Confirmable;
 use crate::error::{Error, Result};
 use crate::ident::Ident;
 

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use super::models::*;
-pub use crate::endpoint::*;
 use crate::error::{Error, Result};
 use crate::ident::Ident;
-use crate::score::json_kind;
+use crate::json::json_kind;
+pub use crate::operation::*;
 use crate::transport::{Method, Request};
 
 /// Reply caps: far above the largest reply of each shape seen or imaginable, far below the
@@ -494,7 +494,7 @@ fn transition_duration(body: &[u8]) -> Result<f64, String> {
 // ---------------------------------------------------------------------------------------------
 
 super::table::media_ops!(endpoint_consts! {});
-use crate::endpoint::endpoint_consts;
+use crate::operation::endpoint_consts;
 
 /// Move the playhead of a layer: `seconds` ≥ 0 from the start (`/goToStart?offset=S`),
 /// below 0 from the end (`/goToEnd?offset=|S|`); `-0.0` is the very end.

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::score::{as_text, json_kind};
+use crate::json::{as_text, json_kind};
 
 /// A JSON object as the application sent it.
 pub type Raw = Map<String, Value>;

@@ -5,7 +5,7 @@
 //!
 //! `media_ops!(callback! { passed tokens })` hands the whole table to `callback!`, after the
 //! passed tokens. Its consumers: [`super::endpoints`] (the endpoint constants),
-//! [`super::ops`] (one core builder per operation, and the metadata list), and the binding
+//! [`super::builders`] (one core builder per operation, and the metadata list), and the binding
 //! (the `MediaPlayer` and `Layer` methods with their `_async` twins, and the `Command`
 //! constructors). The table is grouped by scope and kind, so every consumer picks the groups
 //! it needs:

@@ -281,7 +281,7 @@ pub struct TransportWatch {
 }
 
 impl TransportWatch {
-    /// `interval` from [`crate::score::watch_interval`], `thresholds` from [`thresholds`].
+    /// `interval` from [`crate::poll::watch_interval`], `thresholds` from [`thresholds`].
     pub fn new(client: MediaClient, interval: Duration, thresholds: Vec<f64>) -> Self {
         TransportWatch {
             client,

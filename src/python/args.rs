@@ -1,6 +1,6 @@
 //! Conversion of Python arguments: the client options, identifiers, numbers, and one
 //! [`FromPyArg`] conversion per argument kind of the operation tables
-//! (`crate::media::ops::ArgKind`). Ranges and forms are checked by the core encoders.
+//! (`crate::media::builders::ArgKind`). Ranges and forms are checked by the core encoders.
 
 use std::path::PathBuf;
 
@@ -14,8 +14,10 @@ use super::models::{PyEffect, PyLayerBlend};
 
 use crate::error::{Error, Result};
 use crate::ident::Ident;
+use crate::media::builders::{
+    ArgKind, BlendArg, EffectArg, Labelled, NameOf, Number, OrNone, UuidOf,
+};
 use crate::media::endpoints::{self as ep, BlendSpec};
-use crate::media::ops::{ArgKind, BlendArg, EffectArg, Labelled, NameOf, Number, OrNone, UuidOf};
 use crate::tls::{Fingerprint, ENV_TLS_FINGERPRINT};
 use crate::transport::Target;
 

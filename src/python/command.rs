@@ -11,13 +11,13 @@ use super::convert::{dataclass_repr, hash_of, json_to_py, py_to_json, type_name,
 use super::errors::to_pyerr;
 use super::layer::PyLayer;
 use super::ops::command_methods;
-use crate::endpoint::Call;
 use crate::error::Result;
 use crate::ident::Ident;
+use crate::media::builders::prelude::*;
+use crate::media::builders::{self as core_ops, Confirmable};
 use crate::media::endpoints::{self as ep, parse};
-use crate::media::ops::prelude::*;
-use crate::media::ops::{self as core_ops, Confirmable};
 use crate::media::table::media_ops;
+use crate::operation::Call;
 
 /// One command for `MediaPlayer.batch()`, checked when it is built (bad input raises
 /// `ValueError` here, before anything is sent). Build it with the static methods, which take

@@ -154,7 +154,7 @@ impl PyFeed {
         })?;
         // Given or not matters beside a venue (refused there); otherwise the defaults apply.
         let given = (interval.is_some(), timeout.is_some(), verify.is_some());
-        let interval = crate::score::watch_interval(interval.unwrap_or(DEFAULT_INTERVAL))?;
+        let interval = crate::poll::watch_interval(interval.unwrap_or(DEFAULT_INTERVAL))?;
         let timeout = timeout.unwrap_or(DEFAULT_TIMEOUT);
         let verify = verify.unwrap_or(true);
         let limits = Limits {

@@ -9,8 +9,8 @@ use super::args::{self, number};
 use super::convert::{hash_of, Reply};
 use super::ops::{awaitable, block, layer_methods, Work};
 use crate::ident::Ident;
-use crate::media::ops as core_ops;
-use crate::media::ops::prelude::*;
+use crate::media::builders as core_ops;
+use crate::media::builders::prelude::*;
 use crate::media::table::media_ops;
 use crate::media::{automation, MediaClient};
 

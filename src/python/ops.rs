@@ -12,10 +12,10 @@ use pyo3::types::{PyDict, PyList};
 
 use super::convert::Reply;
 use super::rt;
-use crate::endpoint::{Call, Client, OpInfo};
 use crate::error::Result;
-use crate::media::ops::Confirmable;
+use crate::media::builders::Confirmable;
 use crate::media::MediaClient;
+use crate::operation::{Call, Client, OpInfo};
 
 /// What a method runs on its core client `C`.
 pub(crate) trait Job<C>: Send + 'static {
@@ -368,7 +368,7 @@ macro_rules! python_types {
         ));)*
         $($out.push((
             "workspace", stringify!($wn),
-            $crate::endpoint::first!(
+            $crate::operation::first!(
                 $(Some(<$wt as $crate::python::args::FromPyArg>::py_type()),)?
                 $(Some(stringify!($wdt).to_string()),)? None
             ),
@@ -376,7 +376,7 @@ macro_rules! python_types {
         ));)*
         $($out.push((
             "layer", stringify!($cn),
-            $crate::endpoint::first!(
+            $crate::operation::first!(
                 $(Some(<$ct as $crate::python::args::FromPyArg>::py_type()),)?
                 $(Some(stringify!($cdt).to_string()),)? None
             ),
@@ -429,7 +429,7 @@ fn describe(
 #[pyfunction]
 #[allow(clippy::vec_init_then_push)]
 pub(crate) fn _operations(py: Python<'_>) -> PyResult<Py<PyList>> {
-    use crate::media::ops::prelude::*;
+    use crate::media::builders::prelude::*;
     use crate::media::table::media_ops;
     use crate::score::{score_ops, ScoreRecord};
     let out = PyList::empty(py);
@@ -438,7 +438,7 @@ pub(crate) fn _operations(py: Python<'_>) -> PyResult<Py<PyList>> {
     describe(
         py,
         &out,
-        crate::media::ops::operations(),
+        crate::media::builders::operations(),
         &media,
         &|op| match op.scope.as_str() {
             "workspace" => vec!["MediaPlayer"],
@@ -448,8 +448,12 @@ pub(crate) fn _operations(py: Python<'_>) -> PyResult<Py<PyList>> {
     )?;
     let mut score: Types = Vec::new();
     score_ops!(python_types! { score });
-    describe(py, &out, crate::score::ops::operations(), &score, &|_| {
-        vec!["Scoreboard"]
-    })?;
+    describe(
+        py,
+        &out,
+        crate::score::builders::operations(),
+        &score,
+        &|_| vec!["Scoreboard"],
+    )?;
     Ok(out.unbind())
 }

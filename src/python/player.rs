@@ -18,14 +18,14 @@ use super::convert::py_to_json;
 use super::events::{PyMirrorStatus, PyTransportWatch};
 use super::layer::PyLayer;
 use super::ops::{awaitable, block, workspace_methods, Work};
-use crate::endpoint::Call;
 use crate::ident::{Ident, Kind};
+use crate::media::builders as core_ops;
+use crate::media::builders::prelude::*;
 use crate::media::endpoints as ep;
 use crate::media::names::NameKind;
-use crate::media::ops as core_ops;
-use crate::media::ops::prelude::*;
 use crate::media::table::media_ops;
 use crate::media::{automation, watch, MediaClient};
+use crate::operation::Call;
 use crate::transport::{Transport, ENV_MEDIA_URL};
 
 /// Client for the media playback application.
@@ -267,7 +267,7 @@ media_ops!(workspace_methods! { PyMediaPlayer, core_ops, {
         #[pyo3(from_py_with = args::interval)] interval: f64,
         #[pyo3(from_py_with = args::thresholds)] thresholds: Vec<f64>,
     ) -> PyResult<PyTransportWatch> {
-        let interval = crate::score::watch_interval(interval)?;
+        let interval = crate::poll::watch_interval(interval)?;
         let thresholds = watch::thresholds(&thresholds)?;
         Ok(PyTransportWatch::new(watch::TransportWatch::new(
             self.client.clone(),

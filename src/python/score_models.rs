@@ -8,7 +8,7 @@ use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
 
 use super::convert::{json_to_py, py_to_json, Reply};
 use super::score_view::PyScoreView;
-use crate::score::{self, fields_of, FieldValue, ScoreRecord, Sport};
+use crate::score::{fields_of, FieldValue, ScoreRecord, Sport};
 
 /// The live score record of the active game.
 #[pyclass(module = "showctl._core", name = "ScoreRecord", frozen, subclass)]
@@ -144,7 +144,7 @@ fn record_html(rec: &ScoreRecord) -> String {
             if k == "sportMode" {
                 continue;
             }
-            let text = score::as_text(v).unwrap_or_else(|| v.to_string());
+            let text = crate::json::as_text(v).unwrap_or_else(|| v.to_string());
             let _ = write!(
                 out,
                 "<tr><th style=\"{CELL_STYLE};text-align:left\">{}</th>\

@@ -15,7 +15,7 @@ use super::rt;
 use super::score_events::PyScoreEventWatch;
 use super::score_models::{other_sport, score_to_py, PyScoreRecord};
 use super::watch::watch_class;
-use crate::score::ops as core_ops;
+use crate::score::builders as core_ops;
 use crate::score::{self, score_ops, ScoreEventWatch, ScoreRecord, ScoreWatch};
 use crate::transport::{Transport, ENV_SCOREBOARD_URL};
 
@@ -41,7 +41,7 @@ score_ops!(workspace_methods! { PyScoreboard, core_ops, {
         &self,
         #[pyo3(from_py_with = args::interval)] interval: f64,
     ) -> PyResult<PyScoreWatch> {
-        let interval = score::watch_interval(interval)?;
+        let interval = crate::poll::watch_interval(interval)?;
         Ok(PyScoreWatch::new(ScoreWatch::new(
             self.client.clone(),
             interval,
@@ -83,7 +83,7 @@ score_ops!(workspace_methods! { PyScoreboard, core_ops, {
         &self,
         #[pyo3(from_py_with = args::interval)] interval: f64,
     ) -> PyResult<PyScoreEventWatch> {
-        let interval = score::watch_interval(interval)?;
+        let interval = crate::poll::watch_interval(interval)?;
         Ok(PyScoreEventWatch::new(ScoreEventWatch::new(
             self.client.clone(),
             interval,

@@ -6,8 +6,9 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
+use super::client::Scoreboard;
+use super::record::ScoreRecord;
 use super::view::{ScoreView, Val};
-use super::{ScoreRecord, Scoreboard};
 use crate::error::{Error, Result};
 use crate::poll::{transient, Polled, Poller};
 
@@ -243,7 +244,7 @@ pub struct ScoreEventWatch {
 }
 
 impl ScoreEventWatch {
-    /// `interval` from [`super::watch_interval`].
+    /// `interval` from [`crate::poll::watch_interval`].
     pub fn new(board: Scoreboard, interval: Duration) -> Self {
         ScoreEventWatch {
             board,

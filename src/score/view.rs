@@ -6,7 +6,9 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{fields_of, team_of, FieldKind, ScoreRecord, Sport};
+use super::board::team_of;
+use super::record::ScoreRecord;
+use super::sports::{fields_of, FieldKind, Sport, SERIES_LEN};
 
 /// A scalar score value: an integer where the wire text is a whole number, a flag, or the text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -238,20 +240,6 @@ pub(crate) fn game_view(game: &serde_json::Map<String, Value>) -> ScoreView {
 }
 
 impl ScoreRecord {
-    /// The Custom games as JSON objects, `game1`, `game2`, … in numeric order.
-    pub(crate) fn game_objects(&self) -> Vec<(u32, &serde_json::Map<String, Value>)> {
-        let mut games: Vec<(u32, &serde_json::Map<String, Value>)> = self
-            .raw()
-            .iter()
-            .filter_map(|(k, v)| {
-                let n: u32 = k.strip_prefix("game")?.parse().ok()?;
-                Some((n, v.as_object()?))
-            })
-            .collect();
-        games.sort_by_key(|(n, _)| *n);
-        games
-    }
-
     /// The sport-independent view of this record.
     pub fn view(&self) -> ScoreView {
         let sport = self.sport();
@@ -281,7 +269,7 @@ impl ScoreRecord {
                 let mut entries = Vec::new();
                 for field in fields_of(sport) {
                     if field.kind == FieldKind::Series {
-                        for i in 1..=super::SERIES_LEN {
+                        for i in 1..=SERIES_LEN {
                             let wire = format!("{}{i}", field.wire);
                             let value = self.raw().get(&wire);
                             entries.push((wire, value));

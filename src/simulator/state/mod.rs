@@ -15,7 +15,7 @@ mod playlists;
 mod seed;
 mod transport;
 
-pub use transport::Transport;
+pub use transport::PlaybackClock;
 
 /// A refused request: the simulator answers 400 with this text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -171,7 +171,7 @@ struct Layer {
     target_set: Option<usize>,
     layer_preset: Option<usize>,
     settings: Settings,
-    transport: Transport,
+    transport: PlaybackClock,
     extra: Extra,
 }
 

@@ -232,7 +232,7 @@ impl World {
             transport: l
                 .transport
                 .as_ref()
-                .map_or_else(Transport::default, |t| Transport::seeded(t, now)),
+                .map_or_else(PlaybackClock::default, |t| PlaybackClock::seeded(t, now)),
             extra: l.extra.clone(),
         })
     }

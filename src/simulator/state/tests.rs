@@ -44,7 +44,7 @@ fn identifiers() {
 #[test]
 fn transport_clock() {
     let t0 = Instant::now();
-    let mut t = Transport::default();
+    let mut t = PlaybackClock::default();
     t.load(&cue("c", 10.0), false, t0);
     let at = |s: f64| t0 + Duration::from_secs_f64(s);
     assert_eq!(t.elapsed(at(2.0)), 2.0);
@@ -66,7 +66,7 @@ fn transport_clock() {
 #[test]
 fn still_image_plays_at_rate_zero() {
     let t0 = Instant::now();
-    let mut t = Transport::default();
+    let mut t = PlaybackClock::default();
     t.load(&cue("s", 0.0), false, t0);
     let json = to_value(t.answer(t0 + Duration::from_secs(5)));
     assert_eq!(json["isPlaying"], true);

@@ -9,7 +9,7 @@ use crate::simulator::workspace::TransportSeed;
 
 /// What a layer plays: the cue that touched it last, the media, and the clock.
 #[derive(Debug, Clone, Default)]
-pub struct Transport {
+pub struct PlaybackClock {
     pub(super) item: Option<Named>,
     pub(super) media: Option<Named>,
     /// Seconds; 0 for a still image.
@@ -24,9 +24,9 @@ pub struct Transport {
     pub(super) extra: Extra,
 }
 
-impl Transport {
+impl PlaybackClock {
     pub(super) fn seeded(seed: &TransportSeed, now: Instant) -> Self {
-        Transport {
+        PlaybackClock {
             item: seed.playing_item.clone(),
             media: seed.playing_media.clone(),
             duration: (seed.time_elapsed + seed.time_remaining).max(0.0),
@@ -105,10 +105,10 @@ impl Transport {
 
     /// Empty the layer; `playingItem` stays (the application never clears it).
     pub(super) fn clear(&mut self) {
-        *self = Transport {
+        *self = PlaybackClock {
             item: self.item.take(),
             extra: std::mem::take(&mut self.extra),
-            ..Transport::default()
+            ..PlaybackClock::default()
         };
     }
 

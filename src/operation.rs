@@ -1,7 +1,11 @@
-//! Requests declared as data: an [`Endpoint`] is a wire method, a path template, a body form
+//! What an operation of the media and scoreboard operation tables is made of, and the core's
+//! consumers of a table's grammar. An operation sends its requests through [`Endpoint`]s,
+//! requests declared as data: an [`Endpoint`] is a wire method, a path template, a body form
 //! (the encoder, which also validates the argument) and a reply decoder; [`Endpoint::with`]
-//! turns one and its arguments into a [`Call`] ready to send. The media and scoreboard
-//! operation tables are made of these.
+//! turns one and its arguments into a [`Call`] ready to send. [`OpInfo`] describes an
+//! operation for the docs, the stubs and the tests; `endpoint_consts!` and `builders!` turn a
+//! table into its endpoint constants (`media::endpoints`) and its core builders
+//! (`media::builders`, `score::builders`).
 //!
 //! Path templates name their identifiers as `{kind:arg}`: the kind decides the identifier
 //! rule (layer, cue, playlist), `arg` is the argument named in a refusal.
@@ -331,7 +335,7 @@ macro_rules! builders {
             $(
                 $(#[doc = $rd])+
                 pub fn $rn($($rid: &Ident),*) -> Result<Call<$rret>> {
-                    $crate::endpoint::choose!({$($rcall)?} { $rep.with(&[$($rid),*], "", ()) })
+                    $crate::operation::choose!({$($rcall)?} { $rep.with(&[$($rid),*], "", ()) })
                 }
             )*
             $(
@@ -343,11 +347,11 @@ macro_rules! builders {
                     #[allow(unused_mut)]
                     let mut expect: Option<Expect> = None;
                     $(if $wconfirm { expect = Some($wexpect); })?
-                    let call = $crate::endpoint::choose!({$($wcall)?} {
+                    let call = $crate::operation::choose!({$($wcall)?} {
                         $wep.with(
                             &[$($wid),*],
-                            $crate::endpoint::arg_name!($($wp)? $($wdp)?),
-                            $crate::endpoint::arg_value!($($wp)? $($wdp)?),
+                            $crate::operation::arg_name!($($wp)? $($wdp)?),
+                            $crate::operation::arg_value!($($wp)? $($wdp)?),
                         )
                     })?;
                     Ok(Confirmable { call, expect })
@@ -362,7 +366,7 @@ macro_rules! builders {
             $(
                 $(#[doc = $ld])+
                 pub fn $ln($ll: &Ident $(, $lid: &Ident)*) -> Result<Call<$lret>> {
-                    $crate::endpoint::choose!({$($lcall)?} {
+                    $crate::operation::choose!({$($lcall)?} {
                         $lep.with(&[$ll $(, $lid)*], "", ())
                     })
                 }
@@ -376,11 +380,11 @@ macro_rules! builders {
                     #[allow(unused_mut)]
                     let mut expect: Option<Expect> = None;
                     $(if $cconfirm { expect = Some($cexpect); })?
-                    let call = $crate::endpoint::choose!({$($ccall)?} {
+                    let call = $crate::operation::choose!({$($ccall)?} {
                         $cep.with(
                             &[$cl $(, $cid)*],
-                            $crate::endpoint::arg_name!($($cp)? $($cdp)?),
-                            $crate::endpoint::arg_value!($($cp)? $($cdp)?),
+                            $crate::operation::arg_name!($($cp)? $($cdp)?),
+                            $crate::operation::arg_value!($($cp)? $($cdp)?),
                         )
                     })?;
                     Ok(Confirmable { call, expect })
@@ -406,8 +410,8 @@ macro_rules! builders {
 
         /// Every operation of the table, in its order.
         #[allow(clippy::vec_init_then_push)]
-        pub fn operations() -> Vec<$crate::endpoint::OpInfo> {
-            use $crate::endpoint::{OpInfo, Scope};
+        pub fn operations() -> Vec<$crate::operation::OpInfo> {
+            use $crate::operation::{OpInfo, Scope};
             let mut out = Vec::new();
             $(out.push(OpInfo {
                 name: stringify!($rn), async_name: stringify!($ran), scope: Scope::Workspace,
@@ -424,25 +428,25 @@ macro_rules! builders {
             $(out.push(OpInfo {
                 name: stringify!($wn), async_name: stringify!($wan), scope: Scope::Workspace,
                 command: true, ids: vec![$(stringify!($wid)),*],
-                arg: $crate::endpoint::first!($(Some(stringify!($wp)),)? $(Some(stringify!($wdp)),)? None),
-                default: $crate::endpoint::first!($(Some(stringify!($wdd)),)? None),
-                confirm: $crate::endpoint::first!($({ let _ = stringify!($wconfirm); true },)? false),
+                arg: $crate::operation::first!($(Some(stringify!($wp)),)? $(Some(stringify!($wdp)),)? None),
+                default: $crate::operation::first!($(Some(stringify!($wdd)),)? None),
+                confirm: $crate::operation::first!($({ let _ = stringify!($wconfirm); true },)? false),
                 doc: concat!($($wd, "\n"),+),
                 endpoints: vec![$wep.describe() $(, $wmore.describe())*],
             });)*
             $(out.push(OpInfo {
                 name: stringify!($cn), async_name: stringify!($can), scope: Scope::Layer,
                 command: true, ids: vec![$(stringify!($cid)),*],
-                arg: $crate::endpoint::first!($(Some(stringify!($cp)),)? $(Some(stringify!($cdp)),)? None),
-                default: $crate::endpoint::first!($(Some(stringify!($cdd)),)? None),
-                confirm: $crate::endpoint::first!($({ let _ = stringify!($cconfirm); true },)? false),
+                arg: $crate::operation::first!($(Some(stringify!($cp)),)? $(Some(stringify!($cdp)),)? None),
+                default: $crate::operation::first!($(Some(stringify!($cdd)),)? None),
+                confirm: $crate::operation::first!($({ let _ = stringify!($cconfirm); true },)? false),
                 doc: concat!($($cd, "\n"),+),
                 endpoints: vec![$cep.describe() $(, $cmore.describe())*],
             });)*
             $(out.push(OpInfo {
                 name: stringify!($bn), async_name: stringify!($ban), scope: Scope::Both,
                 command: true, ids: vec![], arg: None, default: None,
-                confirm: $crate::endpoint::first!($({ let _ = stringify!($bconfirm); true },)? false),
+                confirm: $crate::operation::first!($({ let _ = stringify!($bconfirm); true },)? false),
                 doc: concat!($($bd, "\n"),+),
                 endpoints: vec![$bwep.describe(), $blep.describe()],
             });)*

@@ -165,7 +165,7 @@ fn either(
     }
 }
 
-use crate::endpoint::builders;
+use crate::operation::builders;
 
 super::table::media_ops!(builders! {});
 

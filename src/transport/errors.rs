@@ -1,0 +1,80 @@
+//! How a failed exchange becomes the core's [`Error`]: reqwest's errors (with their whole cause
+//! chain and a hint at the likely fix) and answers larger than the caps.
+
+use crate::error::{chain, shown_url, Cause, Error};
+
+pub(super) fn too_large(method: &str, url: &str, max: usize) -> Error {
+    Error::Decode {
+        method: method.to_string(),
+        url: url.to_string(),
+        body: String::new(),
+        message: format!(
+            "the answer to {method} {} is larger than max_body ({max} bytes); \
+             raise max_body if this is expected",
+            shown_url(url)
+        ),
+    }
+}
+
+pub(super) fn reply_too_large(method: &str, url: &str, cap: usize) -> Error {
+    Error::Decode {
+        method: method.to_string(),
+        url: url.to_string(),
+        body: String::new(),
+        message: format!(
+            "the answer to {method} {} is larger than {cap} bytes, the reply cap of this \
+             endpoint (far above what its reply holds); refused without reading it whole",
+            shown_url(url)
+        ),
+    }
+}
+
+pub(super) fn short(e: &Error) -> String {
+    match e {
+        Error::Api { status, .. } => format!("status {status}"),
+        Error::Timeout { .. } => "timeout".into(),
+        Error::Connect { .. } => "connection failed".into(),
+        other => other.to_string(),
+    }
+}
+
+/// Map a reqwest error to the core's error, keeping the whole cause chain.
+pub(super) fn transport_error(method: &str, url: &str, e: &reqwest::Error) -> Error {
+    let mut detail = chain(e);
+    // The message starts with the URL already; reqwest's own " for url (…)" would repeat it.
+    if let Some(u) = e.url() {
+        detail = detail.replace(&format!(" for url ({u})"), "");
+    }
+    let shown = shown_url(url);
+    if e.is_timeout() {
+        return Error::Timeout {
+            method: method.into(),
+            url: url.into(),
+            message: format!("{method} {shown} timed out: {detail}"),
+        };
+    }
+    if let Some(why) = crate::tls::refusal(e) {
+        // The verifier said why and what would connect (see `crate::tls`).
+        return Error::Connect {
+            method: method.into(),
+            url: url.into(),
+            message: format!("{method} {shown} failed: invalid peer certificate: {why}"),
+        };
+    }
+    let hint = match crate::error::cause(e) {
+        Cause::Certificate => {
+            " (the application's certificate is not trusted: pass ca_cert=PATH, or verify=False \
+             for its self-signed certificate)"
+        }
+        Cause::Refused => " (is the application running, with its API enabled, on this port?)",
+        Cause::Dropped if url.starts_with("http://") => {
+            " (if the application is set to HTTPS, use an https:// URL)"
+        }
+        _ => "",
+    };
+    Error::Connect {
+        method: method.into(),
+        url: url.into(),
+        message: format!("{method} {shown} failed: {detail}{hint}"),
+    }
+}
