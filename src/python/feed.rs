@@ -124,7 +124,11 @@ impl PyFeed {
 #[pymethods]
 impl PyFeed {
     #[new]
-    #[pyo3(signature = (media=None, scoreboard=None, *, interval=0.5, port=0, host="127.0.0.1", write=None, api_key=None, timeout=5.0, verify=true, ca_cert=None, tls_fingerprint=None, header_timeout=30.0, venue=None, sources=None, defaults=None))]
+    #[pyo3(signature = (
+        media=None, scoreboard=None, *, interval=0.5, port=0, host="127.0.0.1", write=None,
+        api_key=None, timeout=5.0, verify=true, ca_cert=None, tls_fingerprint=None,
+        header_timeout=30.0, venue=None, sources=None, defaults=None
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         media: Option<&Bound<'_, PyAny>>,

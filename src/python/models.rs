@@ -115,7 +115,9 @@ macro_rules! pymodel {
         #[pymethods]
         impl $py {
             $(
-                #[doc = concat!("The `", stringify!($field), "` field of the ", $name, " (None when absent).")]
+                #[doc = concat!(
+                    "The `", stringify!($field), "` field of the ", $name, " (None when absent)."
+                )]
                 #[getter]
                 fn $field(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
                     self.inner.$field.attr(py)
