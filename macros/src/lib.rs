@@ -4,7 +4,8 @@
 //! turns every method marked `#[twin]` into the pair the binding exposes. The marked method
 //! is declared as the *job* it runs: it takes `&self` and its Python arguments (with their
 //! `#[pyo3(...)]` conversions) and returns `PyResult<J>`, where `J` is a
-//! `crate::python::ops::Job` of the class's `client` field. From it come:
+//! `crate::python::ops::Job` of the class's core client (`crate::python::ops::Handle`). From
+//! it come:
 //!
 //! - `name_job(&self, ...) -> PyResult<J>`: the declaration's body, in a plain `impl` block
 //!   (not exported to Python);
@@ -101,7 +102,7 @@ impl Twin {
             _ => {
                 return Err(syn::Error::new(
                     sig.span(),
-                    "a #[twin] method takes `&self` (its job runs on the class's `client`)",
+                    "a #[twin] method takes `&self` (its job runs on the class's `Handle::client`)",
                 ))
             }
         }
@@ -176,7 +177,7 @@ impl Twin {
                     #(#params),*
                 ) -> ::pyo3::PyResult<::pyo3::Bound<'py, ::pyo3::PyAny>> {
                     let job = self.#job(#py_arg #(#names),*)?;
-                    crate::python::ops::awaitable(py, &self.client, job)
+                    crate::python::ops::awaitable(py, crate::python::ops::Handle::client(self), job)
                 }
             }
         } else {
@@ -190,7 +191,7 @@ impl Twin {
                     #(#params),*
                 ) -> ::pyo3::PyResult<::pyo3::Py<::pyo3::PyAny>> {
                     let job = self.#job(#py_arg #(#names),*)?;
-                    crate::python::ops::block(py, &self.client, job)
+                    crate::python::ops::block(py, crate::python::ops::Handle::client(self), job)
                 }
             }
         }

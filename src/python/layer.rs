@@ -10,7 +10,7 @@ use showctl_macros::twins;
 
 use super::args::{self, number};
 use super::convert::{hash_of, Reply};
-use super::ops::Work;
+use super::ops::{Handle, Work};
 use crate::ident::Ident;
 use crate::media::{automation, MediaClient};
 
@@ -27,6 +27,13 @@ impl Reply for PyLayer {
     }
     fn py_type() -> String {
         "Layer".into()
+    }
+}
+
+impl Handle for PyLayer {
+    type Client = MediaClient;
+    fn client(&self) -> &MediaClient {
+        &self.client
     }
 }
 

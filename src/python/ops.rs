@@ -37,6 +37,13 @@ impl Job<MediaClient> for Confirmable {
     }
 }
 
+/// A binding class whose methods run jobs: its core client (what a `#[twin]` method's job
+/// runs on; `()` for a class whose jobs hold what they need).
+pub(crate) trait Handle {
+    type Client: Clone;
+    fn client(&self) -> &Self::Client;
+}
+
 /// Any core future (it holds what it needs).
 pub(crate) struct Work<F>(pub F);
 

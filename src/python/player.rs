@@ -18,7 +18,7 @@ use super::command::{batch_commands, BatchOut};
 use super::convert::py_to_json;
 use super::events::{PyMirrorStatus, PyTransportWatch};
 use super::layer::PyLayer;
-use super::ops::Work;
+use super::ops::{Handle, Work};
 use crate::endpoint::Call;
 use crate::ident::{Ident, Kind};
 use crate::media::endpoints as ep;
@@ -55,6 +55,13 @@ client_constructor!(
             .add_subclass(PyMediaPlayer { client }))
     }
 );
+
+impl Handle for PyMediaPlayer {
+    type Client = MediaClient;
+    fn client(&self) -> &MediaClient {
+        &self.client
+    }
+}
 
 #[twins]
 #[pymethods]

@@ -13,7 +13,7 @@ use showctl_macros::twins;
 use super::args;
 use super::client::PyClient;
 use super::convert::Reply;
-use super::ops::Work;
+use super::ops::{Handle, Work};
 use super::score_events::PyScoreEventWatch;
 use super::score_models::{other_sport, score_to_py, PyScoreRecord};
 use super::watch::watch_class;
@@ -32,6 +32,13 @@ client_constructor!(PyScoreboard, ENV_SCOREBOARD_URL, |config| {
     Ok(PyClassInitializer::from(PyClient::new(client.clone()))
         .add_subclass(PyScoreboard { client }))
 });
+
+impl Handle for PyScoreboard {
+    type Client = score::Scoreboard;
+    fn client(&self) -> &score::Scoreboard {
+        &self.client
+    }
+}
 
 #[twins]
 #[pymethods]
