@@ -323,6 +323,11 @@ pub(crate) trait FromPyArg: ArgKind {
     fn py_type() -> String;
 }
 
+/// `obj` converted as an argument of kind `K` (named `arg` in a refusal).
+pub(crate) fn arg<K: FromPyArg>(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<K::Value> {
+    K::from_py(obj, arg)
+}
+
 impl FromPyArg for Number {
     fn from_py(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<f64> {
         number(obj, arg)

@@ -1,5 +1,6 @@
 //! `Command` (the commands of a batch, built by its static methods from the command groups of
-//! the operation table, also reachable as `showctl.cmd`) and `BatchResult`.
+//! the operation table, made in [`super::table`], also reachable as `showctl.cmd`) and
+//! `BatchResult`.
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -10,13 +11,10 @@ use super::args::{self, ident, params_arg};
 use super::convert::{dataclass_repr, hash_of, json_to_py, py_to_json, type_name, Reply};
 use super::errors::to_pyerr;
 use super::layer::PyLayer;
-use super::ops::command_methods;
 use crate::error::Result;
 use crate::ident::Ident;
-use crate::media::builders::prelude::*;
-use crate::media::builders::{self as core_ops, Confirmable};
+use crate::media::builders::Confirmable;
 use crate::media::endpoints::{self as ep, parse};
-use crate::media::table::media_ops;
 use crate::operation::Call;
 
 /// One command for `MediaPlayer.batch()`, checked when it is built (bad input raises
@@ -26,18 +24,21 @@ use crate::operation::Call;
 /// `showctl.cmd`.
 #[pyclass(module = "showctl._core", name = "Command", frozen)]
 pub struct PyCommand {
-    job: Confirmable,
+    pub(super) job: Confirmable,
 }
 
-/// A layer argument: an index, a name, a UUID or a `Layer` handle.
-fn layer_arg(obj: &Bound<'_, PyAny>) -> PyResult<Ident> {
-    match obj.cast::<PyLayer>() {
-        Ok(l) => Ok(l.get().ident.clone()),
-        Err(_) => ident(obj, "layer"),
+impl PyCommand {
+    /// A layer argument: an index, a name, a UUID or a `Layer` handle.
+    pub(super) fn layer_arg(obj: &Bound<'_, PyAny>) -> PyResult<Ident> {
+        match obj.cast::<PyLayer>() {
+            Ok(l) => Ok(l.get().ident.clone()),
+            Err(_) => ident(obj, "layer"),
+        }
     }
 }
 
-media_ops!(command_methods! { {
+#[pymethods]
+impl PyCommand {
     /// "POST".
     #[getter]
     fn method(&self) -> &'static str {
@@ -90,7 +91,11 @@ media_ops!(command_methods! { {
             .map(|b| format!(" {}", String::from_utf8_lossy(b)))
             .unwrap_or_default();
         let confirm = if self.confirm() { ", confirm=True" } else { "" };
-        format!("Command('{} {}{body}'{confirm})", self.method(), self.path())
+        format!(
+            "Command('{} {}{body}'{confirm})",
+            self.method(),
+            self.path()
+        )
     }
 
     /// Any POST: `path` relative to /api/0, `json` a body, `params` the query.
@@ -110,7 +115,7 @@ media_ops!(command_methods! { {
         };
         Ok(PyCommand { job: call.into() })
     }
-} });
+}
 
 /// The commands of a batch (to report) and their jobs (to send).
 type Commands = (Vec<Py<PyCommand>>, Vec<Confirmable>);

@@ -2,18 +2,23 @@
 //! `MediaPlayer.watch_transport()`) and `MirrorStatus`. The work itself is in the core
 //! (`crate::media::{watch, mirror}`); this only converts.
 
+use std::future::Future;
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use pyo3::IntoPyObjectExt;
+use showctl_macros::twins;
 
-use super::convert::{dataclass_repr, Attr, Reply};
+use super::convert::{dataclass_repr, Attr};
 use super::errors::to_pyerr;
+use super::ops::Work;
 use super::watch::watch_class;
 use crate::error::Error;
 use crate::media::mirror::MirrorStatus;
 use crate::media::watch::{TransportEvent, TransportWatch};
+use crate::media::TransportState;
 
 pub(crate) fn seconds_since_epoch(t: Option<SystemTime>) -> Option<f64> {
     t.and_then(|t| t.duration_since(UNIX_EPOCH).ok())
@@ -114,33 +119,26 @@ watch_class!(
     TransportWatch,
     next_event,
     event_to_py,
-    Py<PyTransportEvent>,
-    {
-        /// The layers as the watch's first answered poll saw them, polling once now if none
-        /// has answered yet: events are changes from this baseline, so a command sent after
-        /// `baseline()` returns is reported. A failed poll raises its error (a transient one
-        /// is also yielded as "poll_failed" when iterating, and the next poll that answers is
-        /// the baseline).
-        fn baseline(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-            self.locked(py, |mut w| async move { w.baseline().await })?
-                .into_py(py)
-        }
-        /// The layers as the watch's first answered poll saw them, polling once now if none
-        /// has answered yet: events are changes from this baseline, so a command sent after
-        /// `baseline()` returns is reported. A failed poll raises its error (a transient one
-        /// is also yielded as "poll_failed" when iterating, and the next poll that answers is
-        /// the baseline).
-        ///
-        /// Awaitable twin.
-        fn baseline_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-            self.locked_async(
-                py,
-                |mut w| async move { w.baseline().await },
-                |py, states| states.into_py(py),
-            )
-        }
-    }
+    Py<PyTransportEvent>
 );
+
+#[twins]
+#[pymethods]
+impl PyTransportWatch {
+    /// The layers as the watch's first answered poll saw them, polling once now if none
+    /// has answered yet: events are changes from this baseline, so a command sent after
+    /// `baseline()` returns is reported. A failed poll raises its error (a transient one
+    /// is also yielded as "poll_failed" when iterating, and the next poll that answers is
+    /// the baseline).
+    #[twin]
+    fn baseline(
+        &self,
+    ) -> PyResult<
+        Work<impl Future<Output = crate::Result<Vec<Arc<TransportState>>>> + Send + 'static>,
+    > {
+        Ok(self.job(|mut w| async move { w.baseline().await }))
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Mirrors

@@ -128,7 +128,11 @@ const DEFAULT_TIMEOUT: f64 = 5.0;
 #[pymethods]
 impl PyFeed {
     #[new]
-    #[pyo3(signature = (media=None, scoreboard=None, *, interval=None, port=0, host="127.0.0.1", write=None, api_key=None, timeout=None, verify=None, ca_cert=None, tls_fingerprint=None, header_timeout=30.0, venue=None, sources=None, defaults=None))]
+    #[pyo3(signature = (
+        media=None, scoreboard=None, *, interval=None, port=0, host="127.0.0.1", write=None,
+        api_key=None, timeout=None, verify=None, ca_cert=None, tls_fingerprint=None,
+        header_timeout=30.0, venue=None, sources=None, defaults=None
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         media: Option<&Bound<'_, PyAny>>,

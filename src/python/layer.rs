@@ -1,17 +1,17 @@
 //! `Layer`: a handle on one layer of the media application. Its methods come from the layer
-//! groups of the operation table (`crate::media::table`); the fade and the relative opacity
-//! change are written here.
+//! groups of the operation table (`crate::media::table`, made in [`super::table`]); the fade
+//! and the relative opacity change are written here.
+
+use std::future::Future;
 
 use pyo3::prelude::*;
 use pyo3::IntoPyObjectExt;
+use showctl_macros::twins;
 
 use super::args::{self, number};
 use super::convert::{hash_of, Reply};
-use super::ops::{awaitable, block, layer_methods, Work};
+use super::ops::{Handle, Work};
 use crate::ident::Ident;
-use crate::media::builders as core_ops;
-use crate::media::builders::prelude::*;
-use crate::media::table::media_ops;
 use crate::media::{automation, MediaClient};
 
 /// A handle on one layer of the media application (from `MediaPlayer.layer(id)`).
@@ -30,12 +30,26 @@ impl Reply for PyLayer {
     }
 }
 
+impl Handle for PyLayer {
+    type Client = MediaClient;
+    fn client(&self) -> &MediaClient {
+        &self.client
+    }
+}
+
+#[twins]
+#[pymethods]
 impl PyLayer {
-    fn adjust_job(
+    /// Read the opacity, add `delta` (-1.0 to 1.0), clamp to 0.0–1.0 and set it; returns the
+    /// value set. Two requests: another controller may change the opacity between them.
+    /// `confirm=True`: read back until the new value shows.
+    #[twin]
+    #[pyo3(signature = (delta, *, confirm=false))]
+    fn adjust_opacity(
         &self,
         delta: &Bound<'_, PyAny>,
-        confirm: bool,
-    ) -> PyResult<Work<impl std::future::Future<Output = crate::Result<f64>>>> {
+        #[pyo3(from_py_with = args::confirm)] confirm: bool,
+    ) -> PyResult<Work<impl Future<Output = crate::Result<f64>>>> {
         let delta = automation::delta(number(delta, "delta")?)?;
         let (client, layer) = (self.client.clone(), self.ident.clone());
         Ok(Work(async move {
@@ -43,83 +57,25 @@ impl PyLayer {
         }))
     }
 
-    fn fade_job(
+    /// Fade the opacity from its current value to `to` (0.0–1.0) over `seconds`, in `steps`
+    /// evenly spaced in time (20 a second when None, 50 a second at most); the last lands
+    /// exactly on `to` at `seconds`. Steps the application answers too late for are skipped so
+    /// the fade ends on time. Cancel with asyncio cancellation or Ctrl-C: the opacity stays
+    /// where the fade was.
+    #[twin]
+    #[pyo3(signature = (to, seconds, steps=None))]
+    fn fade(
         &self,
         to: &Bound<'_, PyAny>,
         seconds: &Bound<'_, PyAny>,
-        steps: Option<i64>,
-    ) -> PyResult<Work<impl std::future::Future<Output = crate::Result<()>>>> {
+        #[pyo3(from_py_with = args::steps)] steps: Option<i64>,
+    ) -> PyResult<Work<impl Future<Output = crate::Result<()>>>> {
         let plan = automation::Fade::new(number(to, "to")?, number(seconds, "seconds")?, steps)?;
         let (client, layer) = (self.client.clone(), self.ident.clone());
         Ok(Work(async move {
             automation::fade(&client, &layer, plan).await
         }))
     }
-}
-
-media_ops!(layer_methods! { {
-    /// Read the opacity, add `delta` (-1.0 to 1.0), clamp to 0.0–1.0 and set it; returns the
-    /// value set. Two requests: another controller may change the opacity between them.
-    /// `confirm=True`: read back until the new value shows.
-    #[pyo3(signature = (delta, *, confirm=false))]
-    fn adjust_opacity(
-        &self,
-        py: Python<'_>,
-        delta: &Bound<'_, PyAny>,
-        #[pyo3(from_py_with = args::confirm)] confirm: bool,
-    ) -> PyResult<Py<PyAny>> {
-        block(py, &self.client, self.adjust_job(delta, confirm)?)
-    }
-
-    /// Read the opacity, add `delta` (-1.0 to 1.0), clamp to 0.0–1.0 and set it; returns the
-    /// value set. Two requests: another controller may change the opacity between them.
-    /// `confirm=True`: read back until the new value shows.
-    ///
-    /// Awaitable twin.
-    #[pyo3(signature = (delta, *, confirm=false))]
-    fn adjust_opacity_async<'py>(
-        &self,
-        py: Python<'py>,
-        delta: &Bound<'_, PyAny>,
-        #[pyo3(from_py_with = args::confirm)] confirm: bool,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        awaitable(py, &self.client, self.adjust_job(delta, confirm)?)
-    }
-
-    /// Fade the opacity from its current value to `to` (0.0–1.0) over `seconds`, in `steps`
-    /// evenly spaced in time (20 a second when None, 50 a second at most); the last lands
-    /// exactly on `to` at `seconds`. Steps the application answers too late for are skipped so
-    /// the fade ends on time. Cancel with asyncio cancellation or Ctrl-C: the opacity stays
-    /// where the fade was.
-    #[pyo3(signature = (to, seconds, steps=None))]
-    fn fade(
-        &self,
-        py: Python<'_>,
-        to: &Bound<'_, PyAny>,
-        seconds: &Bound<'_, PyAny>,
-        #[pyo3(from_py_with = args::steps)] steps: Option<i64>,
-    ) -> PyResult<Py<PyAny>> {
-        block(py, &self.client, self.fade_job(to, seconds, steps)?)
-    }
-
-    /// Fade the opacity from its current value to `to` (0.0–1.0) over `seconds`, in `steps`
-    /// evenly spaced in time (20 a second when None, 50 a second at most); the last lands
-    /// exactly on `to` at `seconds`. Steps the application answers too late for are skipped so
-    /// the fade ends on time. Cancel with asyncio cancellation or Ctrl-C: the opacity stays
-    /// where the fade was.
-    ///
-    /// Awaitable twin.
-    #[pyo3(signature = (to, seconds, steps=None))]
-    fn fade_async<'py>(
-        &self,
-        py: Python<'py>,
-        to: &Bound<'_, PyAny>,
-        seconds: &Bound<'_, PyAny>,
-        #[pyo3(from_py_with = args::steps)] steps: Option<i64>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        awaitable(py, &self.client, self.fade_job(to, seconds, steps)?)
-    }
-
     /// The identifier this handle was made with (an index, a name or a UUID).
     #[getter]
     fn id(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
@@ -160,4 +116,4 @@ media_ops!(layer_methods! { {
             self.client.transport().base_url()
         ))
     }
-} });
+}

@@ -3,9 +3,10 @@
 //!   conversion, one [`args::FromPyArg`] per argument kind of the operation tables) and
 //!   [`options`] (the client options, declared once, and the constructors made from them);
 //! - [`errors`] (core errors to the exception classes of `showctl.exceptions`);
-//! - [`ops`] (what a method runs, blocking or awaitable, and the macros that turn an
-//!   operation table into methods, twins and `Command` constructors) on the runtime glue of
-//!   [`rt`] (and [`bridge`]);
+//! - [`ops`] (what a method runs, blocking or awaitable, and `binding!`, the one macro that
+//!   turns an operation table into methods, twins and `Command` constructors, expanded once
+//!   per table in [`table`]) on the runtime glue of [`rt`] (and [`bridge`]); the `_async` twin
+//!   of a method comes from its one `#[twin]` declaration (`showctl_macros::twins`);
 //! - the classes: [`models`], [`tree`] and [`score_models`] (the models), [`client`] (the
 //!   base of the clients), [`player`], [`layer`], [`command`], [`events`], [`scoreboard`],
 //!   [`score_view`], [`score_events`], [`probe`] (the clients' `probe()` and `record()`),
@@ -40,6 +41,7 @@ pub mod score_models;
 pub mod score_view;
 pub mod scoreboard;
 pub mod simulator;
+pub mod table;
 pub mod tree;
 pub mod venue;
 mod watch;
@@ -65,8 +67,6 @@ mod _core {
         PyVariable,
     };
     #[pymodule_export]
-    use super::ops::_operations;
-    #[pymodule_export]
     use super::options::{_client_options, _url_env};
     #[pymodule_export]
     use super::player::PyMediaPlayer;
@@ -84,6 +84,8 @@ mod _core {
     use super::scoreboard::{PyScoreWatch, PyScoreboard};
     #[pymodule_export]
     use super::simulator::{PyRecordedRequest, PySimulator};
+    #[pymodule_export]
+    use super::table::_operations;
     #[pymodule_export]
     use super::tree::{PyCue, PyPlaylist};
     #[pymodule_export]

@@ -80,7 +80,6 @@ macro_rules! pymodel {
         $(#[$doc:meta])*
         $py:ident($name:literal) wraps $core:ident $(listed as $list:literal)?
         [$($field:ident),* $(,)?]
-        $({ $($extra:tt)* })?
     ) => {
         $(#[$doc])*
         #[pyclass(module = "showctl._core", name = $name, frozen)]
@@ -115,7 +114,9 @@ macro_rules! pymodel {
         #[pymethods]
         impl $py {
             $(
-                #[doc = concat!("The `", stringify!($field), "` field of the ", $name, " (None when absent).")]
+                #[doc = concat!(
+                    "The `", stringify!($field), "` field of the ", $name, " (None when absent)."
+                )]
                 #[getter]
                 fn $field(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
                     self.inner.$field.attr(py)
@@ -165,7 +166,6 @@ macro_rules! pymodel {
                 Ok((slf.get_type().getattr("from_dict")?, (Self::to_dict(slf, "wire")?,)))
             }
 
-            $($($extra)*)?
         }
     };
 }
@@ -233,11 +233,14 @@ pymodel! {
     PyLayerState("LayerState") wraps LayerState [
         uuid, name, is_hidden, is_muted, opacity, effects, effect_preset_uuid, target_set_uuid,
         transition_duration, transition,
-    ] {
-        /// An HTML table of the fields, for Jupyter.
-        fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
-            html(slf.as_any(), "layer_state_html")
-        }
+    ]
+}
+
+#[pymethods]
+impl PyLayerState {
+    /// An HTML table of the fields, for Jupyter.
+    fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
+        html(slf.as_any(), "layer_state_html")
     }
 }
 
@@ -246,11 +249,14 @@ pymodel! {
     PyTransportState("TransportState") wraps TransportState listed as "TransportList" [
         time_elapsed, time_remaining, playback_rate, is_playing, is_scrubbing, playing_item,
         playing_media, layer,
-    ] {
-        /// An HTML table of the fields, for Jupyter.
-        fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
-            html(slf.as_any(), "transport_state_html")
-        }
+    ]
+}
+
+#[pymethods]
+impl PyTransportState {
+    /// An HTML table of the fields, for Jupyter.
+    fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
+        html(slf.as_any(), "transport_state_html")
     }
 }
 

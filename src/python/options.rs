@@ -105,7 +105,10 @@ macro_rules! client_options {
             /// keys (a URL alone takes the primary's key); `None` or `()`: none. See
             /// `mirror_status()`.
             mirrors: Option<crate::python::args::MirrorArgs> = None,
-                py "Iterable[str | tuple[str, str | None] | tuple[str, str | None, str | None] | MirrorSpec] | None",
+                py concat!(
+                    "Iterable[str | tuple[str, str | None] | tuple[str, str | None, str | None]",
+                    " | MirrorSpec] | None"
+                ),
                 cli "" "", env [];
         }
         }
@@ -194,12 +197,12 @@ macro_rules! client_items {
     ({ $d:tt }
      positional { $(
         $(#[doc = $pdoc:literal])*
-        $p:ident: $pty:ty = $pd:tt, py $ppy:literal, cli $pcli:literal $pmeta:literal,
+        $p:ident: $pty:ty = $pd:tt, py $ppy:expr, cli $pcli:literal $pmeta:literal,
             env [$($penv:expr),*], set |$psb:ident, $psv:ident| $pset:block;
      )* }
      keyword { $(
         $(#[doc = $kdoc:literal])*
-        $k:ident: $kty:ty = $kd:tt, py $kpy:literal, cli $kcli:literal $kmeta:literal,
+        $k:ident: $kty:ty = $kd:tt, py $kpy:expr, cli $kcli:literal $kmeta:literal,
             env [$($kenv:expr),*], $(range $range:literal if $ok:expr,)?
             set |$ksb:ident, $ksv:ident| $kset:block;
      )* }
@@ -211,7 +214,7 @@ macro_rules! client_items {
      )* }
      media { $(
         $(#[doc = $mdoc:literal])*
-        $m:ident: $mty:ty = $md:tt, py $mpy:literal, cli $mcli:literal $mmeta:literal,
+        $m:ident: $mty:ty = $md:tt, py $mpy:expr, cli $mcli:literal $mmeta:literal,
             env [$($menv:expr),*];
      )* }
     ) => {
@@ -291,24 +294,32 @@ macro_rules! client_items {
             const BOTH: &[&str] = &["MediaPlayer", "Scoreboard"];
             vec![
                 $(Declared {
-                    name: stringify!($p), python_type: $ppy, default: python_literal(stringify!($pd)),
+                    name: stringify!($p),
+                    python_type: $ppy,
+                    default: python_literal(stringify!($pd)),
                     positional: true, classes: BOTH, cli: $pcli, metavar: $pmeta,
                     env: vec![$($penv),*], range: None, doc: concat!($($pdoc, "\n"),*),
                 },)*
                 $(Declared {
-                    name: stringify!($k), python_type: $kpy, default: python_literal(stringify!($kd)),
+                    name: stringify!($k),
+                    python_type: $kpy,
+                    default: python_literal(stringify!($kd)),
                     positional: false, classes: BOTH, cli: $kcli, metavar: $kmeta,
                     env: vec![$($kenv),*], range: None $(.or(Some($range)))?,
                     doc: concat!($($kdoc, "\n"),*),
                 },)*
                 $(Declared {
-                    name: stringify!($c), python_type: $cpy, default: python_literal(stringify!($cd)),
+                    name: stringify!($c),
+                    python_type: $cpy,
+                    default: python_literal(stringify!($cd)),
                     positional: false, classes: &["MediaPlayer"], cli: $ccli, metavar: $cmeta,
                     env: vec![$($cenv),*], range: None $(.or(Some($crange)))?,
                     doc: concat!($($cdoc, "\n"),*),
                 },)*
                 $(Declared {
-                    name: stringify!($m), python_type: $mpy, default: python_literal(stringify!($md)),
+                    name: stringify!($m),
+                    python_type: $mpy,
+                    default: python_literal(stringify!($md)),
                     positional: false, classes: &["MediaPlayer"], cli: $mcli, metavar: $mmeta,
                     env: vec![$($menv),*], range: None, doc: concat!($($mdoc, "\n"),*),
                 },)*

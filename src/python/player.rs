@@ -1,8 +1,8 @@
 //! `MediaPlayer`: the client of the media application. Its methods that talk to the
 //! application come from the workspace groups of the operation table
-//! (`crate::media::table`); name lookups, batches, raw requests and the transport watch are
-//! written here. Options, closing and the context managers are the base class's
-//! ([`super::client`]).
+//! (`crate::media::table`, made in [`super::table`]); name lookups, batches, raw requests and
+//! the transport watch are written here. Options, closing and the context managers are the
+//! base class's ([`super::client`]).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -10,6 +10,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
+use showctl_macros::twins;
 
 use super::args::{self, ident, params_arg};
 use super::client::PyClient;
@@ -17,13 +18,10 @@ use super::command::{batch_commands, BatchOut};
 use super::convert::py_to_json;
 use super::events::{PyMirrorStatus, PyTransportWatch};
 use super::layer::PyLayer;
-use super::ops::{awaitable, block, workspace_methods, Work};
+use super::ops::{Handle, Work};
 use crate::ident::{Ident, Kind};
-use crate::media::builders as core_ops;
-use crate::media::builders::prelude::*;
 use crate::media::endpoints as ep;
 use crate::media::names::NameKind;
-use crate::media::table::media_ops;
 use crate::media::{automation, watch, MediaClient};
 use crate::operation::Call;
 use crate::transport::{Transport, ENV_MEDIA_URL};
@@ -31,7 +29,7 @@ use crate::transport::{Transport, ENV_MEDIA_URL};
 /// Client for the media playback application.
 #[pyclass(module = "showctl._core", name = "MediaPlayer", frozen, extends = PyClient)]
 pub struct PyMediaPlayer {
-    client: MediaClient,
+    pub(super) client: MediaClient,
 }
 
 type Job<T> = Work<std::pin::Pin<Box<dyn Future<Output = crate::Result<T>> + Send>>>;
@@ -41,51 +39,6 @@ where
     F: Future<Output = crate::Result<T>> + Send + 'static,
 {
     Work(Box::pin(f))
-}
-
-impl PyMediaPlayer {
-    fn resolve_layer_job(&self, name: String) -> PyResult<Job<PyLayer>> {
-        let name = ep::non_empty(name, "name")?;
-        let client = self.client.clone();
-        Ok(work(async move {
-            let layer = client.resolve_layer(&name).await?;
-            let ident = Ident::Name(layer.uuid.clone().unwrap_or_default());
-            Ok(PyLayer { client, ident })
-        }))
-    }
-
-    fn resolve_playlist_job(&self, name: String) -> PyResult<Job<Arc<crate::media::Playlist>>> {
-        let name = ep::non_empty(name, "name")?;
-        let client = self.client.clone();
-        Ok(work(async move { client.resolve_playlist(&name).await }))
-    }
-
-    fn by_name_job(&self, name: String, kind: Option<String>) -> PyResult<Job<String>> {
-        let name = ep::non_empty(name, "name")?;
-        let kind = kind.map(|k| NameKind::parse(&k)).transpose()?;
-        let client = self.client.clone();
-        Ok(work(async move { client.by_name(&name, kind).await }))
-    }
-
-    fn batch_job(&self, commands: &Bound<'_, PyAny>, concurrency: i64) -> PyResult<Job<BatchOut>> {
-        let limit = automation::concurrency(concurrency)?;
-        let (commands, jobs) = batch_commands(commands)?;
-        let client = self.client.clone();
-        Ok(work(async move {
-            let results = automation::batch(&client, jobs, limit).await;
-            Ok(BatchOut { commands, results })
-        }))
-    }
-}
-
-fn request_call(
-    method: String,
-    path: String,
-    json: Option<&Bound<'_, PyAny>>,
-    params: Option<&Bound<'_, PyDict>>,
-) -> PyResult<Call<Option<Value>>> {
-    let body = json.map(|j| py_to_json(j, "json")).transpose()?;
-    Ok(ep::raw(&method, &path, body, params_arg(params)?)?)
 }
 
 client_constructor!(
@@ -103,7 +56,16 @@ client_constructor!(
     }
 );
 
-media_ops!(workspace_methods! { PyMediaPlayer, core_ops, {
+impl Handle for PyMediaPlayer {
+    type Client = MediaClient;
+    fn client(&self) -> &MediaClient {
+        &self.client
+    }
+}
+
+#[twins]
+#[pymethods]
+impl PyMediaPlayer {
     /// A handle on one layer (an index, a name or a UUID). Sends nothing; a negative index or
     /// an empty name is refused here.
     fn layer(&self, id: &Bound<'_, PyAny>) -> PyResult<PyLayer> {
@@ -120,127 +82,82 @@ media_ops!(workspace_methods! { PyMediaPlayer, core_ops, {
     /// reached this way. The layer list is read once and kept (see `refresh()`); a name missing
     /// from the kept list is looked up once more in a fresh one. No layer, or more than one,
     /// with that name: `NameLookupError`.
-    fn resolve_layer(&self, py: Python<'_>, #[pyo3(from_py_with = args::name)] name: String) -> PyResult<Py<PyAny>> {
-        block(py, &self.client, self.resolve_layer_job(name)?)
-    }
-
-    /// The layer named `name` (or with that UUID), as a handle addressed by its UUID: a layer
-    /// named with digits only ("10"), which the application would read as an index, is
-    /// reached this way. The layer list is read once and kept (see `refresh()`); a name missing
-    /// from the kept list is looked up once more in a fresh one. No layer, or more than one,
-    /// with that name: `NameLookupError`.
-    ///
-    /// Awaitable twin.
-    fn resolve_layer_async<'py>(&self, py: Python<'py>, #[pyo3(from_py_with = args::name)] name: String) -> PyResult<Bound<'py, PyAny>> {
-        awaitable(py, &self.client, self.resolve_layer_job(name)?)
-    }
-
-    /// The playlist named `name` (or with that UUID), anywhere in the tree, with its UUID,
-    /// cues and nested playlists; kept like `resolve_layer`.
-    fn resolve_playlist(&self, py: Python<'_>, #[pyo3(from_py_with = args::name)] name: String) -> PyResult<Py<PyAny>> {
-        block(py, &self.client, self.resolve_playlist_job(name)?)
-    }
-
-    /// The playlist named `name` (or with that UUID), anywhere in the tree, with its UUID,
-    /// cues and nested playlists; kept like `resolve_layer`.
-    ///
-    /// Awaitable twin.
-    fn resolve_playlist_async<'py>(
+    #[twin]
+    fn resolve_layer(
         &self,
-        py: Python<'py>,
         #[pyo3(from_py_with = args::name)] name: String,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        awaitable(py, &self.client, self.resolve_playlist_job(name)?)
+    ) -> PyResult<Job<PyLayer>> {
+        let name = ep::non_empty(name, "name")?;
+        let client = self.client.clone();
+        Ok(work(async move {
+            let layer = client.resolve_layer(&name).await?;
+            let ident = Ident::Name(layer.uuid.clone().unwrap_or_default());
+            Ok(PyLayer { client, ident })
+        }))
+    }
+
+    /// The playlist named `name` (or with that UUID), anywhere in the tree, with its UUID,
+    /// cues and nested playlists; kept like `resolve_layer`.
+    #[twin]
+    fn resolve_playlist(
+        &self,
+        #[pyo3(from_py_with = args::name)] name: String,
+    ) -> PyResult<Job<Arc<crate::media::Playlist>>> {
+        let name = ep::non_empty(name, "name")?;
+        let client = self.client.clone();
+        Ok(work(async move { client.resolve_playlist(&name).await }))
     }
 
     /// The UUID of the one layer, playlist or cue named `name` (only among `kind`: "layer",
     /// "playlist" or "cue"), to pass wherever an id is taken. Kept like `resolve_layer`; none
     /// or several: `NameLookupError` (the message lists them).
+    #[twin]
     #[pyo3(signature = (name, kind=None))]
     fn by_name(
         &self,
-        py: Python<'_>,
         #[pyo3(from_py_with = args::name)] name: String,
         #[pyo3(from_py_with = args::kind)] kind: Option<String>,
-    ) -> PyResult<Py<PyAny>> {
-        block(py, &self.client, self.by_name_job(name, kind)?)
-    }
-
-    /// The UUID of the one layer, playlist or cue named `name` (only among `kind`: "layer",
-    /// "playlist" or "cue"), to pass wherever an id is taken. Kept like `resolve_layer`; none
-    /// or several: `NameLookupError` (the message lists them).
-    ///
-    /// Awaitable twin.
-    #[pyo3(signature = (name, kind=None))]
-    fn by_name_async<'py>(
-        &self,
-        py: Python<'py>,
-        #[pyo3(from_py_with = args::name)] name: String,
-        #[pyo3(from_py_with = args::kind)] kind: Option<String>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        awaitable(py, &self.client, self.by_name_job(name, kind)?)
+    ) -> PyResult<Job<String>> {
+        let name = ep::non_empty(name, "name")?;
+        let kind = kind.map(|k| NameKind::parse(&k)).transpose()?;
+        let client = self.client.clone();
+        Ok(work(async move { client.by_name(&name, kind).await }))
     }
 
     /// Send many commands (`showctl.Command`, see `showctl.cmd`) at most `concurrency` at a
     /// time, in one call. Returns a `BatchResult` per command, in order: one failure never
     /// stops or hides another. No order is kept between the commands. A command built with
     /// `confirm=True` is read back like the method of the same name.
+    #[twin]
     #[pyo3(signature = (commands, concurrency=16))]
     fn batch(
         &self,
-        py: Python<'_>,
         commands: &Bound<'_, PyAny>,
         #[pyo3(from_py_with = args::concurrency)] concurrency: i64,
-    ) -> PyResult<Py<PyAny>> {
-        block(py, &self.client, self.batch_job(commands, concurrency)?)
-    }
-
-    /// Send many commands (`showctl.Command`, see `showctl.cmd`) at most `concurrency` at a
-    /// time, in one call. Returns a `BatchResult` per command, in order: one failure never
-    /// stops or hides another. No order is kept between the commands. A command built with
-    /// `confirm=True` is read back like the method of the same name.
-    ///
-    /// Awaitable twin.
-    #[pyo3(signature = (commands, concurrency=16))]
-    fn batch_async<'py>(
-        &self,
-        py: Python<'py>,
-        commands: &Bound<'_, PyAny>,
-        #[pyo3(from_py_with = args::concurrency)] concurrency: i64,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        awaitable(py, &self.client, self.batch_job(commands, concurrency)?)
+    ) -> PyResult<Job<BatchOut>> {
+        let limit = automation::concurrency(concurrency)?;
+        let (commands, jobs) = batch_commands(commands)?;
+        let client = self.client.clone();
+        Ok(work(async move {
+            let results = automation::batch(&client, jobs, limit).await;
+            Ok(BatchOut { commands, results })
+        }))
     }
 
     /// Any request: `path` relative to /api/0 (names are encoded, `%XX` kept), `json` a body
     /// to send, `params` the query. Returns the decoded JSON, or None for an empty body. A
     /// POST is sent as a command.
+    #[twin]
     #[pyo3(signature = (method, path, json=None, params=None))]
     fn request(
         &self,
-        py: Python<'_>,
         #[pyo3(from_py_with = args::method)] method: String,
         #[pyo3(from_py_with = args::request_path)] path: String,
         json: Option<&Bound<'_, PyAny>>,
         #[pyo3(from_py_with = args::params)] params: Option<Bound<'_, PyDict>>,
-    ) -> PyResult<Py<PyAny>> {
-        block(py, &self.client, request_call(method, path, json, params.as_ref())?)
-    }
-
-    /// Any request: `path` relative to /api/0 (names are encoded, `%XX` kept), `json` a body
-    /// to send, `params` the query. Returns the decoded JSON, or None for an empty body. A
-    /// POST is sent as a command.
-    ///
-    /// Awaitable twin.
-    #[pyo3(signature = (method, path, json=None, params=None))]
-    fn request_async<'py>(
-        &self,
-        py: Python<'py>,
-        #[pyo3(from_py_with = args::method)] method: String,
-        #[pyo3(from_py_with = args::request_path)] path: String,
-        json: Option<&Bound<'_, PyAny>>,
-        #[pyo3(from_py_with = args::params)] params: Option<Bound<'_, PyDict>>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        awaitable(py, &self.client, request_call(method, path, json, params.as_ref())?)
+    ) -> PyResult<Call<Option<Value>>> {
+        let body = json.map(|j| py_to_json(j, "json")).transpose()?;
+        Ok(ep::raw(&method, &path, body, params_arg(params.as_ref())?)?)
     }
 
     /// What each mirror did so far (no request is sent), in the order given.
@@ -275,4 +192,4 @@ media_ops!(workspace_methods! { PyMediaPlayer, core_ops, {
             thresholds,
         )))
     }
-} });
+}

@@ -345,14 +345,17 @@ pub fn _score_from_json(py: Python<'_>, json: &str) -> PyResult<Py<PyAny>> {
 
 macro_rules! sport_class {
     ($ty:ident, $name:literal, [$($attr:ident),* $(,)?]) => {
-        #[doc = "The score record of one sport, with a typed attribute for each of its wire fields."]
+        /// The score record of one sport, with a typed attribute for each of its wire fields.
         #[pyclass(module = "showctl._core", name = $name, frozen, extends = PyScoreRecord)]
         pub struct $ty;
 
         #[pymethods]
         impl $ty {
             $(
-                #[doc = concat!("The `", stringify!($attr), "` field of the ", $name, " record, typed (None when absent).")]
+                #[doc = concat!(
+                    "The `", stringify!($attr), "` field of the ", $name,
+                    " record, typed (None when absent)."
+                )]
                 #[getter]
                 fn $attr<'py>(slf: PyRef<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
                     let py = slf.py();

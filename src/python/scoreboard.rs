@@ -1,28 +1,29 @@
 //! `Scoreboard`: the client of the scoreboard application. `scores()` comes from the
-//! scoreboard's operation table (`crate::score`); options, closing and the context managers
-//! are the base class's ([`super::client`]).
+//! scoreboard's operation table (`crate::score`, made in [`super::table`]); options, closing
+//! and the context managers are the base class's ([`super::client`]).
 
+use std::future::Future;
 use std::sync::Arc;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyType};
+use showctl_macros::twins;
 
 use super::args;
 use super::client::PyClient;
-use super::ops::workspace_methods;
-use super::rt;
+use super::convert::Reply;
+use super::ops::{Handle, Work};
 use super::score_events::PyScoreEventWatch;
 use super::score_models::{other_sport, score_to_py, PyScoreRecord};
 use super::watch::watch_class;
-use crate::score::builders as core_ops;
-use crate::score::{self, score_ops, ScoreEventWatch, ScoreRecord, ScoreWatch};
+use crate::score::{self, ScoreEventWatch, ScoreRecord, ScoreWatch};
 use crate::transport::{Transport, ENV_SCOREBOARD_URL};
 
 /// Client for the scoreboard application.
 #[pyclass(module = "showctl._core", name = "Scoreboard", frozen, extends = PyClient)]
 pub struct PyScoreboard {
-    client: score::Scoreboard,
+    pub(super) client: score::Scoreboard,
 }
 
 client_constructor!(PyScoreboard, ENV_SCOREBOARD_URL, |config| {
@@ -32,7 +33,16 @@ client_constructor!(PyScoreboard, ENV_SCOREBOARD_URL, |config| {
         .add_subclass(PyScoreboard { client }))
 });
 
-score_ops!(workspace_methods! { PyScoreboard, core_ops, {
+impl Handle for PyScoreboard {
+    type Client = score::Scoreboard;
+    fn client(&self) -> &score::Scoreboard {
+        &self.client
+    }
+}
+
+#[twins]
+#[pymethods]
+impl PyScoreboard {
     /// Poll every `interval` seconds; yield the first record, then each one that differs. The
     /// watch is an iterator and an async iterator: `watch_async` is the same method under its
     /// async name.
@@ -51,28 +61,18 @@ score_ops!(workspace_methods! { PyScoreboard, core_ops, {
     /// GET /data/scores as a record of class `cls` (`BasketballScore`, ...): typed for a type
     /// checker. A record of another sport raises `SportMismatchError` (its `record` holds the
     /// record read).
-    fn scores_as(&self, py: Python<'_>, cls: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let cls = record_class(cls)?;
-        let (board, url) = (self.client.clone(), self.scores_url());
-        let rec = rt::wait(py, async move { board.scores().await })?;
-        record_as(py, rec, &cls, &url)
-    }
-
-    /// GET /data/scores as a record of class `cls` (`BasketballScore`, ...): typed for a type
-    /// checker. A record of another sport raises `SportMismatchError` (its `record` holds the
-    /// record read).
-    ///
-    /// Awaitable twin.
-    fn scores_as_async<'py>(
+    #[twin]
+    fn scores_as(
         &self,
-        py: Python<'py>,
-        cls: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
+        cls: &Bound<'_, PyAny>,
+    ) -> PyResult<Work<impl Future<Output = crate::Result<TypedRecord>>>> {
         let cls = record_class(cls)?.unbind();
-        let (board, url) = (self.client.clone(), self.scores_url());
-        rt::spawn(py, async move { board.scores().await }, move |py, rec| {
-            record_as(py, rec, cls.bind(py), &url)
-        })
+        let board = self.client.clone();
+        let url = format!("{}/data/scores", board.transport().base_url());
+        Ok(Work(async move {
+            let record = board.scores().await?;
+            Ok(TypedRecord { record, cls, url })
+        }))
     }
 
     /// Poll every `interval` seconds and yield typed changes: scores, period, possession,
@@ -89,11 +89,22 @@ score_ops!(workspace_methods! { PyScoreboard, core_ops, {
             interval,
         )))
     }
-} });
+}
 
-impl PyScoreboard {
-    fn scores_url(&self) -> String {
-        format!("{}/data/scores", self.client.transport().base_url())
+/// The record read by `scores_as`, with the class it was asked for.
+struct TypedRecord {
+    record: ScoreRecord,
+    cls: Py<PyType>,
+    url: String,
+}
+
+impl Reply for TypedRecord {
+    /// The record, if it is of class `cls`; otherwise `SportMismatchError`.
+    fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        record_as(py, self.record, self.cls.bind(py), &self.url)
+    }
+    fn py_type() -> String {
+        "ScoreRecord".into()
     }
 }
 

@@ -148,7 +148,10 @@ pub struct PySimulator {
 #[pymethods]
 impl PySimulator {
     #[new]
-    #[pyo3(signature = (port=0, api_key=None, workspace=None, *, strict=false, apply_delay=0.0, host="127.0.0.1", header_timeout=30.0, blend_route=false))]
+    #[pyo3(signature = (
+        port=0, api_key=None, workspace=None, *, strict=false, apply_delay=0.0, host="127.0.0.1",
+        header_timeout=30.0, blend_route=false
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         #[pyo3(from_py_with = args::port)] port: i64,

@@ -71,7 +71,10 @@ fn report_to_py(py: Python<'_>, report: VenueReport) -> PyResult<Py<PyAny>> {
 /// Check a venue file or sources without connecting: the sources as dicts
 /// (`name`, `kind`, `url`, `interval`, `workspace`, `has_api_key`, and the connection
 /// options `timeout`, `retries`, `verify`, `ca_cert`, `tls_fingerprint`; `api_key` too with
-/// `reveal_keys`, for a simulator that must check the same key), or a `ValueError` naming the file, the source and the field.
+#[doc = concat!(
+    "`reveal_keys`, for a simulator that must check the same key), or a `ValueError` naming",
+    " the file, the source and the field."
+)]
 #[pyfunction]
 #[pyo3(signature = (venue=None, *, sources=None, defaults=None, reveal_keys=false))]
 pub fn _load_venue(

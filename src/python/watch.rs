@@ -6,14 +6,15 @@
 /// (`__anext__` on the runtime), both taking the next item from `$watch::$next()` and turning
 /// it into `$item` with `$convert(py, item)`. The watch sits behind an async mutex, so callers
 /// on several threads or tasks take items one at a time and a poll is never run twice at once.
-/// `$class::new(watch)` wraps a watch. Methods of the class's own follow in `{ ... }`, where
-/// `self.locked(py, f)` and `self.locked_async(py, f, convert)` run `f` on the locked watch
-/// (`f` takes the lock's guard and returns a future), as `__next__` and `__anext__` do.
+/// `$class::new(watch)` wraps a watch; `self.locked(py, f)` and
+/// `self.locked_async(py, f, convert)` run `f` on the locked watch (`f` takes the lock's guard
+/// and returns a future), as `__next__` and `__anext__` do, and `self.job(f)` makes of `f` the
+/// job of a `#[twin]` method (methods of the class's own are written in an ordinary
+/// `#[pymethods]` block).
 macro_rules! watch_class {
     (
         $(#[$doc:meta])*
         $class:ident, $name:tt, $watch:ty, $next:ident, $convert:path, $item:ty
-        $(, { $($extra:tt)* })?
     ) => {
         $(#[$doc])*
         #[::pyo3::pyclass(module = "showctl._core", name = $name, frozen)]
@@ -61,11 +62,34 @@ macro_rules! watch_class {
                     convert,
                 )
             }
+
+            /// `f` run on the locked watch, as the job of a `#[twin]` method.
+            #[allow(dead_code)] // not every watch has a method of its own
+            fn job<T, F, Fut>(
+                &self,
+                f: F,
+            ) -> $crate::python::ops::Work<
+                impl ::std::future::Future<Output = $crate::error::Result<T>> + Send + 'static,
+            >
+            where
+                T: Send + 'static,
+                F: FnOnce(::tokio::sync::OwnedMutexGuard<$watch>) -> Fut + Send + 'static,
+                Fut: ::std::future::Future<Output = $crate::error::Result<T>> + Send + 'static,
+            {
+                let inner = self.inner.clone();
+                $crate::python::ops::Work(async move { f(inner.lock_owned().await).await })
+            }
+        }
+
+        impl $crate::python::ops::Handle for $class {
+            type Client = ();
+            fn client(&self) -> &() {
+                &()
+            }
         }
 
         #[::pyo3::pymethods]
         impl $class {
-            $($($extra)*)?
             fn __iter__(slf: ::pyo3::Py<Self>) -> ::pyo3::Py<Self> {
                 slf
             }
