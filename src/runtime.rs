@@ -247,8 +247,8 @@ pub fn block_on_here<F: Future>(fut: F) -> F::Output {
     });
     let _leave = Leave(IN_LANE.with(|f| f.replace(true)));
     // Pinned here, so the future the runtime is handed holds only a reference to it: a call's
-    // future is several kilobytes, and tokio's `block_on` moves what it is given twice (two
-    // copies of 12.7 kB per call, measured with callgrind, when the call itself was handed).
+    // future is large, and tokio's `block_on` moves what it is given twice (when it was handed
+    // the call itself, those two copies were a quarter of a call's instructions: callgrind).
     let mut fut = std::pin::pin!(fut);
     let (out, took) = rt.block_on(async {
         if paused {
