@@ -2,8 +2,8 @@
 calls return (``LayerList``, ``TransportList``).
 
 ``import showctl`` imports this module (for the two list classes), so the standard library's
-``html`` (which imports ``html.entities``, a table of over 2,000 named characters) is imported only when a view
-is first drawn."""
+``html`` (which imports ``html.entities``, a table of over 2,000 named characters) is imported
+only when a view is first drawn."""
 
 from __future__ import annotations
 
