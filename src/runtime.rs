@@ -12,6 +12,7 @@
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -62,9 +63,36 @@ fn leave_signals_to_the_caller() {
     }
 }
 
+/// This process's id, cached: a call asks for it twice (its lane and its lane's HTTP client
+/// were built in this process, or in a parent before `fork()`), a system call each time
+/// otherwise. A forked child forgets the parent's (`pthread_atfork`, registered before the
+/// first id is cached).
+pub fn pid() -> u32 {
+    static PID: AtomicU32 = AtomicU32::new(0);
+    let cached = PID.load(Ordering::Relaxed);
+    if cached != 0 {
+        return cached;
+    }
+    #[cfg(unix)]
+    {
+        static AT_FORK: std::sync::Once = std::sync::Once::new();
+        extern "C" fn forget() {
+            PID.store(0, Ordering::Relaxed);
+        }
+        // SAFETY: registers a handler that only stores to an atomic, run in the child after
+        // fork().
+        AT_FORK.call_once(|| unsafe {
+            libc::pthread_atfork(None, None, Some(forget));
+        });
+    }
+    let pid = std::process::id();
+    PID.store(pid, Ordering::Relaxed);
+    pid
+}
+
 /// The runtime of this process (built on first use, and again in a forked child).
 pub fn get() -> Arc<Runtime> {
-    let pid = std::process::id();
+    let pid = pid();
     let mut slot = RUNTIME.lock().unwrap_or_else(|p| p.into_inner());
     match slot.as_ref() {
         Some((owner, rt)) if *owner == pid => rt.clone(),
@@ -164,7 +192,7 @@ impl WaitRule {
 }
 
 fn lane() -> Rc<Runtime> {
-    let pid = std::process::id();
+    let pid = pid();
     LANE.with(|slot| {
         let mut slot = slot.borrow_mut();
         match slot.as_ref() {
@@ -218,13 +246,16 @@ pub fn block_on_here<F: Future>(fut: F) -> F::Output {
         spin
     });
     let _leave = Leave(IN_LANE.with(|f| f.replace(true)));
+    // Pinned here, so the future the runtime is handed holds only a reference to it: a call's
+    // future is large, and tokio's `block_on` moves what it is given twice (when it was handed
+    // the call itself, those two copies were a quarter of a call's instructions: callgrind).
+    let mut fut = std::pin::pin!(fut);
     let (out, took) = rt.block_on(async {
         if paused {
             // The first turn wakes the tasks whose sockets changed, the second runs them.
             tokio::task::yield_now().await;
             tokio::task::yield_now().await;
         }
-        let mut fut = std::pin::pin!(fut);
         let started = Instant::now();
         if spin {
             loop {
@@ -239,7 +270,7 @@ pub fn block_on_here<F: Future>(fut: F) -> F::Output {
                 tokio::task::yield_now().await;
             }
         }
-        let out = fut.await;
+        let out = fut.as_mut().await;
         (out, started.elapsed())
     });
     LANE_WAIT.with(|w| {
@@ -375,6 +406,30 @@ mod tests {
             super::block_on_here(async { tokio::time::sleep(Duration::from_millis(1)).await });
         }
         assert!(!rule().spins());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_forked_child_does_not_keep_its_parents_cached_pid() {
+        let parent = super::pid();
+        assert_eq!(parent, std::process::id());
+        // SAFETY: the child only reads and writes atomics, asks for its id and exits.
+        let child = unsafe { libc::fork() };
+        assert!(child >= 0, "fork failed");
+        if child == 0 {
+            let ok = super::pid() == std::process::id() && super::pid() != parent;
+            // SAFETY: ends the child without running the parent's exit handlers.
+            unsafe { libc::_exit(if ok { 0 } else { 1 }) };
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child started above.
+        assert_eq!(unsafe { libc::waitpid(child, &mut status, 0) }, child);
+        assert!(libc::WIFEXITED(status), "child status {status}");
+        assert_eq!(
+            libc::WEXITSTATUS(status),
+            0,
+            "the child saw its parent's pid"
+        );
     }
 
     #[test]

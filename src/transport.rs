@@ -364,7 +364,7 @@ impl Clients {
         }
         LANE_CLIENTS.with(|cell| {
             let mut lane = cell.borrow_mut();
-            let pid = std::process::id();
+            let pid = crate::runtime::pid();
             if lane.pid != pid {
                 // Inherited through fork(): their connections belong to the parent's lane.
                 std::mem::forget(std::mem::take(&mut lane.clients));

@@ -1,9 +1,12 @@
 """HTML views for Jupyter (``_repr_html_``) of the media models, the score view and the lists
-calls return (``LayerList``, ``TransportList``)."""
+calls return (``LayerList``, ``TransportList``).
+
+``import showctl`` imports this module (for the two list classes), so the standard library's
+``html`` (which imports ``html.entities``, a table of over 2,000 named characters) is imported
+only when a view is first drawn."""
 
 from __future__ import annotations
 
-from html import escape
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -17,6 +20,13 @@ __all__ = [
     "score_view_html",
     "transport_state_html",
 ]
+
+
+def escape(text: str) -> str:
+    """``html.escape``, imported at the first view drawn."""
+    from html import escape as html_escape
+
+    return html_escape(text)
 
 
 def _text(value: Any) -> str:
