@@ -274,7 +274,7 @@ def test_the_python_blocks_pass_mypy_strict(tmp_path: Path) -> None:
 
 # The API reference (docs/reference.md): mkdocstrings renders griffe's static view of the
 # package (mkdocs.yml: the stubs, allow_inspection false) through scripts/griffe_summaries.py.
-# griffe comes with the docs extra, which .ci/run installs before the tests.
+# griffe comes with the test extra (and the docs extra, through mkdocstrings).
 
 ROLE = re.compile(r":(?:class|meth|func|attr|mod|exc|obj):`")
 
