@@ -136,7 +136,7 @@ async fn probe_mirror(primary: &Transport, source: &Source, mirror: &MirrorSpec)
         .as_deref()
         .or(source.config.api_key.as_deref());
     let transport = Target::new(&mirror.url, key)
-        .map(|t| t.pinned(mirror.tls_fingerprint.clone()))
+        .map(|t| t.pinned(mirror.tls_fingerprint))
         .and_then(|t| primary.with_target(t));
     let (report, error) = match transport {
         Ok(t) => {
