@@ -2575,9 +2575,8 @@ class Feed:
         ``ca_cert`` and ``verify``; or of every source of a venue: a venue file
         (``venue="venue.toml"``) or its sources as dicts (``sources={"court1": {"kind":
         "scoreboard", "url": ...}}``, with optional ``defaults``), whose options are then set
-        per source in the venue (``interval``, ``api_key``... beside it are refused).
-        Without a venue, ``interval`` is 0.5 s, ``timeout`` 5.0 s and ``verify`` True unless
-        given.
+        per source in the venue (``interval``, ``api_key``... beside it are refused). Without
+        a venue, ``interval`` is 0.5 s, ``timeout`` 5.0 s and ``verify`` True unless given.
         """
     def start(self) -> Self:
         """Start polling and serving (a no-op when running), and return the feed once every
@@ -2610,7 +2609,8 @@ class Feed:
     @property
     def sources(self) -> list[dict[str, Any]]:
         """Every source polled: `[{"name", "kind", "documents"}, ...]` as in `/sources.json`
-        (media players first), the documents' paths relative to `url`. Known before `start()`."""
+        (media players first), the documents' paths relative to `url`. Known before `start()`.
+        """
     @property
     def sse_clients(self) -> int:
         """Server-Sent Events clients connected now."""
