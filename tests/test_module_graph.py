@@ -293,3 +293,16 @@ def test_no_import_cycle_in_the_python_package() -> None:
     g = python_graph(ROOT / "python", "showctl")
     assert "showctl.cli.connection" in g["showctl.cli.media_commands"], g
     assert cycles(g) == []
+
+
+def test_the_binding_draws_no_html() -> None:
+    """Every HTML view is drawn in one place, `showctl._html`: the binding (which converts)
+    hands it data, as `ScoreRecord._display()` does, and writes no markup itself."""
+    markup = re.compile(r"<(table|tr|td|th|div|caption)[ >]")
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in sorted((ROOT / "src" / "python").rglob("*.rs"))
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if markup.search(line)
+    ]
+    assert found == [], f"HTML drawn in the binding (draw it in python/showctl/_html.py): {found}"

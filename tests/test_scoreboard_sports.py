@@ -466,7 +466,7 @@ def test_repr_html_names_teams_and_escapes() -> None:
     )
     html = score._repr_html_()
     assert "Tigers &amp; &lt;Lions&gt;" in html
-    assert "7&quot;&#39;" in html
+    assert "7&quot;&#x27;" in html  # html.escape's form (the view is drawn by showctl._html)
     assert "quarter &lt;b&gt;4&lt;/b&gt;" in html
     assert "<Lions>" not in html and "<b>" not in html
     assert tables(html) == [[["", "Score"], ["Tigers & <Lions>", "7\"'"], ["Swans", "3"]]]

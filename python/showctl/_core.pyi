@@ -57,6 +57,16 @@ class ScoreRecord:
         """Pickling support: rebuilt from the JSON object."""
     def _repr_html_(self) -> str:
         """A compact scoreboard table for Jupyter: team rows by score fields, escaped."""
+    def _display(
+        self,
+    ) -> tuple[
+        list[tuple[str, list[tuple[str, str]], list[str], list[tuple[str, list[str]]]]],
+        str,
+        list[tuple[str, str]],
+    ]:
+        """What the HTML view shows, as the core lays it out: `(boards, title, fields)`, each
+        board `(title, notes, columns, rows)` (see `showctl._html.score_record_html`).
+        """
     def view(self) -> ScoreView:
         """The sport-independent view: teams (name, score as int), period, possession, extras."""
 

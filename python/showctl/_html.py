@@ -1,5 +1,6 @@
-"""HTML views for Jupyter (``_repr_html_``) of the media models, the score view and the lists
-calls return (``LayerList``, ``TransportList``).
+"""HTML views for Jupyter (``_repr_html_``) of the media models, the score records and views,
+and the lists calls return (``LayerList``, ``TransportList``): every HTML view of the package
+is drawn here (the core lays out a score record's boards; this module draws them).
 
 ``import showctl`` imports this module (for the two list classes), so the standard library's
 ``html`` (which imports ``html.entities``, a table of over 2,000 named characters) is imported
@@ -10,13 +11,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from showctl._core import LayerState, Playlist, ScoreView, TransportState
+    from showctl._core import LayerState, Playlist, ScoreRecord, ScoreView, TransportState
 
 __all__ = [
     "LayerList",
     "TransportList",
     "layer_state_html",
     "playlist_html",
+    "score_record_html",
     "score_view_html",
     "transport_state_html",
 ]
@@ -101,6 +103,45 @@ def _transport_row(state: TransportState) -> list[Any]:
 def transport_state_html(state: TransportState) -> str:
     """A transport state as a small table."""
     return _table(_TRANSPORT_HEAD, [_transport_row(state)])
+
+
+_TABLE_STYLE = "border-collapse:collapse;font-family:monospace;margin:0 0 .5em 0"
+_CELL_STYLE = "border:1px solid #888;padding:2px 8px;text-align:center"
+
+
+def score_record_html(record: ScoreRecord) -> str:
+    """A compact scoreboard: per board a caption (the sport, then game fields such as the
+    period), a heading row of score fields and one row per team; a record of an unknown sport
+    as a two-column field table. All text is escaped."""
+    boards, title, fields = record._display()
+    cell = _CELL_STYLE
+    out = ['<div class="showctl-score">']
+    for board_title, notes, columns, rows in boards:
+        caption = escape(board_title) + "".join(f" · {escape(k)} {escape(v)}" for k, v in notes)
+        out.append(
+            f'<table style="{_TABLE_STYLE}"><caption style="text-align:left">{caption}</caption>'
+            f'<tr><th style="{cell}"></th>'
+        )
+        out += [f'<th style="{cell}">{escape(c)}</th>' for c in columns]
+        out.append("</tr>")
+        for team, cells in rows:
+            out.append(f'<tr><th style="{cell};text-align:left">{escape(team)}</th>')
+            out += [f'<td style="{cell}">{escape(v)}</td>' for v in cells]
+            out.append("</tr>")
+        out.append("</table>")
+    if not boards:
+        out.append(
+            f'<table style="{_TABLE_STYLE}"><caption style="text-align:left">'
+            f"{escape(title)}</caption>"
+        )
+        out += [
+            f'<tr><th style="{cell};text-align:left">{escape(k)}</th>'
+            f'<td style="{cell}">{escape(v)}</td></tr>'
+            for k, v in fields
+        ]
+        out.append("</table>")
+    out.append("</div>")
+    return "".join(out)
 
 
 def score_view_html(view: ScoreView) -> str:

@@ -80,83 +80,37 @@ fn lookup<'a>(rec: &'a ScoreRecord, key: &Bound<'_, PyAny>) -> Option<&'a serde_
     rec.raw().get(&*key.to_cow().ok()?)
 }
 
-/// Text escaped for HTML element content and attribute values.
-fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// One board of the HTML view: (title, game notes, score columns, team rows).
+type BoardRows = (
+    String,
+    Vec<(String, String)>,
+    Vec<String>,
+    Vec<(String, Vec<String>)>,
+);
 
-const TABLE_STYLE: &str = "border-collapse:collapse;font-family:monospace;margin:0 0 .5em 0";
-const CELL_STYLE: &str = "border:1px solid #888;padding:2px 8px;text-align:center";
-
-/// A compact HTML scoreboard: per board a caption (sport, then game fields such as the
-/// period), a heading row of score fields and one row per team. A record of an unknown sport
-/// is shown as a two-column field table. All text is escaped.
-fn record_html(rec: &ScoreRecord) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::from("<div class=\"showctl-score\">");
-    let boards = rec.boards();
-    for b in &boards {
-        let mut caption = escape_html(&b.title);
-        for (k, v) in &b.notes {
-            let _ = write!(caption, " · {} {}", escape_html(k), escape_html(v));
-        }
-        let _ = write!(
-            out,
-            "<table style=\"{TABLE_STYLE}\"><caption style=\"text-align:left\">{caption}</caption>\
-             <tr><th style=\"{CELL_STYLE}\"></th>"
-        );
-        for col in &b.columns {
-            let _ = write!(out, "<th style=\"{CELL_STYLE}\">{}</th>", escape_html(col));
-        }
-        out.push_str("</tr>");
-        for (team, cells) in &b.rows {
-            let _ = write!(
-                out,
-                "<tr><th style=\"{CELL_STYLE};text-align:left\">{}</th>",
-                escape_html(team)
-            );
-            for cell in cells {
-                let _ = write!(out, "<td style=\"{CELL_STYLE}\">{}</td>", escape_html(cell));
-            }
-            out.push_str("</tr>");
-        }
-        out.push_str("</table>");
-    }
-    if boards.is_empty() {
-        let title = rec.sport_mode().unwrap_or_else(|| "score record".into());
-        let _ = write!(
-            out,
-            "<table style=\"{TABLE_STYLE}\"><caption style=\"text-align:left\">{}</caption>",
-            escape_html(&title)
-        );
-        for (k, v) in rec.raw() {
-            if k == "sportMode" {
-                continue;
-            }
-            let text = crate::json::as_text(v).unwrap_or_else(|| v.to_string());
-            let _ = write!(
-                out,
-                "<tr><th style=\"{CELL_STYLE};text-align:left\">{}</th>\
-                 <td style=\"{CELL_STYLE}\">{}</td></tr>",
-                escape_html(k),
-                escape_html(&text)
-            );
-        }
-        out.push_str("</table>");
-    }
-    out.push_str("</div>");
-    out
+/// What the HTML view of a record shows, laid out by the core (drawn by
+/// `showctl._html.score_record_html`): its boards, or for a record of an unknown sport (no
+/// board) its title and every field but `sportMode` as text.
+fn record_display(rec: &ScoreRecord) -> (Vec<BoardRows>, String, Vec<(String, String)>) {
+    let boards: Vec<BoardRows> = rec
+        .boards()
+        .into_iter()
+        .map(|b| (b.title, b.notes, b.columns, b.rows))
+        .collect();
+    let title = rec.sport_mode().unwrap_or_else(|| "score record".into());
+    let fields = if boards.is_empty() {
+        rec.raw()
+            .iter()
+            .filter(|(k, _)| k.as_str() != "sportMode")
+            .map(|(k, v)| {
+                let text = crate::json::as_text(v).unwrap_or_else(|| v.to_string());
+                (k.clone(), text)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    (boards, title, fields)
 }
 
 impl Reply for ScoreRecord {
@@ -305,8 +259,15 @@ impl PyScoreRecord {
     }
 
     /// A compact scoreboard table for Jupyter: team rows by score fields, escaped.
-    fn _repr_html_(&self) -> String {
-        record_html(&self.rec)
+    fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
+        super::convert::html(slf.as_any(), "score_record_html")
+    }
+
+    /// What the HTML view shows, as the core lays it out: `(boards, title, fields)`, each board
+    /// `(title, notes, columns, rows)` (see `showctl._html.score_record_html`).
+    #[allow(clippy::type_complexity)]
+    fn _display(&self) -> (Vec<BoardRows>, String, Vec<(String, String)>) {
+        record_display(&self.rec)
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
