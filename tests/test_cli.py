@@ -393,7 +393,7 @@ def test_demo_runs_to_completion() -> None:
     for expected in (
         "1. Playlists",
         "Main is playing intro_2024.mp4",
-        "opacity 1.0 -> 0.3",
+        "opacity 1.00 -> 0.30\n",
         "intro_2024.mp4",
         "Hockey: 0 - 0",
         "team1Score -> 2: Hockey: 2 - 1",

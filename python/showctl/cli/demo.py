@@ -47,7 +47,9 @@ def run(pace: float = 0.0) -> None:
             title('Fade layer "Main" to 30 % over one second')
             before = main.opacity()
             main.fade(0.3, 1.0, steps=5)
-            print(f"   opacity {before} -> {main.opacity()}")
+            # Shown to two places: the application keeps single precision (0.3 reads back as
+            # 0.30000001192092896; docs/automation.md).
+            print(f"   opacity {before:.2f} -> {main.opacity():.2f}")
 
             title("Transport state of every layer (GET /transportState/workspace)")
             table(
