@@ -110,10 +110,7 @@ async fn probe_source(source: &Source) -> SourceReport {
         }
         Err(e) => (Err(e), Vec::new()),
     };
-    let (report, error) = match outcome {
-        Ok(r) => (Some(r), None),
-        Err(e) => (None, Some(e.to_string())),
-    };
+    let (report, error) = split(outcome);
     SourceReport {
         name: source.name.clone(),
         kind: source.kind.as_str().into(),
@@ -138,22 +135,28 @@ async fn probe_mirror(primary: &Transport, source: &Source, mirror: &MirrorSpec)
     let transport = Target::new(&mirror.url, key)
         .map(|t| t.pinned(mirror.tls_fingerprint))
         .and_then(|t| primary.with_target(t));
-    let (report, error) = match transport {
+    let outcome = match transport {
         Ok(t) => {
             let result = probe(&t, App::Media).await;
             t.close();
-            match result {
-                Ok(r) => (Some(r), None),
-                Err(e) => (None, Some(e.to_string())),
-            }
+            result
         }
-        Err(e) => (None, Some(e.to_string())),
+        Err(e) => Err(e),
     };
+    let (report, error) = split(outcome);
     MirrorReport {
         url: mirror.url.clone(),
         report,
         error,
         seconds: started.elapsed().as_secs_f64(),
         pinned: mirror.tls_fingerprint.is_some(),
+    }
+}
+
+/// A probe's report, or why none could be made (the two fields of a report row).
+fn split(outcome: crate::Result<Report>) -> (Option<Report>, Option<String>) {
+    match outcome {
+        Ok(r) => (Some(r), None),
+        Err(e) => (None, Some(e.to_string())),
     }
 }
