@@ -124,6 +124,16 @@ thread_local! {
     static LANE_LEFT: Cell<Option<Instant>> = const { Cell::new(None) };
     /// Whether this thread's calls look for their answer before sleeping (see [`WaitRule`]).
     static LANE_WAIT: Cell<WaitRule> = const { Cell::new(WaitRule::new()) };
+    /// Whether this thread's lane has connection tasks (reqwest's, for HTTPS): only they need
+    /// to catch up after a pause (see [`block_on_here`]).
+    static LANE_TASKS: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Note that the calling thread's lane now runs connection tasks (an HTTP client whose
+/// connections are driven by tasks spawned on the lane): after a pause, its calls let those
+/// tasks see their sockets first.
+pub fn lane_has_tasks() {
+    LANE_TASKS.with(|t| t.set(true));
 }
 
 /// A lane idle for longer than this catches up before a call (see [`block_on_here`]).
@@ -219,9 +229,11 @@ fn lane() -> Rc<Runtime> {
 /// documentation). Must not be called from inside a runtime (see [`inside_runtime`]).
 ///
 /// While the thread was away, nothing watched the lane's connections: a server may have closed
-/// an idle one. So after a pause the lane first lets its connection tasks see their sockets
-/// (two turns of its driver, about a microsecond), and a closed connection leaves the pool
-/// before the call could pick it (a command sent on it would fail, and is not retried).
+/// an idle one. A lane's own plain-HTTP connections are checked when they are taken
+/// (`transport::http1`); a lane that runs connection tasks (reqwest's, for HTTPS:
+/// [`lane_has_tasks`]) first lets them see their sockets after a pause (two turns of its
+/// driver, about a microsecond), and a closed connection leaves the pool before the call could
+/// pick it (a command sent on it would fail, and is not retried).
 ///
 /// For its first 100 µs a call looks for its answer without sleeping (each look is one
 /// non-blocking `epoll_wait`): an answer that comes within that time (loopback, a fast LAN)
@@ -236,9 +248,10 @@ pub fn block_on_here<F: Future>(fut: F) -> F::Output {
         }
     }
     let rt = lane();
-    let paused = LANE_LEFT
-        .with(|t| t.get())
-        .is_some_and(|t| t.elapsed() > LANE_IDLE);
+    let paused = LANE_TASKS.with(|t| t.get())
+        && LANE_LEFT
+            .with(|t| t.get())
+            .is_some_and(|t| t.elapsed() > LANE_IDLE);
     let spin = LANE_WAIT.with(|w| {
         let mut rule = w.get();
         let spin = rule.spins();

@@ -32,9 +32,10 @@ pub const DEFAULT_CONFIRM_TIMEOUT: Duration = Duration::from_millis(500);
 pub const DEFAULT_MAX_BODY: usize = 64 * 1024 * 1024;
 
 mod errors;
+mod http1;
 mod request;
 
-use errors::{reply_too_large, short, too_large, transport_error};
+use errors::{lane_error, reply_too_large, short, too_large, transport_error};
 pub use request::{Method, Request};
 
 /// Everything a client is built from.
@@ -208,15 +209,15 @@ fn install_crypto_provider() {
     });
 }
 
+/// The `User-Agent` of every request.
+const USER_AGENT_VALUE: &str = concat!("showctl/", env!("CARGO_PKG_VERSION"));
+
 /// Build the reqwest client for a configuration (no redirects, no proxy) on its TLS
 /// configuration (built once per client by [`crate::tls::client_config`]).
 pub fn build_client(config: &Config, tls: &rustls::ClientConfig) -> Result<reqwest::Client> {
     install_crypto_provider();
     let mut headers = HeaderMap::new();
-    headers.insert(
-        USER_AGENT,
-        HeaderValue::from_static(concat!("showctl/", env!("CARGO_PKG_VERSION"))),
-    );
+    headers.insert(USER_AGENT, HeaderValue::from_static(USER_AGENT_VALUE));
     reqwest::Client::builder()
         .default_headers(headers)
         .redirect(reqwest::redirect::Policy::none())
@@ -236,12 +237,16 @@ pub struct Target {
     auth: Option<HeaderValue>,
     /// Its own pinned certificate (a mirror's), instead of the primary's TLS options.
     pin: Option<Fingerprint>,
+    /// Where a plain-HTTP target is, for a lane's own exchange (`None` for HTTPS).
+    plain: Option<http1::Plain>,
 }
 
 impl Target {
     pub fn new(url: &str, api_key: Option<&str>) -> Result<Self> {
+        let base = normalize_base(url)?;
         Ok(Target {
-            base: normalize_base(url)?,
+            plain: http1::Plain::of(&base),
+            base,
             auth: api_key.map(auth_header).transpose()?,
             pin: None,
         })
@@ -318,7 +323,15 @@ struct Clients {
 /// A thread's lane clients, and the process they were built in.
 struct LaneClients {
     pid: u32,
-    clients: Vec<(Weak<Clients>, reqwest::Client)>,
+    clients: Vec<LaneEntry>,
+}
+
+/// What one thread's lane keeps for one [`Clients`]: its reqwest client (HTTPS targets, built
+/// on first use) and its own plain-HTTP connections (see [`http1`]).
+struct LaneEntry {
+    owner: Weak<Clients>,
+    reqwest: Option<reqwest::Client>,
+    kept: http1::Kept,
 }
 
 thread_local! {
@@ -362,6 +375,19 @@ impl Clients {
         if !crate::runtime::in_lane() {
             return self.shared();
         }
+        self.on_lane(|entry| match &entry.reqwest {
+            Some(client) => Ok(client.clone()),
+            None => {
+                let client = build_client(&self.config, &self.tls)?;
+                entry.reqwest = Some(client.clone());
+                crate::runtime::lane_has_tasks();
+                Ok(client)
+            }
+        })
+    }
+
+    /// Work on what the calling thread's lane keeps for these clients.
+    fn on_lane<R>(self: &Arc<Self>, f: impl FnOnce(&mut LaneEntry) -> R) -> R {
         LANE_CLIENTS.with(|cell| {
             let mut lane = cell.borrow_mut();
             let pid = crate::runtime::pid();
@@ -371,17 +397,23 @@ impl Clients {
                 lane.pid = pid;
             }
             let me = Arc::as_ptr(self);
-            let mine = lane
+            let at = match lane
                 .clients
                 .iter()
-                .find(|(w, _)| std::ptr::eq(w.as_ptr(), me));
-            if let Some((_, client)) = mine {
-                return Ok(client.clone());
-            }
-            lane.clients.retain(|(w, _)| w.strong_count() > 0);
-            let client = build_client(&self.config, &self.tls)?;
-            lane.clients.push((Arc::downgrade(self), client.clone()));
-            Ok(client)
+                .position(|e| std::ptr::eq(e.owner.as_ptr(), me))
+            {
+                Some(at) => at,
+                None => {
+                    lane.clients.retain(|e| e.owner.strong_count() > 0);
+                    lane.clients.push(LaneEntry {
+                        owner: Arc::downgrade(self),
+                        reqwest: None,
+                        kept: http1::Kept::default(),
+                    });
+                    lane.clients.len() - 1
+                }
+            };
+            f(&mut lane.clients[at])
         })
     }
 }
@@ -558,6 +590,39 @@ impl Transport {
     }
 
     async fn exchange(&self, req: &Request, url: &str) -> Result<Bytes> {
+        let answer = match &self.target.plain {
+            Some(plain) if crate::runtime::in_lane() => {
+                let path_and_query = req.path_and_query();
+                if http1::sent_as_is(&path_and_query) {
+                    self.exchange_on_lane(plain, req, &path_and_query, url)
+                        .await?
+                } else {
+                    self.exchange_reqwest(req, url).await?
+                }
+            }
+            _ => self.exchange_reqwest(req, url).await?,
+        };
+        self.accept(req, url, answer)
+    }
+
+    /// The largest body accepted for `req` with `status`: an error page is read up to
+    /// max_body, a 2xx up to what its endpoint can answer (`Some`).
+    fn reply_cap(&self, req: &Request, status: u16) -> (usize, Option<usize>) {
+        let endpoint_cap = req.max_reply.filter(|m| *m < self.max_body && status < 300);
+        (endpoint_cap.unwrap_or(self.max_body), endpoint_cap)
+    }
+
+    /// The error for a body larger than [`Self::reply_cap`] allows.
+    fn refuse(&self, req: &Request, url: &str, status: u16) -> Error {
+        let method = req.method.as_str();
+        match self.reply_cap(req, status).1 {
+            Some(cap) => reply_too_large(method, url, cap),
+            None => too_large(method, url, self.max_body),
+        }
+    }
+
+    /// One exchange through reqwest (the process runtime's calls, and HTTPS).
+    async fn exchange_reqwest(&self, req: &Request, url: &str) -> Result<http1::Answer> {
         let method = req.method.as_str();
         let client = self.clients.get()?;
         let mut builder = match req.method {
@@ -577,16 +642,10 @@ impl Transport {
             .await
             .map_err(|e| transport_error(method, url, &e))?;
         let status = resp.status().as_u16();
-        // An error page is read up to max_body; a 2xx up to what its endpoint can answer.
-        let endpoint_cap = req.max_reply.filter(|m| *m < self.max_body && status < 300);
-        let max = endpoint_cap.unwrap_or(self.max_body);
-        let refuse = || match endpoint_cap {
-            Some(cap) => reply_too_large(method, url, cap),
-            None => too_large(method, url, self.max_body),
-        };
+        let max = self.reply_cap(req, status).0;
         if let Some(len) = resp.content_length() {
             if len as usize > max {
-                return Err(refuse());
+                return Err(self.refuse(req, url, status));
             }
         }
         let mut buf = Vec::with_capacity(resp.content_length().unwrap_or(0) as usize);
@@ -596,19 +655,74 @@ impl Transport {
             .map_err(|e| transport_error(method, url, &e))?
         {
             if buf.len() + chunk.len() > max {
-                return Err(refuse());
+                return Err(self.refuse(req, url, status));
             }
             buf.extend_from_slice(&chunk);
         }
+        let location = resp
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .map(|l| l.as_bytes().to_vec());
+        Ok(http1::Answer {
+            status,
+            location,
+            body: buf,
+        })
+    }
+
+    /// One exchange on the calling thread's lane, on a connection it keeps (see [`http1`]).
+    async fn exchange_on_lane(
+        &self,
+        plain: &http1::Plain,
+        req: &Request,
+        path_and_query: &str,
+        url: &str,
+    ) -> Result<http1::Answer> {
+        let method = req.method.as_str();
+        let failed = |f| lane_error(method, url, &plain.host, f);
+        let conn = match self.clients.on_lane(|e| e.kept.take(&plain.authority)) {
+            Some(conn) => conn,
+            None => http1::connect(plain).await.map_err(failed)?,
+        };
+        let target = format!("{}{path_and_query}", plain.prefix);
+        let outgoing = http1::Outgoing {
+            method,
+            target: &target,
+            authority: &plain.authority,
+            auth: self.target.auth.as_ref().map(|a| a.as_bytes()),
+            body: req.body.as_deref(),
+        };
+        let caps = http1::Caps {
+            success: self.reply_cap(req, 200).0,
+            other: self.reply_cap(req, 500).0,
+        };
+        let (answer, again) = match conn.exchange(&outgoing, caps).await {
+            Ok(done) => done,
+            Err(http1::Failure::TooLarge { status }) => return Err(self.refuse(req, url, status)),
+            Err(f) => return Err(failed(f)),
+        };
+        if let Some(conn) = again {
+            self.clients.on_lane(|e| e.kept.put(&plain.authority, conn));
+        }
+        Ok(answer)
+    }
+
+    /// A complete answer: the body of a 2xx (its text repaired where it must be), or the
+    /// error its status means.
+    fn accept(&self, req: &Request, url: &str, answer: http1::Answer) -> Result<Bytes> {
+        let method = req.method.as_str();
+        let http1::Answer {
+            status,
+            location,
+            body: buf,
+        } = answer;
         if !(200..300).contains(&status) {
             let mut err = Error::api(status, method, url, &self.target.scrub(&buf));
             if (300..400).contains(&status) {
-                if let (Error::Api { message, .. }, Some(loc)) =
-                    (&mut err, resp.headers().get(reqwest::header::LOCATION))
-                {
+                if let (Error::Api { message, .. }, Some(loc)) = (&mut err, location) {
                     message.push_str(&format!(
                         "; Location: {}",
-                        String::from_utf8_lossy(&self.target.scrub(loc.as_bytes()))
+                        String::from_utf8_lossy(&self.target.scrub(&loc))
                     ));
                 }
             }
@@ -911,6 +1025,121 @@ mod tests {
             crate::runtime::block_on_here(t.send(&Request::post("/mute/layer/0"))).unwrap();
             std::thread::sleep(Duration::from_millis(80));
         }
+    }
+
+    /// A keep-alive server answering `{}` to every request; counts its connections.
+    async fn counts_connections() -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let count = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = count.clone();
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                counted.fetch_add(1, Ordering::SeqCst);
+                tokio::spawn(async move {
+                    let mut buf = [0u8; 4096];
+                    while let Ok(n) = stream.read(&mut buf).await {
+                        let reply = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
+                        if n == 0 || stream.write_all(reply.as_bytes()).await.is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        (url, count)
+    }
+
+    /// Whether the calling thread's lane built a reqwest client for `t`.
+    fn lane_built_reqwest(t: &Transport) -> bool {
+        t.clients.on_lane(|e| e.reqwest.is_some())
+    }
+
+    /// A blocking call to an http:// target is made by the lane itself (src/transport/http1.rs):
+    /// no reqwest client is built for it, and one connection carries the calls. A path reqwest
+    /// would rewrite still goes through reqwest.
+    #[test]
+    fn a_lane_speaks_plain_http_itself_on_one_connection() {
+        let rt = crate::runtime::get();
+        let (url, connections) = rt.block_on(rt.spawn(counts_connections())).unwrap();
+        let mut config = Config::new(url);
+        config.retries = 0;
+        let t = Transport::new(&config).unwrap();
+        for _ in 0..5 {
+            let body = crate::runtime::block_on_here(t.send(&Request::get("/x"))).unwrap();
+            assert_eq!(&body[..], b"{}");
+        }
+        assert_eq!(connections.load(Ordering::SeqCst), 1);
+        assert!(!lane_built_reqwest(&t));
+        let body = crate::runtime::block_on_here(t.send(&Request::get("/a b"))).unwrap();
+        assert_eq!(&body[..], b"{}");
+        assert!(lane_built_reqwest(&t));
+    }
+
+    /// Every failure of a lane's own exchange is the error the same failure gave through
+    /// reqwest (the fault matrix of tests/test_faults.py checks the Python side).
+    #[test]
+    fn a_lanes_failures_are_typed_as_reqwest_failures_were() {
+        let rt = crate::runtime::get();
+        let on_lane = |script: Vec<Reply>, tune: &dyn Fn(&mut Config)| {
+            let server = rt.block_on(start(script));
+            let mut c = config(&server.url);
+            c.retries = 0;
+            tune(&mut c);
+            let t = Transport::new(&c).unwrap();
+            let err = crate::runtime::block_on_here(t.send(&Request::get("/x"))).unwrap_err();
+            assert!(!lane_built_reqwest(&t), "{err}");
+            err
+        };
+        let cut = on_lane(
+            vec![Reply::Raw(
+                "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"uuid\":",
+            )],
+            &|_| {},
+        );
+        assert!(matches!(cut, Error::Connect { .. }), "{cut:?}");
+        assert!(
+            cut.to_string().contains("closed before the whole body"),
+            "{cut}"
+        );
+        assert!(cut.to_string().contains("use an https:// URL"), "{cut}");
+        let garbage = on_lane(vec![Reply::Raw("\u{0}this is not HTTP\r\n\r\n")], &|_| {});
+        assert!(matches!(garbage, Error::Connect { .. }), "{garbage:?}");
+        assert!(garbage.to_string().contains("invalid HTTP"), "{garbage}");
+        let big = on_lane(vec![Reply::Status(200, "[1,2,3,4,5,6,7,8,9]")], &|c| {
+            c.max_body = 8
+        });
+        assert!(big.to_string().contains("max_body (8 bytes)"), "{big}");
+        let moved = on_lane(
+            vec![Reply::Raw(
+                "HTTP/1.1 301 Moved\r\nLocation: https://h:1/api/0/x\r\nContent-Length: 0\r\n\r\n",
+            )],
+            &|_| {},
+        );
+        assert_eq!(moved.status(), Some(301));
+        assert!(
+            moved.to_string().contains("Location: https://h:1/api/0/x"),
+            "{moved}"
+        );
+        let slow = on_lane(vec![Reply::Slow(Duration::from_secs(5), 200, "{}")], &|c| {
+            c.timeout = Duration::from_millis(300)
+        });
+        assert!(matches!(slow, Error::Timeout { .. }), "{slow:?}");
+        assert!(slow.to_string().contains("0.300s"), "{slow}");
+
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let t = Transport::new(&config(&format!("127.0.0.1:{port}"))).unwrap();
+        let refused = crate::runtime::block_on_here(t.send(&Request::get("/x"))).unwrap_err();
+        assert!(matches!(refused, Error::Connect { .. }), "{refused:?}");
+        let msg = refused.to_string();
+        assert!(
+            msg.contains("refused") && msg.contains("is the application running"),
+            "{msg}"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! How a failed exchange becomes the core's [`Error`]: reqwest's errors (with their whole cause
 //! chain and a hint at the likely fix) and answers larger than the caps.
 
+use super::http1::Failure;
 use crate::error::{chain, shown_url, Cause, Error};
 
 pub(super) fn too_large(method: &str, url: &str, max: usize) -> Error {
@@ -61,7 +62,17 @@ pub(super) fn transport_error(method: &str, url: &str, e: &reqwest::Error) -> Er
             message: format!("{method} {shown} failed: invalid peer certificate: {why}"),
         };
     }
-    let hint = match crate::error::cause(e) {
+    let hint = hint(crate::error::cause(e), url);
+    Error::Connect {
+        method: method.into(),
+        url: url.into(),
+        message: format!("{method} {shown} failed: {detail}{hint}"),
+    }
+}
+
+/// What a user can do about a failure of this cause.
+fn hint(cause: Cause, url: &str) -> &'static str {
+    match cause {
         Cause::Certificate => {
             " (the application's certificate is not trusted: pass ca_cert=PATH, or verify=False \
              for its self-signed certificate)"
@@ -71,10 +82,42 @@ pub(super) fn transport_error(method: &str, url: &str, e: &reqwest::Error) -> Er
             " (if the application is set to HTTPS, use an https:// URL)"
         }
         _ => "",
+    }
+}
+
+/// Map a failure of a lane's own exchange (see `http1`) to the core's error, worded as the
+/// failures of reqwest are: what failed, the operating system's words, and the hint.
+pub(super) fn lane_error(method: &str, url: &str, host: &str, f: Failure) -> Error {
+    let (detail, cause) = match f {
+        Failure::Resolve(e) => (
+            format!("cannot resolve the host {host:?}: {e}"),
+            Cause::Other,
+        ),
+        Failure::Connect(e) => {
+            let cause = crate::error::cause(&e);
+            (format!("cannot connect: {e}"), cause)
+        }
+        Failure::Io(e) => {
+            let cause = crate::error::cause(&e);
+            (format!("connection broken: {e}"), cause)
+        }
+        Failure::Closed { received, what } => (
+            format!("connection closed {what} ({received} bytes of the answer received)"),
+            Cause::Dropped,
+        ),
+        Failure::Invalid(what) => (format!("invalid HTTP answer: {what}"), Cause::Other),
+        Failure::TooLarge { status } => (
+            format!("the answer (status {status}) is larger than the reply cap"),
+            Cause::Other,
+        ),
     };
     Error::Connect {
         method: method.into(),
         url: url.into(),
-        message: format!("{method} {shown} failed: {detail}{hint}"),
+        message: format!(
+            "{method} {} failed: {detail}{}",
+            shown_url(url),
+            hint(cause, url)
+        ),
     }
 }

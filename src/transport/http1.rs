@@ -1,0 +1,551 @@
+//! A lane's own HTTP/1.1 exchange, for `http://` targets (docs/architecture.md, "A lane's
+//! plain HTTP/1.1").
+//!
+//! A paced call's CPU on a show machine is mostly the code it must fetch into a cold cache
+//! (`benches/cold_calls.py`): through reqwest a call touched about 4,200 lines, 1,900 of them
+//! in reqwest, hyper-util's pool, hyper, http, url and idna (the URL alone was parsed three
+//! times per request). A blocking call on a lane needs none of that machinery: one request at a
+//! time per connection, no redirects, no proxy, no TLS. So a lane writes the request itself
+//! (the same bytes reqwest wrote) and reads the answer with `httparse` (hyper's own parser),
+//! on a connection it keeps per authority. TLS targets and asyncio calls still go through
+//! reqwest.
+//!
+//! What it reads: a status line and headers (`1xx` skipped), then a body framed by
+//! `Transfer-Encoding: chunked`, `Content-Length`, or the end of the connection; `204` and
+//! `304` carry none. A connection is kept for the next call only when the answer was HTTP/1.1,
+//! did not say `Connection: close`, was framed by its length or chunks, and nothing followed
+//! it. A kept connection is checked before it is used (a server may have closed it while the
+//! thread was away) and dropped after [`IDLE_LIMIT`].
+
+use std::mem::MaybeUninit;
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// A kept connection idle for longer than this is closed instead of used: servers close idle
+/// connections after a while (the simulator and the feed after 30 s), and a connection whose
+/// close went unseen (a NAT or firewall forgot it) would hold the call until its timeout.
+pub(super) const IDLE_LIMIT: Duration = Duration::from_secs(25);
+/// Kept connections per authority and lane (a lane's call rarely has more requests in flight).
+const KEEP_PER_AUTHORITY: usize = 4;
+/// The largest status line plus headers read.
+pub(super) const MAX_HEAD: usize = 64 * 1024;
+/// Headers read of one answer.
+const MAX_HEADERS: usize = 64;
+/// A connection's read buffer larger than this after an answer is not kept with it.
+const KEEP_BUFFER: usize = 64 * 1024;
+
+/// Where a plain-HTTP target is, taken from its base URL once.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Plain {
+    /// `host[:port]` as the `Host` header carries it (IPv6 in brackets).
+    pub authority: String,
+    /// The host to connect to (IPv6 without brackets).
+    pub host: String,
+    pub port: u16,
+    /// The path before every request's own (`/api/0`, or `/prefix/api/0`).
+    pub prefix: String,
+}
+
+impl Plain {
+    /// The plain-HTTP parts of a normalized base (`http://host[:port]/…/api/0`); `None` for
+    /// `https://`.
+    pub fn of(base: &str) -> Option<Plain> {
+        let rest = base.strip_prefix("http://")?;
+        let (authority, prefix) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        let (host, port) = match authority.rsplit_once(':') {
+            Some((h, p)) if !p.contains(']') => (h, p.parse().ok()?),
+            _ => (authority, 80),
+        };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        Some(Plain {
+            authority: authority.to_string(),
+            host: host.to_string(),
+            port,
+            prefix: prefix.to_string(),
+        })
+    }
+}
+
+/// Whether a path and query is sent exactly as reqwest would send it: only the characters the
+/// core's encoders produce, and no dot segment (which reqwest's URL parser would resolve).
+pub(super) fn sent_as_is(path_and_query: &str) -> bool {
+    let plain = path_and_query.bytes().all(|b| {
+        b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'/' | b'?'
+                    | b'&'
+                    | b'='
+                    | b'%'
+                    | b'-'
+                    | b'.'
+                    | b'_'
+                    | b'~'
+                    | b'!'
+                    | b'$'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b':'
+                    | b'@'
+            )
+    });
+    let path = path_and_query.split('?').next().unwrap_or_default();
+    plain && !path.split('/').any(dot_segment)
+}
+
+/// `.` or `..`, each dot as it is or as `%2e` (which reqwest's URL parser resolves too).
+fn dot_segment(segment: &str) -> bool {
+    let (mut rest, mut dots) = (segment.as_bytes(), 0);
+    while !rest.is_empty() {
+        rest = match rest {
+            [b'.', tail @ ..] => tail,
+            [b'%', b'2', e, tail @ ..] if e.eq_ignore_ascii_case(&b'e') => tail,
+            _ => return false,
+        };
+        dots += 1;
+    }
+    dots == 1 || dots == 2
+}
+
+/// A request as written on the wire.
+pub(super) struct Outgoing<'a> {
+    pub method: &'static str,
+    /// The request target: the prefix, the path and the query.
+    pub target: &'a str,
+    pub authority: &'a str,
+    /// The `Authorization` header's value.
+    pub auth: Option<&'a [u8]>,
+    /// A JSON body.
+    pub body: Option<&'a [u8]>,
+}
+
+/// The largest body accepted: of a 2xx answer, and of any other (an error page or a redirect).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Caps {
+    pub success: usize,
+    pub other: usize,
+}
+
+impl Caps {
+    fn of(self, status: u16) -> usize {
+        if status < 300 {
+            self.success
+        } else {
+            self.other
+        }
+    }
+}
+
+/// A complete answer.
+#[derive(Debug)]
+pub(super) struct Answer {
+    pub status: u16,
+    pub location: Option<Vec<u8>>,
+    pub body: Vec<u8>,
+}
+
+/// How an exchange failed, before the transport names the request in its error.
+#[derive(Debug)]
+pub(super) enum Failure {
+    /// The host name did not resolve.
+    Resolve(std::io::Error),
+    /// No connection could be made.
+    Connect(std::io::Error),
+    /// Writing the request or reading the answer failed.
+    Io(std::io::Error),
+    /// The connection ended before the answer was complete (`received` bytes of it).
+    Closed { received: usize, what: &'static str },
+    /// What came back is not an HTTP/1.x answer.
+    Invalid(String),
+    /// The body is larger than its cap (announced or as read).
+    TooLarge { status: u16 },
+}
+
+/// A connection a lane keeps between calls.
+pub(super) struct Conn {
+    stream: TcpStream,
+    buf: Vec<u8>,
+    idle_since: Instant,
+}
+
+impl Conn {
+    /// Whether a kept connection can carry the next request: not idle too long, and not closed
+    /// (or written to) by the server meanwhile. One non-blocking peek, no read from the driver.
+    fn usable(&self) -> bool {
+        if self.idle_since.elapsed() > IDLE_LIMIT {
+            return false;
+        }
+        let mut byte = [MaybeUninit::<u8>::uninit(); 1];
+        match socket2::SockRef::from(&self.stream).peek(&mut byte) {
+            Err(e) => e.kind() == std::io::ErrorKind::WouldBlock,
+            // End of stream, or bytes nobody asked for (a 408 before a close).
+            Ok(_) => false,
+        }
+    }
+}
+
+/// A lane's kept connections, by authority.
+#[derive(Default)]
+pub(super) struct Kept {
+    idle: Vec<(String, Conn)>,
+}
+
+impl Kept {
+    /// A usable kept connection to `authority` (the unusable ones met on the way are closed).
+    pub fn take(&mut self, authority: &str) -> Option<Conn> {
+        while let Some(i) = self.idle.iter().rposition(|(a, _)| a == authority) {
+            let (_, conn) = self.idle.swap_remove(i);
+            if conn.usable() {
+                return Some(conn);
+            }
+        }
+        None
+    }
+
+    /// Keep a connection for the next call to `authority`.
+    pub fn put(&mut self, authority: &str, mut conn: Conn) {
+        self.idle
+            .retain(|(_, c)| c.idle_since.elapsed() <= IDLE_LIMIT);
+        if self.idle.iter().filter(|(a, _)| a == authority).count() >= KEEP_PER_AUTHORITY {
+            return;
+        }
+        conn.idle_since = Instant::now();
+        self.idle.push((authority.to_string(), conn));
+    }
+}
+
+/// Connect to a plain-HTTP target (every address the name resolves to, in turn).
+pub(super) async fn connect(plain: &Plain) -> Result<Conn, Failure> {
+    let addrs: Vec<std::net::SocketAddr> = match plain.host.parse::<std::net::IpAddr>() {
+        Ok(ip) => vec![(ip, plain.port).into()],
+        Err(_) => tokio::net::lookup_host((plain.host.as_str(), plain.port))
+            .await
+            .map_err(Failure::Resolve)?
+            .collect(),
+    };
+    let mut last = None;
+    for addr in addrs {
+        match TcpStream::connect(addr).await {
+            Ok(stream) => {
+                stream.set_nodelay(true).map_err(Failure::Connect)?;
+                return Ok(Conn {
+                    stream,
+                    buf: Vec::with_capacity(4096),
+                    idle_since: Instant::now(),
+                });
+            }
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(Failure::Connect(last.unwrap_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("{} resolved to no address", plain.host),
+        )
+    })))
+}
+
+/// The request's bytes: what reqwest wrote for the same request, header for header.
+fn write_request(out: &mut Vec<u8>, req: &Outgoing<'_>) {
+    out.clear();
+    out.extend_from_slice(req.method.as_bytes());
+    out.push(b' ');
+    out.extend_from_slice(req.target.as_bytes());
+    out.extend_from_slice(b" HTTP/1.1\r\n");
+    if let Some(auth) = req.auth {
+        out.extend_from_slice(b"authorization: ");
+        out.extend_from_slice(auth);
+        out.extend_from_slice(b"\r\n");
+    }
+    if req.body.is_some() {
+        out.extend_from_slice(b"content-type: application/json\r\n");
+    }
+    out.extend_from_slice(b"accept: */*\r\nuser-agent: ");
+    out.extend_from_slice(super::USER_AGENT_VALUE.as_bytes());
+    out.extend_from_slice(b"\r\nhost: ");
+    out.extend_from_slice(req.authority.as_bytes());
+    out.extend_from_slice(b"\r\n");
+    if let Some(body) = req.body {
+        out.extend_from_slice(b"content-length: ");
+        out.extend_from_slice(body.len().to_string().as_bytes());
+        out.extend_from_slice(b"\r\n\r\n");
+        out.extend_from_slice(body);
+    } else {
+        out.extend_from_slice(b"\r\n");
+    }
+}
+
+/// How an answer's body ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Framing {
+    Empty,
+    Length(u64),
+    Chunked,
+    /// Read to the end of the connection.
+    Close,
+}
+
+/// What the head of an answer says.
+struct Head {
+    status: u16,
+    location: Option<Vec<u8>>,
+    framing: Framing,
+    keep_alive: bool,
+    /// Where the body starts in the buffer.
+    len: usize,
+}
+
+/// Parse a complete head at the start of `buf`; `None` while it is incomplete.
+fn parse_head(buf: &[u8]) -> Result<Option<Head>, Failure> {
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut resp = httparse::Response::new(&mut headers);
+    let len = match resp.parse(buf) {
+        Ok(httparse::Status::Complete(len)) => len,
+        Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => {
+            return Err(Failure::Invalid(format!(
+                "the answer's head is larger than {MAX_HEAD} bytes"
+            )))
+        }
+        Ok(httparse::Status::Partial) => return Ok(None),
+        Err(e) => return Err(Failure::Invalid(e.to_string())),
+    };
+    let status = resp.code.unwrap_or_default();
+    let mut keep_alive = resp.version == Some(1);
+    let (mut length, mut chunked, mut encoded, mut location) = (None, false, false, None);
+    for h in resp.headers.iter() {
+        let name = h.name;
+        if name.eq_ignore_ascii_case("content-length") {
+            let value = std::str::from_utf8(h.value)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .ok_or_else(|| Failure::Invalid("invalid Content-Length".into()))?;
+            if length.is_some_and(|l| l != value) {
+                return Err(Failure::Invalid(
+                    "conflicting Content-Length headers".into(),
+                ));
+            }
+            length = Some(value);
+        } else if name.eq_ignore_ascii_case("transfer-encoding") {
+            encoded = true;
+            // Chunked only when it is the last coding applied.
+            chunked = h
+                .value
+                .rsplit(|b| *b == b',')
+                .next()
+                .is_some_and(|last| last.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+        } else if name.eq_ignore_ascii_case("connection") {
+            if h.value
+                .split(|b| *b == b',')
+                .any(|t| t.trim_ascii().eq_ignore_ascii_case(b"close"))
+            {
+                keep_alive = false;
+            }
+        } else if name.eq_ignore_ascii_case("location") {
+            location = Some(h.value.to_vec());
+        }
+    }
+    let framing = if status == 204 || status == 304 || (100..200).contains(&status) {
+        Framing::Empty
+    } else if encoded {
+        // A Content-Length beside a Transfer-Encoding is ignored (RFC 9112, 6.3).
+        if chunked {
+            Framing::Chunked
+        } else {
+            Framing::Close
+        }
+    } else {
+        length.map_or(Framing::Close, Framing::Length)
+    };
+    if framing == Framing::Close || (encoded && length.is_some()) {
+        keep_alive = false;
+    }
+    Ok(Some(Head {
+        status,
+        location,
+        framing,
+        keep_alive,
+        len,
+    }))
+}
+
+impl Conn {
+    /// Read more of the answer; `Ok(0)` at the end of the connection.
+    async fn fill(&mut self) -> Result<usize, Failure> {
+        if self.buf.capacity() - self.buf.len() < 2048 {
+            self.buf.reserve(8192.max(self.buf.len()));
+        }
+        self.stream
+            .read_buf(&mut self.buf)
+            .await
+            .map_err(Failure::Io)
+    }
+
+    /// Read until `buf` holds at least `want` bytes.
+    async fn fill_to(&mut self, want: usize, what: &'static str) -> Result<(), Failure> {
+        while self.buf.len() < want {
+            if self.fill().await? == 0 {
+                return Err(Failure::Closed {
+                    received: self.buf.len(),
+                    what,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Read the head of the answer (skipping `1xx` answers).
+    async fn read_head(&mut self) -> Result<Head, Failure> {
+        loop {
+            if let Some(head) = parse_head(&self.buf)? {
+                if head.status == 101 {
+                    return Err(Failure::Invalid("101 Switching Protocols".into()));
+                }
+                if (100..200).contains(&head.status) {
+                    self.buf.drain(..head.len);
+                    continue;
+                }
+                return Ok(head);
+            }
+            if self.fill().await? == 0 {
+                return Err(Failure::Closed {
+                    received: self.buf.len(),
+                    what: "before a complete answer",
+                });
+            }
+        }
+    }
+
+    /// Read a chunked body that starts at `pos`; returns it and where the answer ends.
+    async fn read_chunked(
+        &mut self,
+        mut pos: usize,
+        cap: usize,
+        status: u16,
+    ) -> Result<(Vec<u8>, usize), Failure> {
+        let mut body = Vec::new();
+        loop {
+            let (used, size) = loop {
+                match httparse::parse_chunk_size(&self.buf[pos..]) {
+                    Ok(httparse::Status::Complete(found)) => break found,
+                    Ok(httparse::Status::Partial) if self.buf.len() - pos > 1024 => {
+                        return Err(Failure::Invalid("invalid chunk size line".into()))
+                    }
+                    Ok(httparse::Status::Partial) => {
+                        self.fill_to(self.buf.len() + 1, "in the middle of a chunked body")
+                            .await?
+                    }
+                    Err(_) => return Err(Failure::Invalid("invalid chunk size line".into())),
+                }
+            };
+            pos += used;
+            if size == 0 {
+                return Ok((body, self.read_trailers(pos).await?));
+            }
+            let size = usize::try_from(size)
+                .ok()
+                .filter(|s| body.len().saturating_add(*s) <= cap)
+                .ok_or(Failure::TooLarge { status })?;
+            self.fill_to(pos + size + 2, "in the middle of a chunked body")
+                .await?;
+            body.extend_from_slice(&self.buf[pos..pos + size]);
+            pos += size;
+            if &self.buf[pos..pos + 2] != b"\r\n" {
+                return Err(Failure::Invalid("a chunk does not end in CRLF".into()));
+            }
+            pos += 2;
+            // What was read is not kept: the buffer holds at most a chunk and a line ahead.
+            self.buf.drain(..pos);
+            pos = 0;
+        }
+    }
+
+    /// Skip the trailer section that starts at `pos`; returns where the answer ends.
+    async fn read_trailers(&mut self, pos: usize) -> Result<usize, Failure> {
+        let mut line = pos;
+        loop {
+            let Some(nl) = memchr::memchr(b'\n', &self.buf[line..]) else {
+                if self.buf.len() - pos > MAX_HEAD {
+                    return Err(Failure::Invalid("the trailers are too large".into()));
+                }
+                self.fill_to(self.buf.len() + 1, "in the trailers of a chunked body")
+                    .await?;
+                continue;
+            };
+            let content = &self.buf[line..line + nl];
+            let empty = content.is_empty() || content == b"\r";
+            line += nl + 1;
+            if empty {
+                return Ok(line);
+            }
+        }
+    }
+
+    /// Send a request and read its whole answer; the connection comes back when it can carry
+    /// another.
+    pub async fn exchange(
+        mut self,
+        req: &Outgoing<'_>,
+        caps: Caps,
+    ) -> Result<(Answer, Option<Conn>), Failure> {
+        // The read buffer is empty between answers; it carries the request out meanwhile.
+        write_request(&mut self.buf, req);
+        self.stream
+            .write_all(&self.buf)
+            .await
+            .map_err(Failure::Io)?;
+        self.buf.clear();
+        let head = self.read_head().await?;
+        let cap_here = caps.of(head.status);
+        let (body, end) = match head.framing {
+            Framing::Empty => (Vec::new(), head.len),
+            Framing::Length(len) => {
+                let len = usize::try_from(len).ok().filter(|l| *l <= cap_here).ok_or(
+                    Failure::TooLarge {
+                        status: head.status,
+                    },
+                )?;
+                let end = head.len + len;
+                self.fill_to(end, "before the whole body").await?;
+                (self.buf[head.len..end].to_vec(), end)
+            }
+            Framing::Chunked => self.read_chunked(head.len, cap_here, head.status).await?,
+            Framing::Close => {
+                loop {
+                    if self.buf.len() - head.len > cap_here {
+                        return Err(Failure::TooLarge {
+                            status: head.status,
+                        });
+                    }
+                    if self.fill().await? == 0 {
+                        break;
+                    }
+                }
+                (self.buf[head.len..].to_vec(), self.buf.len())
+            }
+        };
+        let again = head.keep_alive && end == self.buf.len();
+        let answer = Answer {
+            status: head.status,
+            location: head.location,
+            body,
+        };
+        if !again {
+            return Ok((answer, None));
+        }
+        self.buf.clear();
+        if self.buf.capacity() > KEEP_BUFFER {
+            self.buf = Vec::with_capacity(4096);
+        }
+        Ok((answer, Some(self)))
+    }
+}
+
+#[cfg(test)]
+mod tests;
