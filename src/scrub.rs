@@ -87,8 +87,17 @@ pub fn scrub<'a>(text: &'a [u8], secret: &[u8]) -> Cow<'a, [u8]> {
     while i < text.len() {
         if could_start(text[i]) {
             if let Some(end) = occurrence(text, i, secret) {
+                // An occurrence that starts on an escaped character (the second byte of `\\`,
+                // the `u` of `\u0041`) takes its escape's backslash along: left alone, that
+                // backslash would escape the mask (`\***`), which no JSON reader accepts.
+                let run = text[copied..i]
+                    .iter()
+                    .rev()
+                    .take_while(|&&b| b == b'\\')
+                    .count();
+                let from = i - run % 2;
                 let o = out.get_or_insert_with(|| Vec::with_capacity(text.len()));
-                o.extend_from_slice(&text[copied..i]);
+                o.extend_from_slice(&text[copied..from]);
                 o.extend_from_slice(MASK);
                 copied = end;
                 i = end;
@@ -172,6 +181,10 @@ mod tests {
         assert_eq!(s("AbC/dEf+GhI=", key), "AbC/dEf+GhI=");
         assert_eq!(s(r#"a\"b \\ c"#, r#"a"b"#), r#"*** \\ c"#);
         assert_eq!(s(r#"x\\y"#, r"x\y"), "***");
+        // Found on an escaped character: the escape's backslash goes too (JSON stays valid).
+        assert_eq!(s(r#"{"n":"\\/A"}"#, "/A"), r#"{"n":"***"}"#);
+        assert_eq!(s(r"C:\s3cret", "s3cret"), "C:***");
+        assert_eq!(s(r#""\\\\s3cret""#, "s3cret"), r#""\\\\***""#);
         assert!(matches!(scrub(b"nothing", b"key"), Cow::Borrowed(_)));
         assert!(matches!(scrub(b"key", b""), Cow::Borrowed(_)));
     }
