@@ -985,13 +985,15 @@ mod tests {
         }
     }
 
-    /// A server that keeps connections alive but closes one idle for 20 ms.
-    async fn closes_idle_connections() -> String {
+    /// A server that keeps connections alive but closes one idle for 20 ms; says so on the
+    /// channel once it has.
+    async fn closes_idle_connections(closed: std::sync::mpsc::Sender<()>) -> String {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(async move {
             while let Ok((mut stream, _)) = listener.accept().await {
+                let closed = closed.clone();
                 tokio::spawn(async move {
                     let mut buf = [0u8; 4096];
                     loop {
@@ -1000,12 +1002,14 @@ mod tests {
                             Ok(Ok(n)) if n > 0 => {
                                 let reply = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
                                 if stream.write_all(reply.as_bytes()).await.is_err() {
-                                    return;
+                                    break;
                                 }
                             }
-                            _ => return, // idle, closed or failed: close
+                            _ => break, // idle, closed or failed: close
                         }
                     }
+                    drop(stream);
+                    let _ = closed.send(());
                 });
             }
         });
@@ -1017,13 +1021,15 @@ mod tests {
     #[test]
     fn a_lane_does_not_send_on_a_connection_closed_while_idle() {
         let rt = crate::runtime::get();
-        let url = rt.block_on(rt.spawn(closes_idle_connections())).unwrap();
+        let (tx, closed) = std::sync::mpsc::channel();
+        let url = rt.block_on(rt.spawn(closes_idle_connections(tx))).unwrap();
         let mut config = Config::new(url);
         config.retries = 0;
         let t = Transport::new(&config).unwrap();
         for _ in 0..3 {
             crate::runtime::block_on_here(t.send(&Request::post("/mute/layer/0"))).unwrap();
-            std::thread::sleep(Duration::from_millis(80));
+            // Away until the server has closed the connection this call kept.
+            closed.recv_timeout(Duration::from_secs(10)).unwrap();
         }
     }
 
