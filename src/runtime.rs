@@ -28,7 +28,10 @@ fn build() -> Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
         .thread_name("showctl-io")
-        .on_thread_start(leave_signals_to_the_caller)
+        .on_thread_start(|| {
+            leave_signals_to_the_caller();
+            PROCESS_THREAD.with(|p| p.set(true));
+        })
         .enable_all()
         .build()
         .expect("showctl: cannot start the tokio runtime")
@@ -124,6 +127,8 @@ thread_local! {
     static LANE_LEFT: Cell<Option<Instant>> = const { Cell::new(None) };
     /// Whether this thread's calls look for their answer before sleeping (see [`WaitRule`]).
     static LANE_WAIT: Cell<WaitRule> = const { Cell::new(WaitRule::new()) };
+    /// True on the process runtime's own threads (its workers and blocking pool).
+    static PROCESS_THREAD: Cell<bool> = const { Cell::new(false) };
     /// Whether this thread's lane has connection tasks (reqwest's, for HTTPS): only they need
     /// to catch up after a pause (see [`block_on_here`]).
     static LANE_TASKS: Cell<bool> = const { Cell::new(false) };
@@ -292,6 +297,12 @@ pub fn block_on_here<F: Future>(fut: F) -> F::Output {
         w.set(rule);
     });
     out
+}
+
+/// True on a thread of the process runtime (a worker or its blocking pool): a connection made
+/// here is registered with the process runtime's I/O driver, and any of its threads may use it.
+pub fn on_process_runtime() -> bool {
+    PROCESS_THREAD.with(|p| p.get())
 }
 
 /// True while the calling thread is running a future with [`block_on_here`]: work started here

@@ -4,9 +4,8 @@
 //! that makes blocking calls: see [`crate::runtime`]).
 
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -31,11 +30,13 @@ pub const DEFAULT_CONFIRM_TIMEOUT: Duration = Duration::from_millis(500);
 /// Default largest response body accepted (bytes).
 pub const DEFAULT_MAX_BODY: usize = 64 * 1024 * 1024;
 
+mod clients;
 mod errors;
 mod http1;
 mod request;
 
-use errors::{lane_error, reply_too_large, short, too_large, transport_error};
+use clients::{Clients, Keeper};
+use errors::{plain_error, reply_too_large, short, too_large, transport_error};
 pub use request::{Method, Request};
 
 /// Everything a client is built from.
@@ -306,118 +307,6 @@ impl std::fmt::Debug for Target {
     }
 }
 
-/// The reqwest clients of a transport and its mirrors: one for the process runtime, and one per
-/// lane (a thread's blocking calls), built there on first use, since a lane's connections are
-/// only driven by its own thread. Both are rebuilt in a forked child: the parent's pooled
-/// connections are driven by threads that do not exist there (a request on one would wait for
-/// its timeout) and their sockets are still the parent's.
-struct Clients {
-    config: Config,
-    /// The TLS configuration, built once (loading the system's trust store takes tens of
-    /// milliseconds) and shared by every client built from it.
-    tls: Arc<rustls::ClientConfig>,
-    /// The process runtime's client, and the process it was built in.
-    shared: Mutex<(u32, reqwest::Client)>,
-}
-
-/// A thread's lane clients, and the process they were built in.
-struct LaneClients {
-    pid: u32,
-    clients: Vec<LaneEntry>,
-}
-
-/// What one thread's lane keeps for one [`Clients`]: its reqwest client (HTTPS targets, built
-/// on first use) and its own plain-HTTP connections (see [`http1`]).
-struct LaneEntry {
-    owner: Weak<Clients>,
-    reqwest: Option<reqwest::Client>,
-    kept: http1::Kept,
-}
-
-thread_local! {
-    static LANE_CLIENTS: RefCell<LaneClients> =
-        const { RefCell::new(LaneClients { pid: 0, clients: Vec::new() }) };
-}
-
-impl Clients {
-    fn new(config: &Config) -> Result<Self> {
-        install_crypto_provider();
-        let tls = crate::tls::client_config(&config.tls_options())?;
-        Ok(Clients {
-            config: config.clone(),
-            shared: Mutex::new((std::process::id(), build_client(config, &tls)?)),
-            tls,
-        })
-    }
-
-    /// The process runtime's client, in this process.
-    fn shared(&self) -> Result<reqwest::Client> {
-        let pid = std::process::id();
-        let slot = || self.shared.lock().unwrap_or_else(|p| p.into_inner());
-        {
-            let slot = slot();
-            if slot.0 == pid {
-                return Ok(slot.1.clone());
-            }
-        }
-        // Built unlocked (building logs, and a log record may wait for the GIL).
-        let fresh = build_client(&self.config, &self.tls)?;
-        let mut slot = slot();
-        if slot.0 != pid {
-            // Never dropped here: its connections belong to the parent.
-            std::mem::forget(std::mem::replace(&mut *slot, (pid, fresh)));
-        }
-        Ok(slot.1.clone())
-    }
-
-    /// The client for work running on the calling thread.
-    fn get(self: &Arc<Self>) -> Result<reqwest::Client> {
-        if !crate::runtime::in_lane() {
-            return self.shared();
-        }
-        self.on_lane(|entry| match &entry.reqwest {
-            Some(client) => Ok(client.clone()),
-            None => {
-                let client = build_client(&self.config, &self.tls)?;
-                entry.reqwest = Some(client.clone());
-                crate::runtime::lane_has_tasks();
-                Ok(client)
-            }
-        })
-    }
-
-    /// Work on what the calling thread's lane keeps for these clients.
-    fn on_lane<R>(self: &Arc<Self>, f: impl FnOnce(&mut LaneEntry) -> R) -> R {
-        LANE_CLIENTS.with(|cell| {
-            let mut lane = cell.borrow_mut();
-            let pid = crate::runtime::pid();
-            if lane.pid != pid {
-                // Inherited through fork(): their connections belong to the parent's lane.
-                std::mem::forget(std::mem::take(&mut lane.clients));
-                lane.pid = pid;
-            }
-            let me = Arc::as_ptr(self);
-            let at = match lane
-                .clients
-                .iter()
-                .position(|e| std::ptr::eq(e.owner.as_ptr(), me))
-            {
-                Some(at) => at,
-                None => {
-                    lane.clients.retain(|e| e.owner.strong_count() > 0);
-                    lane.clients.push(LaneEntry {
-                        owner: Arc::downgrade(self),
-                        reqwest: None,
-                        kept: http1::Kept::default(),
-                    });
-                    lane.clients.len() - 1
-                }
-            };
-            f(&mut lane.clients[at])
-        })
-    }
-}
-
 /// A client for one application (plus the options shared by its requests).
 pub struct Transport {
     clients: Arc<Clients>,
@@ -590,17 +479,19 @@ impl Transport {
     }
 
     async fn exchange(&self, req: &Request, url: &str) -> Result<Bytes> {
-        let answer = match &self.target.plain {
-            Some(plain) if crate::runtime::in_lane() => {
-                let path_and_query = req.path_and_query();
-                if http1::sent_as_is(&path_and_query) {
-                    self.exchange_on_lane(plain, req, &path_and_query, url)
-                        .await?
-                } else {
-                    self.exchange_reqwest(req, url).await?
-                }
+        let own = self
+            .target
+            .plain
+            .as_ref()
+            .zip(Keeper::here())
+            .map(|(plain, keeper)| (plain, keeper, req.path_and_query()))
+            .filter(|(_, _, path_and_query)| http1::sent_as_is(path_and_query));
+        let answer = match own {
+            Some((plain, keeper, path_and_query)) => {
+                self.exchange_plain(plain, keeper, req, &path_and_query, url)
+                    .await?
             }
-            _ => self.exchange_reqwest(req, url).await?,
+            None => self.exchange_reqwest(req, url).await?,
         };
         self.accept(req, url, answer)
     }
@@ -621,7 +512,7 @@ impl Transport {
         }
     }
 
-    /// One exchange through reqwest (the process runtime's calls, and HTTPS).
+    /// One exchange through reqwest (HTTPS, and a runtime of the caller's own).
     async fn exchange_reqwest(&self, req: &Request, url: &str) -> Result<http1::Answer> {
         let method = req.method.as_str();
         let client = self.clients.get()?;
@@ -670,17 +561,19 @@ impl Transport {
         })
     }
 
-    /// One exchange on the calling thread's lane, on a connection it keeps (see [`http1`]).
-    async fn exchange_on_lane(
+    /// One plain-HTTP exchange of showctl's own, on a connection kept by the calling thread's
+    /// lane or by the process runtime (see [`http1`]).
+    async fn exchange_plain(
         &self,
         plain: &http1::Plain,
+        keeper: Keeper,
         req: &Request,
         path_and_query: &str,
         url: &str,
     ) -> Result<http1::Answer> {
         let method = req.method.as_str();
-        let failed = |f| lane_error(method, url, &plain.host, f);
-        let conn = match self.clients.on_lane(|e| e.kept.take(&plain.authority)) {
+        let failed = |f| plain_error(method, url, &plain.host, f);
+        let conn = match self.clients.take_kept(keeper, &plain.authority) {
             Some(conn) => conn,
             None => http1::connect(plain).await.map_err(failed)?,
         };
@@ -702,7 +595,7 @@ impl Transport {
             Err(f) => return Err(failed(f)),
         };
         if let Some(conn) = again {
-            self.clients.on_lane(|e| e.kept.put(&plain.authority, conn));
+            self.clients.put_kept(keeper, &plain.authority, conn);
         }
         Ok(answer)
     }
@@ -1059,7 +952,7 @@ mod tests {
 
     /// Whether the calling thread's lane built a reqwest client for `t`.
     fn lane_built_reqwest(t: &Transport) -> bool {
-        t.clients.on_lane(|e| e.reqwest.is_some())
+        t.clients.lane_built_reqwest()
     }
 
     /// A blocking call to an http:// target is made by the lane itself (src/transport/http1.rs):
@@ -1081,6 +974,32 @@ mod tests {
         let body = crate::runtime::block_on_here(t.send(&Request::get("/a b"))).unwrap();
         assert_eq!(&body[..], b"{}");
         assert!(lane_built_reqwest(&t));
+    }
+
+    /// A request made on the process runtime (an asyncio call, a mirror, the feed) to an
+    /// http:// target uses the runtime's own kept connections; on a runtime of the caller's
+    /// own it goes through reqwest, and the process runtime keeps nothing for it.
+    #[test]
+    fn the_process_runtime_speaks_plain_http_itself_on_kept_connections() {
+        let rt = crate::runtime::get();
+        let (url, connections) = rt.block_on(rt.spawn(counts_connections())).unwrap();
+        let mut config = Config::new(url);
+        config.retries = 0;
+        let t = Arc::new(Transport::new(&config).unwrap());
+        for _ in 0..5 {
+            let t2 = t.clone();
+            let sent = rt.spawn(async move { t2.send(&Request::get("/x")).await });
+            assert_eq!(&rt.block_on(sent).unwrap().unwrap()[..], b"{}");
+        }
+        assert_eq!(connections.load(Ordering::SeqCst), 1);
+        assert_eq!(t.clients.process_kept(|k| k.len()), 1);
+        let own = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let elsewhere = Transport::new(&config).unwrap();
+        own.block_on(elsewhere.send(&Request::get("/x"))).unwrap();
+        assert_eq!(elsewhere.clients.process_kept(|k| k.len()), 0);
     }
 
     /// Every failure of a lane's own exchange is the error the same failure gave through

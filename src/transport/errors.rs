@@ -85,9 +85,9 @@ fn hint(cause: Cause, url: &str) -> &'static str {
     }
 }
 
-/// Map a failure of a lane's own exchange (see `http1`) to the core's error, worded as the
-/// failures of reqwest are: what failed, the operating system's words, and the hint.
-pub(super) fn lane_error(method: &str, url: &str, host: &str, f: Failure) -> Error {
+/// Map a failure of showctl's own plain-HTTP exchange (see `http1`) to the core's error, worded
+/// as the failures of reqwest are: what failed, the operating system's words, and the hint.
+pub(super) fn plain_error(method: &str, url: &str, host: &str, f: Failure) -> Error {
     let (detail, cause) = match f {
         Failure::Resolve(e) => (
             format!("cannot resolve the host {host:?}: {e}"),

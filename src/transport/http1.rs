@@ -1,21 +1,22 @@
-//! A lane's own HTTP/1.1 exchange, for `http://` targets (docs/architecture.md, "A lane's
-//! plain HTTP/1.1").
+//! showctl's own HTTP/1.1 exchange, for `http://` targets (docs/architecture.md, "Plain
+//! HTTP/1.1 of its own").
 //!
 //! A paced call's CPU on a show machine is mostly the code it must fetch into a cold cache
 //! (`benches/cold_calls.py`): through reqwest a call touched about 4,200 lines, 1,900 of them
 //! in reqwest, hyper-util's pool, hyper, http, url and idna (the URL alone was parsed three
-//! times per request). A blocking call on a lane needs none of that machinery: one request at a
-//! time per connection, no redirects, no proxy, no TLS. So a lane writes the request itself
-//! (the same bytes reqwest wrote) and reads the answer with `httparse` (hyper's own parser),
-//! on a connection it keeps per authority. TLS targets and asyncio calls still go through
-//! reqwest.
+//! times per request). A request to a plain-HTTP application needs none of that machinery:
+//! one request at a time per connection, no redirects, no proxy, no TLS. So the transport
+//! writes the request itself (the same bytes reqwest wrote) and reads the answer with
+//! `httparse` (hyper's own parser), on connections it keeps per authority: a lane keeps its
+//! own (its blocking calls), the process runtime keeps one set for its threads (asyncio calls,
+//! mirrors, the feed). TLS targets still go through reqwest.
 //!
 //! What it reads: a status line and headers (`1xx` skipped), then a body framed by
 //! `Transfer-Encoding: chunked`, `Content-Length`, or the end of the connection; `204` and
-//! `304` carry none. A connection is kept for the next call only when the answer was HTTP/1.1,
-//! did not say `Connection: close`, was framed by its length or chunks, and nothing followed
-//! it. A kept connection is checked before it is used (a server may have closed it while the
-//! thread was away) and dropped after [`IDLE_LIMIT`].
+//! `304` carry none. A connection is kept for the next request only when the answer was
+//! HTTP/1.1, did not say `Connection: close`, was framed by its length or chunks, and nothing
+//! followed it. A kept connection is checked before it is used (a server may have closed it
+//! meanwhile) and dropped after [`IDLE_LIMIT`].
 
 use std::mem::MaybeUninit;
 use std::time::{Duration, Instant};
@@ -27,8 +28,11 @@ use tokio::net::TcpStream;
 /// connections after a while (the simulator and the feed after 30 s), and a connection whose
 /// close went unseen (a NAT or firewall forgot it) would hold the call until its timeout.
 pub(super) const IDLE_LIMIT: Duration = Duration::from_secs(25);
-/// Kept connections per authority and lane (a lane's call rarely has more requests in flight).
+/// Kept connections per authority on a lane (a lane's call rarely has more requests in flight).
 const KEEP_PER_AUTHORITY: usize = 4;
+/// Kept connections per authority on the process runtime, whose asyncio calls and batches run
+/// many requests at once (a batch's default concurrency is 64).
+const KEEP_PER_AUTHORITY_SHARED: usize = 128;
 /// The largest status line plus headers read.
 pub(super) const MAX_HEAD: usize = 64 * 1024;
 /// Headers read of one answer.
@@ -168,7 +172,7 @@ pub(super) enum Failure {
     TooLarge { status: u16 },
 }
 
-/// A connection a lane keeps between calls.
+/// A connection kept between requests.
 pub(super) struct Conn {
     stream: TcpStream,
     buf: Vec<u8>,
@@ -191,13 +195,35 @@ impl Conn {
     }
 }
 
-/// A lane's kept connections, by authority.
-#[derive(Default)]
+/// Kept connections, by authority: a lane's, or the process runtime's.
 pub(super) struct Kept {
     idle: Vec<(String, Conn)>,
+    per_authority: usize,
 }
 
 impl Kept {
+    /// A lane's: one thread, one call at a time.
+    pub fn for_lane() -> Self {
+        Kept {
+            idle: Vec::new(),
+            per_authority: KEEP_PER_AUTHORITY,
+        }
+    }
+
+    /// The process runtime's: any of its threads, many requests at once.
+    pub fn for_process() -> Self {
+        Kept {
+            idle: Vec::new(),
+            per_authority: KEEP_PER_AUTHORITY_SHARED,
+        }
+    }
+
+    /// How many connections are kept (for tests).
+    #[cfg(test)]
+    pub fn len(&self) -> usize {
+        self.idle.len()
+    }
+
     /// A usable kept connection to `authority` (the unusable ones met on the way are closed).
     pub fn take(&mut self, authority: &str) -> Option<Conn> {
         while let Some(i) = self.idle.iter().rposition(|(a, _)| a == authority) {
@@ -213,7 +239,7 @@ impl Kept {
     pub fn put(&mut self, authority: &str, mut conn: Conn) {
         self.idle
             .retain(|(_, c)| c.idle_since.elapsed() <= IDLE_LIMIT);
-        if self.idle.iter().filter(|(a, _)| a == authority).count() >= KEEP_PER_AUTHORITY {
+        if self.idle.iter().filter(|(a, _)| a == authority).count() >= self.per_authority {
             return;
         }
         conn.idle_since = Instant::now();

@@ -378,7 +378,7 @@ async fn a_kept_connection_closed_by_the_server_is_not_used_again() {
     ])
     .await;
     let authority = server.plain.authority.clone();
-    let mut kept = Kept::default();
+    let mut kept = Kept::for_lane();
     let (_, conn) = once(&server, CAPS).await.unwrap();
     kept.put(&authority, conn.unwrap());
     let conn = kept
@@ -401,7 +401,7 @@ async fn a_kept_connection_closed_by_the_server_is_not_used_again() {
 async fn a_connection_idle_too_long_is_not_used_again() {
     let server = scripted(vec![Reply(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")]).await;
     let authority = server.plain.authority.clone();
-    let mut kept = Kept::default();
+    let mut kept = Kept::for_lane();
     for _ in 0..KEEP_PER_AUTHORITY + 2 {
         let (_, conn) = once(&server, CAPS).await.unwrap();
         kept.put(&authority, conn.unwrap());
