@@ -950,6 +950,16 @@ mod tests {
         (url, count)
     }
 
+    /// A configuration (no retries) for a [`counts_connections`] server on the process
+    /// runtime, and its count.
+    fn counted() -> (Config, Arc<std::sync::atomic::AtomicUsize>) {
+        let rt = crate::runtime::get();
+        let (url, connections) = rt.block_on(rt.spawn(counts_connections())).unwrap();
+        let mut config = Config::new(url);
+        config.retries = 0;
+        (config, connections)
+    }
+
     /// Whether the calling thread's lane built a reqwest client for `t`.
     fn lane_built_reqwest(t: &Transport) -> bool {
         t.clients.lane_built_reqwest()
@@ -960,10 +970,7 @@ mod tests {
     /// would rewrite still goes through reqwest.
     #[test]
     fn a_lane_speaks_plain_http_itself_on_one_connection() {
-        let rt = crate::runtime::get();
-        let (url, connections) = rt.block_on(rt.spawn(counts_connections())).unwrap();
-        let mut config = Config::new(url);
-        config.retries = 0;
+        let (config, connections) = counted();
         let t = Transport::new(&config).unwrap();
         for _ in 0..5 {
             let body = crate::runtime::block_on_here(t.send(&Request::get("/x"))).unwrap();
@@ -982,9 +989,7 @@ mod tests {
     #[test]
     fn the_process_runtime_speaks_plain_http_itself_on_kept_connections() {
         let rt = crate::runtime::get();
-        let (url, connections) = rt.block_on(rt.spawn(counts_connections())).unwrap();
-        let mut config = Config::new(url);
-        config.retries = 0;
+        let (config, connections) = counted();
         let t = Arc::new(Transport::new(&config).unwrap());
         for _ in 0..5 {
             let t2 = t.clone();
