@@ -448,6 +448,32 @@ impl Conn {
         }
     }
 
+    /// Read a body of `len` bytes that starts at `pos`; returns it and where the answer ends in
+    /// the buffer. What came with the head is taken from the buffer; the rest is read straight
+    /// into the body, sized once (a large answer, such as the playlist tree, is neither grown
+    /// step by step nor copied out of the buffer).
+    async fn read_length(&mut self, pos: usize, len: usize) -> Result<(Vec<u8>, usize), Failure> {
+        let have = (self.buf.len() - pos).min(len);
+        let mut body = Vec::with_capacity(len);
+        body.extend_from_slice(&self.buf[pos..pos + have]);
+        while body.len() < len {
+            // The spare capacity is exactly what is missing: nothing past the body is read.
+            let n = self.stream.read_buf(&mut body).await.map_err(Failure::Io)?;
+            if n == 0 {
+                return Err(Failure::Closed {
+                    received: pos + body.len(),
+                    what: "before the whole body",
+                });
+            }
+        }
+        if have < len {
+            // The rest of the body was read past the buffer, which ends with the answer.
+            self.buf.truncate(pos);
+            return Ok((body, pos));
+        }
+        Ok((body, pos + len))
+    }
+
     /// Read a chunked body that starts at `pos`; returns it and where the answer ends.
     async fn read_chunked(
         &mut self,
@@ -537,9 +563,7 @@ impl Conn {
                         status: head.status,
                     },
                 )?;
-                let end = head.len + len;
-                self.fill_to(end, "before the whole body").await?;
-                (self.buf[head.len..end].to_vec(), end)
+                self.read_length(head.len, len).await?
             }
             Framing::Chunked => self.read_chunked(head.len, cap_here, head.status).await?,
             Framing::Close => {

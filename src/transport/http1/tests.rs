@@ -302,6 +302,31 @@ async fn a_connection_is_kept_only_when_the_answer_ended_cleanly() {
 }
 
 #[tokio::test]
+async fn a_large_body_read_past_the_buffer_leaves_the_connection_usable() {
+    let body = "x".repeat(300_000);
+    let reply = format!(
+        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let reply: &'static [u8] = Box::leak(reply.into_bytes().into_boxed_slice());
+    let server = scripted(vec![Reply(reply)]).await;
+    let authority = server.plain.authority.clone();
+    let (answer, again) = once(&server, CAPS).await.unwrap();
+    assert_eq!(answer.body, body.as_bytes());
+    let conn = again.expect("the answer ended cleanly");
+    assert!(
+        conn.buf.capacity() <= KEEP_BUFFER,
+        "the body was not kept in the buffer"
+    );
+    let (answer, again) = conn
+        .exchange(&get("/api/0/x", &authority), CAPS)
+        .await
+        .unwrap();
+    assert_eq!((answer.body.len(), again.is_some()), (body.len(), true));
+    assert_eq!(server.connections.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
 async fn bodies_over_the_cap_are_refused_without_being_read_whole() {
     let small = Caps {
         success: 4,
