@@ -13,10 +13,11 @@ mod files;
 mod http;
 mod upstream;
 
+use upstream::{run_source, MediaSource, ScoreSource, Source};
+
 #[cfg(test)]
 mod tests;
 
-use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,11 +35,9 @@ pub use docs::{
 pub use upstream::FEED_REPLY;
 
 use crate::error::{Error, Result};
-use crate::media::endpoints::TRANSPORT_STATES;
 use crate::media::MediaClient;
-use crate::poll::{Polled, Poller};
 use crate::runtime;
-use crate::score::{score_changes, Scoreboard};
+use crate::score::Scoreboard;
 use crate::serve::{self, Limits};
 use crate::transport::{Config, Transport};
 
@@ -313,169 +312,6 @@ fn combined<T>(fed: &[Fed<T>], doc: impl Fn(&Fed<T>) -> Value) -> Option<Value> 
     let map: serde_json::Map<String, Value> =
         fed.iter().map(|f| (f.name.clone(), doc(f))).collect();
     Some(serde_json::json!({ "sources": map }))
-}
-
-/// One polled application: how to poll it, what its changes and its document are.
-trait Source: Send + Sync + 'static {
-    type Data: Clone + PartialEq + Send + Sync + 'static;
-    /// Names the poller in log lines.
-    const LABEL: &'static str;
-    /// The SSE event carrying the whole document.
-    const DOC_EVENT: &'static str;
-    /// The SSE event carrying one change.
-    const CHANGE_EVENT: &'static str;
-    fn url(&self) -> String;
-    fn poll(&self) -> impl Future<Output = Result<Self::Data>> + Send;
-    fn changes(prev: &Self::Data, cur: &Self::Data, at: SystemTime) -> Vec<Value>;
-    fn doc(
-        state: &SourceState<Self::Data>,
-        name: &str,
-        interval: Duration,
-        now: SystemTime,
-    ) -> Value;
-}
-
-struct MediaSource(MediaClient);
-
-impl Source for MediaSource {
-    type Data = Layers;
-    const LABEL: &'static str = "feed (media)";
-    const DOC_EVENT: &'static str = "transport";
-    const CHANGE_EVENT: &'static str = "layer";
-    fn url(&self) -> String {
-        self.0.transport().base_url().to_string()
-    }
-    async fn poll(&self) -> Result<Layers> {
-        upstream::read_clean(self.0.transport(), TRANSPORT_STATES.at(&[])?).await
-    }
-    fn changes(prev: &Layers, cur: &Layers, at: SystemTime) -> Vec<Value> {
-        crate::media::watch::changes(prev, cur, &[], at)
-            .iter()
-            .map(docs::layer_event_json)
-            .collect()
-    }
-    fn doc(state: &SourceState<Layers>, name: &str, interval: Duration, now: SystemTime) -> Value {
-        transport_doc_of(state, name, interval, now)
-    }
-}
-
-struct ScoreSource(Scoreboard);
-
-impl Source for ScoreSource {
-    type Data = Scores;
-    const LABEL: &'static str = "feed (scoreboard)";
-    const DOC_EVENT: &'static str = "scores";
-    const CHANGE_EVENT: &'static str = "score";
-    fn url(&self) -> String {
-        self.0.transport().base_url().to_string()
-    }
-    async fn poll(&self) -> Result<Scores> {
-        let call = crate::score::builders::workspace::scores()?;
-        upstream::read_clean(self.0.transport(), call)
-            .await
-            .map(Arc::new)
-    }
-    fn changes(prev: &Scores, cur: &Scores, at: SystemTime) -> Vec<Value> {
-        score_changes(prev, cur, at)
-            .iter()
-            .map(docs::score_event_json)
-            .collect()
-    }
-    fn doc(state: &SourceState<Scores>, name: &str, interval: Duration, now: SystemTime) -> Value {
-        scores_doc_of(state, name, interval, now)
-    }
-}
-
-/// Mark a source stale (keeping its last data); tell the SSE clients when it was not already.
-/// The channel is touched either way, so the file writer refreshes the age it writes.
-fn mark_stale<S: Source>(
-    tx: &watch::Sender<Arc<SourceState<S::Data>>>,
-    shared: &Shared,
-    (name, interval): (&str, Duration),
-    error: String,
-) {
-    let now = SystemTime::now();
-    let mut newly = false;
-    tx.send_modify(|s| {
-        let s = Arc::make_mut(s);
-        if s.stale_since.is_none() {
-            s.stale_since = Some(now);
-            newly = true;
-        }
-        s.error = Some(error);
-    });
-    if newly {
-        let state = tx.borrow().clone();
-        let mut batch = Batch::default();
-        batch.push("status", &state.status(name, interval, now));
-        batch.push(S::DOC_EVENT, &S::doc(&state, name, interval, now));
-        shared.publish(batch);
-    }
-}
-
-/// Poll one application forever. A poll that has not answered two intervals after the last
-/// good answer marks the data stale at once (and again each interval, for the writer), without
-/// waiting for the request's own timeout; a failed poll marks it stale too. A good answer makes
-/// it fresh again.
-async fn run_source<S: Source>(
-    src: S,
-    (name, interval): (String, Duration),
-    tx: watch::Sender<Arc<SourceState<S::Data>>>,
-    shared: Arc<Shared>,
-) {
-    let url = src.url();
-    let me = (name.as_str(), interval);
-    let mut poller = Poller::new(S::LABEL, interval);
-    let mut last_ok = tokio::time::Instant::now();
-    loop {
-        poller.wait().await;
-        let poll = src.poll();
-        tokio::pin!(poll);
-        let mut mark_at = (last_ok + interval * 2).max(tokio::time::Instant::now());
-        let result = loop {
-            tokio::select! {
-                r = &mut poll => break r,
-                _ = tokio::time::sleep_until(mark_at) => {
-                    let quiet = last_ok.elapsed().as_secs_f64();
-                    mark_stale::<S>(&tx, &shared, me, format!("no answer from {url} for {quiet:.1} s"));
-                    mark_at += interval;
-                }
-            }
-        };
-        match poller.settle(&url, result) {
-            Polled::Fresh { value, at, .. } => {
-                last_ok = tokio::time::Instant::now();
-                let prev = tx.borrow().clone();
-                let changed = prev.data.as_ref() != Some(&value);
-                let was_stale = prev.stale_since.is_some();
-                let events = match &prev.data {
-                    Some(p) if changed => S::changes(p, &value, at),
-                    _ => Vec::new(),
-                };
-                let state = Arc::new(SourceState {
-                    url: url.clone(),
-                    data: Some(value),
-                    polled_at: Some(at),
-                    stale_since: None,
-                    error: None,
-                });
-                tx.send_replace(state.clone());
-                let now = SystemTime::now();
-                let mut batch = Batch::default();
-                if was_stale {
-                    batch.push("status", &state.status(&name, interval, now));
-                }
-                for e in &events {
-                    batch.push_of(S::CHANGE_EVENT, &name, e);
-                }
-                if changed || was_stale {
-                    batch.push(S::DOC_EVENT, &S::doc(&state, &name, interval, now));
-                }
-                shared.publish(batch);
-            }
-            Polled::Failed { error, .. } => mark_stale::<S>(&tx, &shared, me, error.to_string()),
-        }
-    }
 }
 
 struct Running {
