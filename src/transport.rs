@@ -238,7 +238,7 @@ pub struct Target {
     auth: Option<HeaderValue>,
     /// Its own pinned certificate (a mirror's), instead of the primary's TLS options.
     pin: Option<Fingerprint>,
-    /// Where a plain-HTTP target is, for a lane's own exchange (`None` for HTTPS).
+    /// Where a plain-HTTP target is, for showctl's own exchange (`None` for HTTPS).
     plain: Option<http1::Plain>,
 }
 
@@ -451,10 +451,12 @@ impl Transport {
 
     /// One attempt, bounded by the timeout from connecting to the last body byte.
     pub async fn attempt(&self, req: &Request) -> Result<Bytes> {
-        let url = self.url_of(req);
+        let path_and_query = req.path_and_query();
+        let url = format!("{}{path_and_query}", self.target.base);
         let method = req.method.as_str();
         let started = Instant::now();
-        let result = tokio::time::timeout(self.timeout, self.exchange(req, &url)).await;
+        let exchange = self.exchange(req, &path_and_query, &url);
+        let result = tokio::time::timeout(self.timeout, exchange).await;
         let out = match result {
             Ok(r) => r,
             Err(_) => Err(Error::Timeout {
@@ -478,20 +480,13 @@ impl Transport {
         out
     }
 
-    async fn exchange(&self, req: &Request, url: &str) -> Result<Bytes> {
-        let own = self
-            .target
-            .plain
-            .as_ref()
-            .zip(Keeper::here())
-            .map(|(plain, keeper)| (plain, keeper, req.path_and_query()))
-            .filter(|(_, _, path_and_query)| http1::sent_as_is(path_and_query));
-        let answer = match own {
-            Some((plain, keeper, path_and_query)) => {
-                self.exchange_plain(plain, keeper, req, &path_and_query, url)
-                    .await?
+    /// One exchange (`url` is the base followed by `path_and_query`).
+    async fn exchange(&self, req: &Request, path_and_query: &str, url: &str) -> Result<Bytes> {
+        let answer = match (&self.target.plain, Keeper::here()) {
+            (Some(plain), Some(keeper)) if http1::sent_as_is(path_and_query) => {
+                self.exchange_plain(plain, keeper, req, url).await?
             }
-            None => self.exchange_reqwest(req, url).await?,
+            _ => self.exchange_reqwest(req, url).await?,
         };
         self.accept(req, url, answer)
     }
@@ -568,7 +563,6 @@ impl Transport {
         plain: &http1::Plain,
         keeper: Keeper,
         req: &Request,
-        path_and_query: &str,
         url: &str,
     ) -> Result<http1::Answer> {
         let method = req.method.as_str();
@@ -577,10 +571,9 @@ impl Transport {
             Some(conn) => conn,
             None => http1::connect(plain).await.map_err(failed)?,
         };
-        let target = format!("{}{path_and_query}", plain.prefix);
         let outgoing = http1::Outgoing {
             method,
-            target: &target,
+            target: plain.target_of(url),
             authority: &plain.authority,
             auth: self.target.auth.as_ref().map(|a| a.as_bytes()),
             body: req.body.as_deref(),

@@ -48,8 +48,6 @@ pub(super) struct Plain {
     /// The host to connect to (IPv6 without brackets).
     pub host: String,
     pub port: u16,
-    /// The path before every request's own (`/api/0`, or `/prefix/api/0`).
-    pub prefix: String,
 }
 
 impl Plain {
@@ -57,7 +55,7 @@ impl Plain {
     /// `https://`.
     pub fn of(base: &str) -> Option<Plain> {
         let rest = base.strip_prefix("http://")?;
-        let (authority, prefix) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
         let (host, port) = match authority.rsplit_once(':') {
             Some((h, p)) if !p.contains(']') => (h, p.parse().ok()?),
             _ => (authority, 80),
@@ -67,8 +65,13 @@ impl Plain {
             authority: authority.to_string(),
             host: host.to_string(),
             port,
-            prefix: prefix.to_string(),
         })
+    }
+
+    /// The request target of a URL of this target (its base, then a path and query): the URL
+    /// without `http://` and the authority (`/api/0/…`, or `/prefix/api/0/…`).
+    pub fn target_of<'u>(&self, url: &'u str) -> &'u str {
+        &url["http://".len() + self.authority.len()..]
     }
 }
 
@@ -121,7 +124,7 @@ fn dot_segment(segment: &str) -> bool {
 /// A request as written on the wire.
 pub(super) struct Outgoing<'a> {
     pub method: &'static str,
-    /// The request target: the prefix, the path and the query.
+    /// The request target: the base's path, the request's path and its query.
     pub target: &'a str,
     pub authority: &'a str,
     /// The `Authorization` header's value.

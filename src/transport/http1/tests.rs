@@ -13,14 +13,18 @@ fn plain_targets_are_read_from_the_base() {
             p.authority.as_str(),
             p.host.as_str(),
             p.port,
-            p.prefix.as_str()
+            p.target_of("http://h:1/api/0/x?y=1")
         ),
-        ("h:1", "h", 1, "/api/0")
+        ("h:1", "h", 1, "/api/0/x?y=1")
     );
     let p = Plain::of("http://h/x/api/0").unwrap();
     assert_eq!(
-        (p.authority.as_str(), p.port, p.prefix.as_str()),
-        ("h", 80, "/x/api/0")
+        (
+            p.authority.as_str(),
+            p.port,
+            p.target_of("http://h/x/api/0/y")
+        ),
+        ("h", 80, "/x/api/0/y")
     );
     let p = Plain::of("http://[::1]:9/api/0").unwrap();
     assert_eq!(
