@@ -23,6 +23,8 @@ pub enum Error {
         method: String,
         url: String,
         message: String,
+        /// Whether the request went out before the failure.
+        delivery: Delivery,
     },
     /// No complete answer within the timeout.
     #[error("{message}")]
@@ -30,6 +32,8 @@ pub enum Error {
         method: String,
         url: String,
         message: String,
+        /// Whether the request went out before the time ran out.
+        delivery: Delivery,
     },
     /// The answer was not the JSON the endpoint returns.
     #[error("{message}")]
@@ -65,6 +69,37 @@ pub enum Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// Whether a failed call's request reached the application: what automation needs to know
+/// before it fires a command again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Delivery {
+    /// Nothing of the request left this process (refused before sending, no connection, the
+    /// time ran out waiting for one): firing it again cannot run it twice.
+    NotSent,
+    /// The request went out and no answer came: the application may or may not have acted.
+    SentNoAnswer,
+    /// The application answered (an error status, an answer that could not be read, or a
+    /// read-back that did not confirm).
+    Answered,
+}
+
+impl Delivery {
+    /// `"not_sent"`, `"sent_no_answer"` or `"answered"` (the Python and JSON spelling).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Delivery::NotSent => "not_sent",
+            Delivery::SentNoAnswer => "sent_no_answer",
+            Delivery::Answered => "answered",
+        }
+    }
+}
+
+impl std::fmt::Display for Delivery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl Error {
     pub fn invalid(msg: impl Into<String>) -> Self {
         Error::InvalidInput(msg.into())
@@ -79,9 +114,11 @@ impl Error {
                 method,
                 url,
                 message,
+                delivery,
             } => Error::Timeout {
                 method,
                 url,
+                delivery,
                 message: format!(
                     "{message} ({attempts} attempts of {:.1} s)",
                     timeout.as_secs_f64()
@@ -91,12 +128,27 @@ impl Error {
                 method,
                 url,
                 message,
+                delivery,
             } => Error::Connect {
                 method,
                 url,
+                delivery,
                 message: format!("{message} ({attempts} attempts)"),
             },
             other => other,
+        }
+    }
+
+    /// Whether the request of the failed call went out (see [`Delivery`]). A failure of the
+    /// library itself cannot say, so it reads as sent without an answer.
+    pub fn delivery(&self) -> Delivery {
+        match self {
+            Error::Connect { delivery, .. } | Error::Timeout { delivery, .. } => *delivery,
+            Error::Api { .. } | Error::Decode { .. } | Error::NotConfirmed { .. } => {
+                Delivery::Answered
+            }
+            Error::InvalidInput(_) | Error::Lookup(_) | Error::Closed => Delivery::NotSent,
+            Error::Internal(_) => Delivery::SentNoAnswer,
         }
     }
 

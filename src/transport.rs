@@ -467,6 +467,8 @@ impl Transport {
                     shown_url(&url),
                     self.timeout.as_secs_f64()
                 ),
+                // Where the time ran out is not tracked yet: the request may have gone out.
+                delivery: crate::error::Delivery::SentNoAnswer,
             }),
         };
         match &out {

@@ -6,7 +6,7 @@ sent are plain ``ValueError`` (or ``TypeError`` for a wrong type).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING, Literal, Union
 
 if TYPE_CHECKING:
     from showctl._core import ScoreRecord
@@ -17,6 +17,7 @@ __all__ = [
     "ClientClosedError",
     "ConnectError",
     "DecodeError",
+    "Delivery",
     "ForbiddenError",
     "MethodNotAllowedError",
     "NameLookupError",
@@ -30,12 +31,26 @@ __all__ = [
     "UnauthorizedError",
 ]
 
+#: Whether a failed call's request reached the application: ``"not_sent"`` (nothing left this
+#: process: firing it again cannot run it twice), ``"sent_no_answer"`` (it went out and no
+#: answer came: the application may or may not have acted) or ``"answered"`` (the application
+#: answered: an error status, an unreadable answer, a read-back that did not confirm).
+Delivery = Literal["not_sent", "sent_no_answer", "answered"]
+
 #: A value as read from JSON: what ``NotConfirmedError.expected`` and ``.actual`` hold.
 JsonValue = Union[None, bool, int, float, str, list["JsonValue"], dict[str, "JsonValue"]]
 
 
 class ShowctlError(Exception):
-    """Base class of every error showctl raises (besides ValueError/TypeError for bad input)."""
+    """Base class of every error showctl raises (besides ValueError/TypeError for bad input).
+
+    ``delivery`` says whether the request went out (see ``Delivery``); each class has its
+    default, and the core passes what it knows.
+    """
+
+    #: What ``delivery`` is when the core does not say: a failure of the library itself
+    #: cannot tell, so it reads as possibly sent.
+    default_delivery: Delivery = "sent_no_answer"
 
     def __init__(
         self,
@@ -43,11 +58,13 @@ class ShowctlError(Exception):
         *,
         method: str | None = None,
         url: str | None = None,
+        delivery: Delivery | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.method = method
         self.url = url
+        self.delivery: Delivery = delivery if delivery is not None else self.default_delivery
 
     def __reduce__(self) -> tuple[object, ...]:
         return (_rebuild, (type(self), self.message, dict(self.__dict__)))
@@ -67,6 +84,8 @@ class ApiError(ShowctlError):
     excerpt of the response body, at most 512 bytes).
     """
 
+    default_delivery: Delivery = "answered"
+
     def __init__(
         self,
         message: str,
@@ -75,8 +94,9 @@ class ApiError(ShowctlError):
         method: str | None = None,
         url: str | None = None,
         body: str = "",
+        delivery: Delivery | None = None,
     ) -> None:
-        super().__init__(message, method=method, url=url)
+        super().__init__(message, method=method, url=url, delivery=delivery)
         self.status = status
         self.body = body
 
@@ -120,6 +140,8 @@ class Timeout(ShowctlError, TimeoutError):
 class DecodeError(ShowctlError):
     """The answer was not the JSON the endpoint returns (or was larger than ``max_body``)."""
 
+    default_delivery: Delivery = "answered"
+
     def __init__(
         self,
         message: str,
@@ -127,8 +149,9 @@ class DecodeError(ShowctlError):
         method: str | None = None,
         url: str | None = None,
         body: str = "",
+        delivery: Delivery | None = None,
     ) -> None:
-        super().__init__(message, method=method, url=url)
+        super().__init__(message, method=method, url=url, delivery=delivery)
         self.body = body
 
 
@@ -142,6 +165,8 @@ class NotConfirmedError(ShowctlError):
     itself failed), ``method`` and ``url`` of the command.
     """
 
+    default_delivery: Delivery = "answered"
+
     def __init__(
         self,
         message: str,
@@ -150,8 +175,9 @@ class NotConfirmedError(ShowctlError):
         actual: JsonValue = None,
         method: str | None = None,
         url: str | None = None,
+        delivery: Delivery | None = None,
     ) -> None:
-        super().__init__(message, method=method, url=url)
+        super().__init__(message, method=method, url=url, delivery=delivery)
         self.expected: JsonValue = expected
         self.actual: JsonValue = actual
 
@@ -160,9 +186,13 @@ class NameLookupError(ShowctlError, LookupError):
     """A name looked up by ``resolve_layer``, ``resolve_playlist`` or ``by_name`` matched
     nothing, or more than one thing (the message lists them)."""
 
+    default_delivery: Delivery = "not_sent"
+
 
 class ClientClosedError(ShowctlError):
     """The client was closed; nothing was sent."""
+
+    default_delivery: Delivery = "not_sent"
 
 
 class SportMismatchError(ShowctlError):
@@ -172,6 +202,8 @@ class SportMismatchError(ShowctlError):
     sport's class, so nothing is lost), ``method`` and ``url``.
     """
 
+    default_delivery: Delivery = "answered"
+
     def __init__(
         self,
         message: str,
@@ -180,7 +212,8 @@ class SportMismatchError(ShowctlError):
         record: ScoreRecord,
         method: str | None = None,
         url: str | None = None,
+        delivery: Delivery | None = None,
     ) -> None:
-        super().__init__(message, method=method, url=url)
+        super().__init__(message, method=method, url=url, delivery=delivery)
         self.expected: type[ScoreRecord] = expected
         self.record: ScoreRecord = record

@@ -83,19 +83,29 @@ fn exception(py: Python<'_>, err: &Error) -> PyResult<PyErr> {
             method,
             url,
             message,
+            delivery,
         } => build(
             ConnectError::type_object(py),
             message,
-            &[("method", s(method)?), ("url", s(url)?)],
+            &[
+                ("method", s(method)?),
+                ("url", s(url)?),
+                ("delivery", s(delivery.as_str())?),
+            ],
         ),
         Error::Timeout {
             method,
             url,
             message,
+            delivery,
         } => build(
             Timeout::type_object(py),
             message,
-            &[("method", s(method)?), ("url", s(url)?)],
+            &[
+                ("method", s(method)?),
+                ("url", s(url)?),
+                ("delivery", s(delivery.as_str())?),
+            ],
         ),
         Error::Decode {
             method,

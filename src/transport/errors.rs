@@ -2,7 +2,7 @@
 //! chain and a hint at the likely fix) and answers larger than the caps.
 
 use super::http1::Failure;
-use crate::error::{chain, shown_url, Cause, Error};
+use crate::error::{chain, shown_url, Cause, Delivery, Error};
 
 pub(super) fn too_large(method: &str, url: &str, max: usize) -> Error {
     Error::Decode {
@@ -47,11 +47,18 @@ pub(super) fn transport_error(method: &str, url: &str, e: &reqwest::Error) -> Er
         detail = detail.replace(&format!(" for url ({u})"), "");
     }
     let shown = shown_url(url);
+    // reqwest says only whether connecting failed; anything later may have been sent.
+    let delivery = if e.is_connect() {
+        Delivery::NotSent
+    } else {
+        Delivery::SentNoAnswer
+    };
     if e.is_timeout() {
         return Error::Timeout {
             method: method.into(),
             url: url.into(),
             message: format!("{method} {shown} timed out: {detail}"),
+            delivery,
         };
     }
     if let Some(why) = crate::tls::refusal(e) {
@@ -60,6 +67,7 @@ pub(super) fn transport_error(method: &str, url: &str, e: &reqwest::Error) -> Er
             method: method.into(),
             url: url.into(),
             message: format!("{method} {shown} failed: invalid peer certificate: {why}"),
+            delivery: Delivery::NotSent,
         };
     }
     let hint = hint(crate::error::cause(e), url);
@@ -67,6 +75,7 @@ pub(super) fn transport_error(method: &str, url: &str, e: &reqwest::Error) -> Er
         method: method.into(),
         url: url.into(),
         message: format!("{method} {shown} failed: {detail}{hint}"),
+        delivery,
     }
 }
 
@@ -88,6 +97,10 @@ fn hint(cause: Cause, url: &str) -> &'static str {
 /// Map a failure of showctl's own plain-HTTP exchange (see `http1`) to the core's error, worded
 /// as the failures of reqwest are: what failed, the operating system's words, and the hint.
 pub(super) fn plain_error(method: &str, url: &str, host: &str, f: Failure) -> Error {
+    let delivery = match f {
+        Failure::Resolve(_) | Failure::Connect(_) => Delivery::NotSent,
+        _ => Delivery::SentNoAnswer,
+    };
     let (detail, cause) = match f {
         Failure::Resolve(e) => (
             format!("cannot resolve the host {host:?}: {e}"),
@@ -119,5 +132,6 @@ pub(super) fn plain_error(method: &str, url: &str, host: &str, f: Failure) -> Er
             shown_url(url),
             hint(cause, url)
         ),
+        delivery,
     }
 }
