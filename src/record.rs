@@ -397,6 +397,13 @@ fn transport(v: Option<&Value>) -> Option<TransportSeed> {
     })
 }
 
+/// The transition a transport state's layer reports (`{"transportState": {"layer":
+/// {"transition": {...}}}}`).
+fn transport_transition(v: Option<&Value>) -> Option<Value> {
+    let ts = single(v, "transportState")?;
+    single(ts.get("layer")?.get("transition"), "transition")
+}
+
 /// The media installation in the simulator's workspace format (version 1).
 pub fn media_workspace(exchanges: &[Exchange]) -> Workspace {
     let answers = answers(exchanges);
@@ -466,7 +473,11 @@ pub fn media_workspace(exchanges: &[Exchange]) -> Workspace {
         .collect();
 
     let w = &mut ws.workspace;
-    w.transition = single(at("/transition/workspace"), "transition").and_then(|t| reference(&t));
+    // Whole objects, not references: a posted transition object leaves the layer or the
+    // workspace with variables of its own.
+    w.transition = single(at("/transition/workspace"), "transition")
+        .and_then(|t| fx(&t))
+        .map(FxRef::Inline);
     if let Some(d) = duration(at("/transitionDuration/workspace")) {
         w.transition_duration = d;
     }
@@ -519,8 +530,24 @@ pub fn media_workspace(exchanges: &[Exchange]) -> Workspace {
                     .unwrap_or_else(|| id.to_string())
             });
         }
-        seed.transition =
-            single(read(ep::LAYER_TRANSITION.path), "transition").and_then(|t| reference(&t));
+        let live = transport_transition(read(ep::LAYER_TRANSPORT_STATE.path));
+        let own = single(read(ep::LAYER_TRANSITION.path), "transition").and_then(|t| fx(&t));
+        // The favoriteUUID a transport-state layer reports with its transition (its own, else
+        // the workspace's).
+        let favorite = live.as_ref().and_then(|t| text(t, "favoriteUUID"));
+        seed.transition = match (own, &mut ws.workspace.transition) {
+            (Some(mut t), _) => {
+                t.favorite_uuid = favorite;
+                Some(FxRef::Inline(t))
+            }
+            (None, Some(FxRef::Inline(workspace))) => {
+                if workspace.favorite_uuid.is_none() {
+                    workspace.favorite_uuid = favorite;
+                }
+                None
+            }
+            (None, _) => None,
+        };
         if let Some(d) = duration(read(ep::LAYER_TRANSITION_DURATION.path)) {
             seed.transition_duration = d;
         }
