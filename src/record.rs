@@ -586,6 +586,8 @@ pub fn scoreboard_workspace(exchanges: &[Exchange]) -> Workspace {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
     use crate::runtime;
     use crate::simulator::{Options, Simulator};
@@ -651,7 +653,46 @@ mod tests {
             live: false,
             extra: Extra::new(),
         });
+        // Transport-state layers report a favoriteUUID of each transition's own.
+        let favorites: Vec<String> = show.transitions.iter().map(|_| new_uuid()).collect();
+        for (t, f) in show.transitions.iter_mut().zip(&favorites) {
+            t.favorite_uuid = Some(f.clone());
+        }
+        let (blur, tint) = (show.effects[0].uuid.clone(), show.effects[1].uuid.clone());
+        let wipe = show.transitions[2].uuid.clone();
         let source = started(show);
+        // Effects and transitions changed as a show changes them: a posted effect with its own
+        // variables (it replaces the layer's), a workspace effect, and transition objects with
+        // variables of their own on a layer and on the workspace.
+        let feather = |x: f64| {
+            json!([{"type": "Float", "base": {"name": "Feather", "value": x, "min_value": 0,
+                    "max_value": 1}}, {"type": "Color", "base": {"name": "Edge", "color": "#00FF00"}}])
+        };
+        let radius = json!([{"type": "Float", "base": {"name": "Radius", "value": 20.05,
+                             "min_value": 0, "max_value": 100}}]);
+        let changes = [
+            (
+                "/effects/layer/3",
+                json!({"effect": {"uuid": blur, "enabled": true, "variables": radius}}),
+            ),
+            (
+                "/effects/workspace",
+                json!({"effect": {"uuid": tint, "enabled": false}}),
+            ),
+            (
+                "/transition/layer/2",
+                json!({"transition": {"uuid": wipe, "variables": feather(0.05)}}),
+            ),
+            (
+                "/transition/workspace",
+                json!({"transition": {"uuid": wipe, "variables": feather(0.3)}}),
+            ),
+        ];
+        runtime::get().block_on(async {
+            for (path, body) in changes {
+                crate::simulator::tests::ok(&source, path, Some(body)).await;
+            }
+        });
         let transport = Transport::new(&Config::new(source.url().unwrap())).unwrap();
         let exchanges = runtime::get()
             .block_on(read_everything(&transport, App::Media))
@@ -665,6 +706,18 @@ mod tests {
         assert_eq!(got.len(), want.len());
         for (g, w) in got.iter().zip(&want) {
             assert_eq!(g, w);
+        }
+        // The changes were read, and survived: the layer's and the workspace's own variables
+        // (single precision) and the favoriteUUIDs transport-state layers report.
+        let text = serde_json::to_string(&got).unwrap();
+        for seen in [
+            "0.05000000074505806",
+            "0.30000001192092896",
+            "20.049999237060547",
+            &favorites[1],
+            &favorites[2],
+        ] {
+            assert!(text.contains(seen), "{seen} not in the replayed reads");
         }
     }
 

@@ -16,7 +16,7 @@ mod wire;
 pub mod workspace;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
