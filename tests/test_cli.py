@@ -322,8 +322,14 @@ def test_simulate_serves_until_interrupted(tmp_path: Path) -> None:
 def test_simulate_a_workspace_directory_strictly(tmp_path: Path) -> None:
     (tmp_path / "workspace.json").write_text(json.dumps({"layers": [{"name": "Recorded"}]}))
     proc = start(
-        "simulate", "--json", "--workspace", str(tmp_path), "--strict", "--blend-route",
-        "--read-content-type", "application/json",
+        "simulate",
+        "--json",
+        "--workspace",
+        str(tmp_path),
+        "--strict",
+        "--blend-route",
+        "--read-content-type",
+        "application/json",
     )
     assert proc.stdout is not None
     url = json.loads(proc.stdout.readline())["url"] + "/api/0"

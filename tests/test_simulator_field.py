@@ -563,15 +563,26 @@ def test_effect_and_transition_floats_are_single_precision(sim: showctl.Simulato
     # The 2018 dumps of a live PVP 3: 20.049999237060547, 0.05000000074505806,
     # 3.1415927410125732 (float variables kept as 32-bit floats, printed as doubles).
     blur = catalogue(sim, "/effects", "effect")["Gaussian Blur"]
-    body = {"effect": {"uuid": blur["uuid"], "enabled": True,
-                       "variables": [float_var("Radius", 20.05, 0, 3.141592653589793)]}}
+    body = {
+        "effect": {
+            "uuid": blur["uuid"],
+            "enabled": True,
+            "variables": [float_var("Radius", 20.05, 0, 3.141592653589793)],
+        }
+    }
     assert post_json(sim, "/effects/layer/0", body) == (200, b"")
     answer = raw(sim, "/effects/layer/0")
     assert b'"value":20.049999237060547' in answer
     assert b'"max_value":3.1415927410125732' in answer
     wipe = catalogue(sim, "/transition", "transition")["Wipe Left"]
-    body = {"transition": {"uuid": wipe["uuid"], "name": "Wipe Left", "enabled": False,
-                           "variables": [float_var("Feather", 0.05)]}}
+    body = {
+        "transition": {
+            "uuid": wipe["uuid"],
+            "name": "Wipe Left",
+            "enabled": False,
+            "variables": [float_var("Feather", 0.05)],
+        }
+    }
     assert post_json(sim, "/transition/layer/1", body) == (200, b"")
     assert b'"value":0.05000000074505806' in raw(sim, "/transition/layer/1")
     # The catalogue's own values are kept the same way (Wipe Left's Feather of 0.1).
@@ -581,21 +592,23 @@ def test_effect_and_transition_floats_are_single_precision(sim: showctl.Simulato
 def test_catalogue_entries_are_disabled(sim: showctl.Simulator) -> None:
     # Seven catalogue entries across the dumps, #463 and Stage-Utility's live sample report
     # `enabled: false`.
-    listed = [*catalogue(sim, "/effects", "effect").values(),
-              *catalogue(sim, "/transition", "transition").values()]
+    listed = [
+        *catalogue(sim, "/effects", "effect").values(),
+        *catalogue(sim, "/transition", "transition").values(),
+    ]
     assert len(listed) == 6
     assert [e["enabled"] for e in listed] == [False] * 6
 
 
 @pytest.mark.parametrize("scope", ["layer/0", "workspace"])
-def test_a_posted_transition_object_sets_its_variables(
-    sim: showctl.Simulator, scope: str
-) -> None:
+def test_a_posted_transition_object_sets_its_variables(sim: showctl.Simulator, scope: str) -> None:
     # #463 (a pastebin: "tested and seems to work and change things correctly"): the body is
     # the document's sample {"transition": Transition}.
     wipe = catalogue(sim, "/transition", "transition")["Wipe Left"]
-    posted = [float_var("Feather", 0.25), {"type": "Color", "base": {"name": "Edge",
-                                                                      "color": "#FF0000"}}]
+    posted = [
+        float_var("Feather", 0.25),
+        {"type": "Color", "base": {"name": "Edge", "color": "#FF0000"}},
+    ]
     body = {"transition": {**wipe, "enabled": True, "variables": posted}}
     assert post_json(sim, f"/transition/{scope}", body) == (200, b"")
     now = get(sim, f"/transition/{scope}")["transition"]
@@ -621,7 +634,8 @@ def test_reads_are_not_typed_json_by_default(sim: showctl.Simulator) -> None:
     assert sim.read_content_type is None
     opacity = json.loads(body.decode())["opacity"]["value"] * 100
     value = round(min(100, max(0, opacity + int("-20")))) / 100.0
-    assert send_full(sim, "POST", "/opacity/layer/0", json.dumps({"value": value}).encode())[0] == 200
+    body = json.dumps({"value": value}).encode()
+    assert send_full(sim, "POST", "/opacity/layer/0", body)[0] == 200
     assert get(sim, "/opacity/layer/0") == {"opacity": {"value": 0.30000001192092896}}
     # A command's 200 stays empty and untyped; a refusal is text.
     assert "content-type" not in send_full(sim, "POST", "/mute/layer/0")[1]
@@ -636,19 +650,20 @@ def test_reads_are_not_typed_json_by_default(sim: showctl.Simulator) -> None:
 
 @pytest.mark.parametrize(
     "content_type",
-    [None, "application/json", "text/plain; charset=utf-8", "text/html", "application/octet-stream"],
+    [None, "application/json", "text/plain; charset=utf-8", "text/html", "application/x-unknown"],
 )
 def test_the_client_reads_answers_whatever_their_type(content_type: str | None) -> None:
     # showctl's own HTTP/1.1 exchange (plain http://) reads the body as JSON whatever the
     # Content-Type says, and its read-back confirmation works on every form.
-    with showctl.Simulator(read_content_type=content_type, strict=True) as s, showctl.MediaPlayer(
-        s.url
-    ) as player:
+    with (
+        showctl.Simulator(read_content_type=content_type, strict=True) as s,
+        showctl.MediaPlayer(s.url) as player,
+    ):
         layer = player.layer("Main")
         layer.set_opacity(0.3, confirm=True)
         assert layer.adjust_opacity(-0.1, confirm=True) == pytest.approx(0.2)
         layer.set_transition_duration(0.1, confirm=True)
-        assert [l.name for l in player.layers()][:2] == ["Background", "Main"]
+        assert [each.name for each in player.layers()][:2] == ["Background", "Main"]
         state = layer.transport_state()
         assert state.layer is not None and state.layer.transition is not None
         assert [t.name for t in player.transitions()] == ["Cut", "Dissolve", "Wipe Left"]
@@ -683,5 +698,6 @@ def test_a_null_workspace_transition_keeps_it() -> None:
 def test_one_400_text_for_an_opacity_value(sim: showctl.Simulator, value: Any) -> None:
     status, body = post_json(sim, "/opacity/layer/0", {"value": value})
     assert status == 400
-    assert body.decode() == f'"value" must be a number, got {json.dumps(value, separators=(",", ":"))}'
+    sent = json.dumps(value, separators=(",", ":"))
+    assert body.decode() == f'"value" must be a number, got {sent}'
     assert get(sim, "/opacity/layer/0") == {"opacity": {"value": 1}}
