@@ -4,6 +4,7 @@ client. One test (or a few) per difference listed in the issue, plus the strictn
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import logging
@@ -667,6 +668,14 @@ def test_the_client_reads_answers_whatever_their_type(content_type: str | None) 
         state = layer.transport_state()
         assert state.layer is not None and state.layer.transition is not None
         assert [t.name for t in player.transitions()] == ["Cut", "Dissolve", "Wipe Left"]
+
+        async def on_the_runtime() -> tuple[float, int]:
+            # The asyncio calls: the same exchange, on the process runtime.
+            async with showctl.MediaPlayer(s.url) as aplayer:
+                states = await aplayer.transport_state_async()
+                return await aplayer.layer("Main").opacity_async(), len(states)
+
+        assert asyncio.run(on_the_runtime()) == (layer.opacity(), 4)
         assert s.warnings == []
 
 
