@@ -397,6 +397,13 @@ fn transport(v: Option<&Value>) -> Option<TransportSeed> {
     })
 }
 
+/// The transition a transport state's layer reports (`{"transportState": {"layer":
+/// {"transition": {...}}}}`).
+fn transport_transition(v: Option<&Value>) -> Option<Value> {
+    let ts = single(v, "transportState")?;
+    single(ts.get("layer")?.get("transition"), "transition")
+}
+
 /// The media installation in the simulator's workspace format (version 1).
 pub fn media_workspace(exchanges: &[Exchange]) -> Workspace {
     let answers = answers(exchanges);
@@ -466,7 +473,11 @@ pub fn media_workspace(exchanges: &[Exchange]) -> Workspace {
         .collect();
 
     let w = &mut ws.workspace;
-    w.transition = single(at("/transition/workspace"), "transition").and_then(|t| reference(&t));
+    // Whole objects, not references: a posted transition object leaves the layer or the
+    // workspace with variables of its own.
+    w.transition = single(at("/transition/workspace"), "transition")
+        .and_then(|t| fx(&t))
+        .map(FxRef::Inline);
     if let Some(d) = duration(at("/transitionDuration/workspace")) {
         w.transition_duration = d;
     }
@@ -519,8 +530,24 @@ pub fn media_workspace(exchanges: &[Exchange]) -> Workspace {
                     .unwrap_or_else(|| id.to_string())
             });
         }
-        seed.transition =
-            single(read(ep::LAYER_TRANSITION.path), "transition").and_then(|t| reference(&t));
+        let live = transport_transition(read(ep::LAYER_TRANSPORT_STATE.path));
+        let own = single(read(ep::LAYER_TRANSITION.path), "transition").and_then(|t| fx(&t));
+        // The favoriteUUID a transport-state layer reports with its transition (its own, else
+        // the workspace's).
+        let favorite = live.as_ref().and_then(|t| text(t, "favoriteUUID"));
+        seed.transition = match (own, &mut ws.workspace.transition) {
+            (Some(mut t), _) => {
+                t.favorite_uuid = favorite;
+                Some(FxRef::Inline(t))
+            }
+            (None, Some(FxRef::Inline(workspace))) => {
+                if workspace.favorite_uuid.is_none() {
+                    workspace.favorite_uuid = favorite;
+                }
+                None
+            }
+            (None, _) => None,
+        };
         if let Some(d) = duration(read(ep::LAYER_TRANSITION_DURATION.path)) {
             seed.transition_duration = d;
         }
@@ -559,6 +586,8 @@ pub fn scoreboard_workspace(exchanges: &[Exchange]) -> Workspace {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
     use crate::runtime;
     use crate::simulator::{Options, Simulator};
@@ -624,7 +653,46 @@ mod tests {
             live: false,
             extra: Extra::new(),
         });
+        // Transport-state layers report a favoriteUUID of each transition's own.
+        let favorites: Vec<String> = show.transitions.iter().map(|_| new_uuid()).collect();
+        for (t, f) in show.transitions.iter_mut().zip(&favorites) {
+            t.favorite_uuid = Some(f.clone());
+        }
+        let (blur, tint) = (show.effects[0].uuid.clone(), show.effects[1].uuid.clone());
+        let wipe = show.transitions[2].uuid.clone();
         let source = started(show);
+        // Effects and transitions changed as a show changes them: a posted effect with its own
+        // variables (it replaces the layer's), a workspace effect, and transition objects with
+        // variables of their own on a layer and on the workspace.
+        let feather = |x: f64| {
+            json!([{"type": "Float", "base": {"name": "Feather", "value": x, "min_value": 0,
+                    "max_value": 1}}, {"type": "Color", "base": {"name": "Edge", "color": "#00FF00"}}])
+        };
+        let radius = json!([{"type": "Float", "base": {"name": "Radius", "value": 20.05,
+                             "min_value": 0, "max_value": 100}}]);
+        let changes = [
+            (
+                "/effects/layer/3",
+                json!({"effect": {"uuid": blur, "enabled": true, "variables": radius}}),
+            ),
+            (
+                "/effects/workspace",
+                json!({"effect": {"uuid": tint, "enabled": false}}),
+            ),
+            (
+                "/transition/layer/2",
+                json!({"transition": {"uuid": wipe, "variables": feather(0.05)}}),
+            ),
+            (
+                "/transition/workspace",
+                json!({"transition": {"uuid": wipe, "variables": feather(0.3)}}),
+            ),
+        ];
+        runtime::get().block_on(async {
+            for (path, body) in changes {
+                crate::simulator::tests::ok(&source, path, Some(body)).await;
+            }
+        });
         let transport = Transport::new(&Config::new(source.url().unwrap())).unwrap();
         let exchanges = runtime::get()
             .block_on(read_everything(&transport, App::Media))
@@ -638,6 +706,18 @@ mod tests {
         assert_eq!(got.len(), want.len());
         for (g, w) in got.iter().zip(&want) {
             assert_eq!(g, w);
+        }
+        // The changes were read, and survived: the layer's and the workspace's own variables
+        // (single precision) and the favoriteUUIDs transport-state layers report.
+        let text = serde_json::to_string(&got).unwrap();
+        for seen in [
+            "0.05000000074505806",
+            "0.30000001192092896",
+            "20.049999237060547",
+            &favorites[1],
+            &favorites[2],
+        ] {
+            assert!(text.contains(seen), "{seen} not in the replayed reads");
         }
     }
 

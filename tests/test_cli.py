@@ -310,6 +310,7 @@ def test_simulate_serves_until_interrupted(tmp_path: Path) -> None:
         info["url"] + "/api/0/data/layers", headers={"Authorization": "Bearer k"}
     )
     with urllib.request.urlopen(req, timeout=5) as resp:
+        assert resp.headers.get("Content-Type") is None  # reads are not typed by default
         assert json.load(resp)["data"][0]["layer"]["name"] == "Solo"
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
@@ -321,11 +322,19 @@ def test_simulate_serves_until_interrupted(tmp_path: Path) -> None:
 def test_simulate_a_workspace_directory_strictly(tmp_path: Path) -> None:
     (tmp_path / "workspace.json").write_text(json.dumps({"layers": [{"name": "Recorded"}]}))
     proc = start(
-        "simulate", "--json", "--workspace", str(tmp_path), "--strict", "--blend-route"
+        "simulate",
+        "--json",
+        "--workspace",
+        str(tmp_path),
+        "--strict",
+        "--blend-route",
+        "--read-content-type",
+        "application/json",
     )
     assert proc.stdout is not None
     url = json.loads(proc.stdout.readline())["url"] + "/api/0"
     with urllib.request.urlopen(url + "/data/layers", timeout=5) as resp:
+        assert resp.headers.get("Content-Type") == "application/json"
         assert json.load(resp)["data"][0]["layer"]["name"] == "Recorded"
     # --blend-route answers the path versions before 3.8 have (404 without it).
     with urllib.request.urlopen(url + "/blend/layer/0", timeout=5) as resp:
@@ -340,6 +349,12 @@ def test_simulate_a_workspace_directory_strictly(tmp_path: Path) -> None:
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert "not JSON" in err  # logged as a warning
+
+
+def test_simulate_refuses_a_bad_read_content_type() -> None:
+    result = showctl_cli("simulate", "--read-content-type", "text/plain\tx")
+    assert result.returncode == 2
+    assert result.stderr.startswith("showctl: error: --read-content-type: must be a media type")
 
 
 def test_simulate_a_malformed_workspace(tmp_path: Path) -> None:

@@ -129,6 +129,8 @@ MATRIX: dict[str, Cell] = {
     "wrong_content_type": Cell(
         respond(200, b'{"value": 0.25}', content_type="text/html"), 0.25, None
     ),
+    # The field's answers are probably not typed at all (the simulator's default).
+    "no_content_type": Cell(respond(200, b'{"value": 0.25}', content_type=None), 0.25, None),
     "empty_body": Cell(respond(200, b""), showctl.DecodeError, None, words=("empty",)),
     "status_500": Cell(respond(500, b"boom"), showctl.ServerError, showctl.ServerError),
     "status_503": Cell(

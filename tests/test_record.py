@@ -44,6 +44,17 @@ def rehearse(source: showctl.Simulator) -> None:
     player.layer("Logo Bug").hide()
     player.set_workspace_transition_duration(2.5)
     player.trigger_playlist_cue("Opening", "Countdown")
+    # Effects and transitions with values of their own (kept in single precision).
+    blur, tint, _ = player.effects()
+    radius = {"type": "Float", "base": {"name": "Radius", "value": 20.05, "min_value": 0}}
+    player.layer("Logo Bug").set_effect({"uuid": blur.uuid, "enabled": True, "variables": [radius]})
+    player.set_workspace_effect({"uuid": tint.uuid, "enabled": True})
+    cut, _, wipe = player.transitions()
+    player.set_workspace_transition(cut)
+    feather = {"type": "Float", "base": {"name": "Feather", "value": 0.05, "max_value": 1}}
+    player.request(
+        "POST", "/transition/layer/2", {"transition": {"uuid": wipe.uuid, "variables": [feather]}}
+    )
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
@@ -77,6 +88,13 @@ def test_record_then_replay(
             continue
         got = again.request("GET", path)
         assert without_clock(got) == without_clock(response["body"]), path
+    # The changes were recorded and replayed.
+    transition = again.layer("Lower Third/Left").transition()
+    assert transition is not None
+    assert [v.to_dict() for v in transition.variables] == [
+        {"type": "Float", "base": {"name": "Feather", "value": 0.05000000074505806, "max_value": 1}}
+    ]
+    assert [e.name for e in again.layer("Logo Bug").effects()] == ["Gaussian Blur"]
     # The replay is stateful: a command changes what it answers.
     again.layer("Main").unmute()
     assert again.layer("Main").state().is_muted is False

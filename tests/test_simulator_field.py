@@ -4,6 +4,7 @@ client. One test (or a few) per difference listed in the issue, plus the strictn
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import logging
@@ -508,3 +509,204 @@ def test_the_default_dissolve_is_disabled(sim: showctl.Simulator) -> None:
         d["transition"]["name"]: d["transition"] for d in get(sim, "/transition")["data"]
     }
     assert transitions["Dissolve"]["enabled"] is False
+
+
+# --- round four: effects, transitions and content types (issue 31) -------------------------
+
+
+def send_full(
+    sim: showctl.Simulator, method: str, path: str, body: bytes | None = None
+) -> tuple[int, dict[str, str], bytes]:
+    """One request as the older Companion module sends it; the answer with its headers."""
+    conn = http.client.HTTPConnection("127.0.0.1", sim.port, timeout=5)
+    try:
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        conn.request(method, "/api/0" + path, body=body, headers=headers)
+        resp = conn.getresponse()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+    finally:
+        conn.close()
+
+
+def catalogue(sim: showctl.Simulator, path: str, key: str) -> dict[str, Any]:
+    return {d[key]["name"]: d[key] for d in get(sim, path)["data"]}
+
+
+def float_var(name: str, value: float, lo: float = 0, hi: float = 1) -> dict[str, Any]:
+    return {
+        "type": "Float",
+        "base": {"value": value, "max_value": hi, "min_value": lo, "name": name},
+    }
+
+
+@pytest.mark.parametrize("scope", ["layer/0", "workspace"])
+def test_a_posted_effect_replaces_the_current_one(sim: showctl.Simulator, scope: str) -> None:
+    # Companion #462: "When you send a new effect it will clear the current effect
+    # immediately"; the body is the document's {"effect": {uuid, enabled, variables}}.
+    effects = catalogue(sim, "/effects", "effect")
+    blur, tint = effects["Gaussian Blur"], effects["Color Tint"]
+    body = {"effect": {"uuid": blur["uuid"], "enabled": True, "variables": blur["variables"]}}
+    assert post_json(sim, f"/effects/{scope}", body) == (200, b"")
+    body = {"effect": {"uuid": tint["uuid"], "enabled": True}}
+    assert post_json(sim, f"/effects/{scope}", body) == (200, b"")
+    active = [d["effect"] for d in get(sim, f"/effects/{scope}")["data"]]
+    assert [(e["name"], e["enabled"]) for e in active] == [("Color Tint", True)]
+    # "If you send a curl with the flag set to false, it will add the effect, but won't
+    # enable it": added disabled, and still alone.
+    body = {"effect": {"uuid": blur["uuid"], "enabled": False}}
+    assert post_json(sim, f"/effects/{scope}", body) == (200, b"")
+    active = [d["effect"] for d in get(sim, f"/effects/{scope}")["data"]]
+    assert [(e["name"], e["enabled"]) for e in active] == [("Gaussian Blur", False)]
+    assert sim.warnings == []
+
+
+def test_effect_and_transition_floats_are_single_precision(sim: showctl.Simulator) -> None:
+    # The 2018 dumps of a live PVP 3: 20.049999237060547, 0.05000000074505806,
+    # 3.1415927410125732 (float variables kept as 32-bit floats, printed as doubles).
+    blur = catalogue(sim, "/effects", "effect")["Gaussian Blur"]
+    body = {
+        "effect": {
+            "uuid": blur["uuid"],
+            "enabled": True,
+            "variables": [float_var("Radius", 20.05, 0, 3.141592653589793)],
+        }
+    }
+    assert post_json(sim, "/effects/layer/0", body) == (200, b"")
+    answer = raw(sim, "/effects/layer/0")
+    assert b'"value":20.049999237060547' in answer
+    assert b'"max_value":3.1415927410125732' in answer
+    wipe = catalogue(sim, "/transition", "transition")["Wipe Left"]
+    body = {
+        "transition": {
+            "uuid": wipe["uuid"],
+            "name": "Wipe Left",
+            "enabled": False,
+            "variables": [float_var("Feather", 0.05)],
+        }
+    }
+    assert post_json(sim, "/transition/layer/1", body) == (200, b"")
+    assert b'"value":0.05000000074505806' in raw(sim, "/transition/layer/1")
+    # The catalogue's own values are kept the same way (Wipe Left's Feather of 0.1).
+    assert b'"value":0.10000000149011612' in raw(sim, "/transition")
+
+
+def test_catalogue_entries_are_disabled(sim: showctl.Simulator) -> None:
+    # Seven catalogue entries across the dumps, #463 and Stage-Utility's live sample report
+    # `enabled: false`.
+    listed = [
+        *catalogue(sim, "/effects", "effect").values(),
+        *catalogue(sim, "/transition", "transition").values(),
+    ]
+    assert len(listed) == 6
+    assert [e["enabled"] for e in listed] == [False] * 6
+
+
+@pytest.mark.parametrize("scope", ["layer/0", "workspace"])
+def test_a_posted_transition_object_sets_its_variables(sim: showctl.Simulator, scope: str) -> None:
+    # #463 (a pastebin: "tested and seems to work and change things correctly"): the body is
+    # the document's sample {"transition": Transition}.
+    wipe = catalogue(sim, "/transition", "transition")["Wipe Left"]
+    posted = [
+        float_var("Feather", 0.25),
+        {"type": "Color", "base": {"name": "Edge", "color": "#FF0000"}},
+    ]
+    body = {"transition": {**wipe, "enabled": True, "variables": posted}}
+    assert post_json(sim, f"/transition/{scope}", body) == (200, b"")
+    now = get(sim, f"/transition/{scope}")["transition"]
+    assert (now["name"], now["variables"]) == ("Wipe Left", posted)  # 0.25 is exact in f32
+    # The enabled flag does nothing for a transition (Companion #462).
+    assert now["enabled"] is False
+    layer = get(sim, "/transportState/layer/0")["transportState"]["layer"]
+    assert layer["transition"]["variables"] == posted
+    # The catalogue is untouched.
+    assert catalogue(sim, "/transition", "transition")["Wipe Left"] == wipe
+    # Chosen again by its UUID alone, it takes the catalogue's values.
+    assert post_json(sim, f"/transition/{scope}", {"value": wipe["uuid"]}) == (200, b"")
+    assert get(sim, f"/transition/{scope}")["transition"]["variables"] == wipe["variables"]
+
+
+def test_reads_are_not_typed_json_by_default(sim: showctl.Simulator) -> None:
+    # The older Companion module's relative opacity (commit b66eaf4, for #461): GET the
+    # opacity and parse the answer's bytes, which its HTTP client hands over only when the
+    # answer is not typed application/json (typed JSON, it gets an object and reads nothing).
+    assert post_json(sim, "/opacity/layer/0", {"value": 0.5}) == (200, b"")
+    status, headers, body = send_full(sim, "GET", "/opacity/layer/0")
+    assert status == 200 and "content-type" not in headers
+    assert sim.read_content_type is None
+    opacity = json.loads(body.decode())["opacity"]["value"] * 100
+    value = round(min(100, max(0, opacity + int("-20")))) / 100.0
+    body = json.dumps({"value": value}).encode()
+    assert send_full(sim, "POST", "/opacity/layer/0", body)[0] == 200
+    assert get(sim, "/opacity/layer/0") == {"opacity": {"value": 0.30000001192092896}}
+    # A command's 200 stays empty and untyped; a refusal is text.
+    assert "content-type" not in send_full(sim, "POST", "/mute/layer/0")[1]
+    with showctl.Simulator(read_content_type="application/json") as typed:
+        assert typed.read_content_type == "application/json"
+        _, headers, _ = send_full(typed, "GET", "/opacity/layer/0")
+        assert headers["content-type"] == "application/json"
+    for bad in ["", " ", "text/plain\r\nX-Injected: 1", "café"]:
+        with pytest.raises(ValueError, match="read_content_type"):
+            showctl.Simulator(read_content_type=bad)
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [None, "application/json", "text/plain; charset=utf-8", "text/html", "application/x-unknown"],
+)
+def test_the_client_reads_answers_whatever_their_type(content_type: str | None) -> None:
+    # showctl's own HTTP/1.1 exchange (plain http://) reads the body as JSON whatever the
+    # Content-Type says, and its read-back confirmation works on every form.
+    with (
+        showctl.Simulator(read_content_type=content_type, strict=True) as s,
+        showctl.MediaPlayer(s.url) as player,
+    ):
+        layer = player.layer("Main")
+        layer.set_opacity(0.3, confirm=True)
+        assert layer.adjust_opacity(-0.1, confirm=True) == pytest.approx(0.2)
+        layer.set_transition_duration(0.1, confirm=True)
+        assert [each.name for each in player.layers()][:2] == ["Background", "Main"]
+        state = layer.transport_state()
+        assert state.layer is not None and state.layer.transition is not None
+        assert [t.name for t in player.transitions()] == ["Cut", "Dissolve", "Wipe Left"]
+
+        async def on_the_runtime() -> tuple[float, int]:
+            # The asyncio calls: the same exchange, on the process runtime.
+            async with showctl.MediaPlayer(s.url) as aplayer:
+                states = await aplayer.transport_state_async()
+                return await aplayer.layer("Main").opacity_async(), len(states)
+
+        assert asyncio.run(on_the_runtime()) == (layer.opacity(), 4)
+        assert s.warnings == []
+
+
+def test_a_null_workspace_transition_keeps_it() -> None:
+    # The API text allows null only for a layer's own transition (the layer then uses the
+    # master transition); transport-state layers always carry one.
+    with showctl.Simulator() as lenient:
+        status, _ = post_json(lenient, "/transition/workspace", {"value": None})
+        assert status == 200
+        assert get(lenient, "/transition/workspace")["transition"]["name"] == "Dissolve"
+        assert any("null is documented only for a layer" in w for w in lenient.warnings)
+        # A layer's null is documented: it reports the workspace's (master) transition.
+        assert post_json(lenient, "/transition/layer/1", {"value": None}) == (200, b"")
+        assert get(lenient, "/transition/layer/1") == {"transition": None}
+        for d in get(lenient, "/transportState/workspace")["data"]:
+            assert d["transportState"]["layer"]["transition"]["name"] == "Dissolve"
+    with showctl.Simulator(strict=True) as strict:
+        status, body = post_json(strict, "/transition/workspace", {"transition": None})
+        assert status == 400 and b"strict mode" in body
+        assert get(strict, "/transition/workspace")["transition"]["name"] == "Dissolve"
+    # A file without a workspace transition starts with the first of its catalogue.
+    ws = {"layers": [{"name": "A"}], "transitions": [{"name": "Cut"}, {"name": "Fade"}]}
+    with showctl.Simulator(workspace=ws) as bare:
+        layer = get(bare, "/transportState/layer/0")["transportState"]["layer"]
+        assert layer["transition"]["name"] == "Cut"
+
+
+@pytest.mark.parametrize("value", [True, None, "high", [0.5], {"v": 1}])
+def test_one_400_text_for_an_opacity_value(sim: showctl.Simulator, value: Any) -> None:
+    status, body = post_json(sim, "/opacity/layer/0", {"value": value})
+    assert status == 400
+    sent = json.dumps(value, separators=(",", ":"))
+    assert body.decode() == f'"value" must be a number, got {sent}'
+    assert get(sim, "/opacity/layer/0") == {"opacity": {"value": 1}}

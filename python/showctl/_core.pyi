@@ -2485,6 +2485,7 @@ class Simulator:
         host: str = "127.0.0.1",
         header_timeout: float = 30.0,
         blend_route: bool = False,
+        read_content_type: str | None = None,
     ) -> Self:
         """Create a client. A stand-in for the media playback and scoreboard applications on a
         loopback port.
@@ -2519,6 +2520,9 @@ class Simulator:
         """Whether `/blend/layer/{id}` answers (as before 3.8); else only
         `/layerBlend/layer/{id}`.
         """
+    @property
+    def read_content_type(self) -> str | None:
+        """The `Content-Type` of a read's answer (`None`: no `Content-Type`, the default)."""
     @property
     def warnings(self) -> list[str]:
         """Requests accepted (or, when strict, refused) that break the documents, oldest first."""

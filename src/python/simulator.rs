@@ -150,7 +150,7 @@ impl PySimulator {
     #[new]
     #[pyo3(signature = (
         port=0, api_key=None, workspace=None, *, strict=false, apply_delay=0.0, host="127.0.0.1",
-        header_timeout=30.0, blend_route=false
+        header_timeout=30.0, blend_route=false, read_content_type=None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -162,6 +162,7 @@ impl PySimulator {
         host: &str,
         header_timeout: f64,
         blend_route: bool,
+        read_content_type: Option<String>,
     ) -> PyResult<Self> {
         let port = u16::try_from(port).map_err(|_| {
             PyValueError::new_err(format!(
@@ -180,6 +181,7 @@ impl PySimulator {
                 ..Limits::default()
             },
             blend_route,
+            read_content_type,
         };
         let sim = Simulator::new(options).map_err(invalid)?;
         Ok(PySimulator { sim: Arc::new(sim) })
@@ -241,6 +243,12 @@ impl PySimulator {
     #[getter]
     fn blend_route(&self) -> bool {
         self.sim.blend_route()
+    }
+
+    /// The `Content-Type` of a read's answer (`None`: no `Content-Type`, the default).
+    #[getter]
+    fn read_content_type(&self) -> Option<String> {
+        self.sim.read_content_type()
     }
 
     /// Requests accepted (or, when strict, refused) that break the documents, oldest first.

@@ -16,7 +16,7 @@ mod wire;
 pub mod workspace;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
-use axum::http::{header, request::Parts, StatusCode};
+use axum::http::{header, request::Parts, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use hyper::body::Incoming;
@@ -153,6 +153,8 @@ pub struct Shared {
     apply_delay: Duration,
     /// Route `/blend/layer/{id}` (as applications before 3.8 do).
     blend_route: bool,
+    /// The `Content-Type` of a read's answer; `None`: none at all.
+    read_content_type: Option<HeaderValue>,
     /// Changes waiting for their time, oldest first. Locked before `world` when both are.
     pending: Mutex<VecDeque<(Instant, Job)>>,
     warnings: Mutex<VecDeque<String>>,
@@ -329,6 +331,11 @@ pub struct Options {
     /// Also answer `/blend/layer/{id}`, as applications before 3.8 do (3.8 and 3.9 have only
     /// `/layerBlend/layer/{id}`).
     pub blend_route: bool,
+    /// The `Content-Type` of a read's answer (a GET's 200); `None` sends none. The field's
+    /// answers are probably not typed `application/json` (the Companion module's commit
+    /// b66eaf4 reads the opacity answer as raw bytes, which works only then); their exact type
+    /// is unknown, so the default is none.
+    pub read_content_type: Option<String>,
 }
 
 impl Default for Options {
@@ -342,7 +349,23 @@ impl Default for Options {
             apply_delay: 0.0,
             limits: Limits::default(),
             blend_route: false,
+            read_content_type: None,
         }
+    }
+}
+
+/// A `read_content_type` as a header value: printable ASCII, not empty.
+fn content_type(given: Option<&str>) -> ArgResult<Option<HeaderValue>> {
+    let Some(t) = given else {
+        return Ok(None);
+    };
+    let fine = !t.trim().is_empty() && t.bytes().all(|b| (0x20..0x7f).contains(&b));
+    match HeaderValue::from_str(t.trim()) {
+        Ok(v) if fine => Ok(Some(v)),
+        _ => Err(format!(
+            "read_content_type: must be a media type such as \"application/json\" (printable \
+             ASCII, not empty), or None for no Content-Type; got {t:?}"
+        )),
     }
 }
 
@@ -374,6 +397,7 @@ impl Simulator {
         crate::serve::check_host(&options.host)?;
         let world = World::new(&options.workspace).map_err(|e| format!("workspace: {e}"))?;
         let blend_route = options.blend_route || options.workspace.answers.blend_route;
+        let read_content_type = content_type(options.read_content_type.as_deref())?;
         Ok(Simulator {
             shared: Arc::new(Shared {
                 world: Mutex::new(world),
@@ -382,6 +406,7 @@ impl Simulator {
                 strict: options.strict,
                 apply_delay: Duration::from_secs_f64(d),
                 blend_route,
+                read_content_type,
                 pending: Mutex::new(VecDeque::new()),
                 warnings: Mutex::new(VecDeque::new()),
                 faults: Mutex::new(Faults::default()),
@@ -441,6 +466,12 @@ impl Simulator {
     /// Whether `/blend/layer/{id}` is routed.
     pub fn blend_route(&self) -> bool {
         self.shared.blend_route
+    }
+
+    /// The `Content-Type` of a read's answer; `None`: none is sent.
+    pub fn read_content_type(&self) -> Option<String> {
+        let t = self.shared.read_content_type.as_ref()?;
+        Some(String::from_utf8_lossy(t.as_bytes()).into_owned())
     }
 
     /// What was accepted but breaks the documents (the oldest first; at most

@@ -17,7 +17,7 @@ use axum::routing::{get, post, MethodRouter};
 use axum::Router;
 use serde_json::Value;
 
-use super::state::{Bad, Given, Op, Outcome, Scope, World};
+use super::state::{Bad, Chosen, Given, Op, Outcome, Scope, World};
 use super::Shared;
 
 /// Largest request body read (bytes).
@@ -198,21 +198,21 @@ impl Call {
         !matches!(self.body, Body::Empty)
     }
 
-    /// The `value` of a {"value": ...} body. No body, a body that is not JSON, `{}` or JSON
-    /// that is not an object give `Nothing` (no body is documented only where
+    /// The `value` of a {"value": ...} body, `None` for no usable body: no body, a body that
+    /// is not JSON, `{}` or JSON that is not an object (no body is documented only where
     /// `no_body_documented`). An object with other keys but no `value` is refused, as in the
     /// field.
-    fn given(&self, no_body_documented: bool) -> Outcome<Given<'_>> {
+    fn value(&self, no_body_documented: bool) -> Outcome<Option<&Value>> {
         let v = match &self.body {
-            Body::Empty if no_body_documented => return Ok(Given::Nothing),
+            Body::Empty if no_body_documented => return Ok(None),
             Body::Empty => {
                 self.warn(
                     "no body; the document expects {\"value\": ...} (the application changes \
                      nothing)",
                 )?;
-                return Ok(Given::Nothing);
+                return Ok(None);
             }
-            Body::NotJson => return Ok(Given::Nothing),
+            Body::NotJson => return Ok(None),
             Body::Json(v) => v,
         };
         match v.get("value") {
@@ -229,32 +229,40 @@ impl Call {
                     "the body has no \"value\" key; the document expects {\"value\": ...} (the \
                      application changes nothing)",
                 )?;
-                Ok(Given::Nothing)
+                Ok(None)
             }
-            Some(Value::Null) => Ok(Given::Null),
-            Some(Value::String(s)) => Ok(Given::Text(s)),
-            Some(Value::Number(n)) => Ok(Given::Number(n.as_f64().unwrap_or(f64::NAN))),
-            Some(other) => Err(Bad(format!(
-                "\"value\" must be a string, a number or null, got {other}"
-            ))),
+            Some(value) => Ok(Some(value)),
         }
     }
 
-    /// A {"value": number} body; `None` changes nothing.
+    /// What a {"value": ...} body amounts to; `expected` names what the command takes, for the
+    /// refusal of any other JSON type (`"value" must be {expected}, got true`).
+    fn given(&self, no_body_documented: bool, expected: &str) -> Outcome<Given<'_>> {
+        Ok(match self.value(no_body_documented)? {
+            None => Given::Nothing,
+            Some(Value::Null) => Given::Null,
+            Some(Value::String(s)) => Given::Text(s),
+            Some(Value::Number(n)) => Given::Number(n.as_f64().unwrap_or(f64::NAN)),
+            Some(other) => return Err(must_be(expected, other)),
+        })
+    }
+
+    /// A {"value": number} body; `None` changes nothing. Anything else in `value` (null, a
+    /// string, true) gets the one refusal `"value" must be a number, got ...`.
     fn number(&self) -> Outcome<Option<f64>> {
-        match self.given(false)? {
-            Given::Nothing => Ok(None),
-            Given::Number(v) if v.is_finite() => Ok(Some(v)),
-            _ => Err(Bad("\"value\" must be a number".into())),
+        match self.value(false)? {
+            None => Ok(None),
+            Some(Value::Number(n)) if n.as_f64().is_some_and(f64::is_finite) => Ok(n.as_f64()),
+            Some(other) => Err(must_be("a number", other)),
         }
     }
 
     /// A {"value": "name"} body; `None` changes nothing.
     fn name(&self) -> Outcome<Option<&str>> {
-        match self.given(false)? {
-            Given::Nothing => Ok(None),
-            Given::Text(s) => Ok(Some(s)),
-            _ => Err(Bad("\"value\" must be a string".into())),
+        match self.value(false)? {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(other) => Err(must_be("a string", other)),
         }
     }
 
@@ -306,21 +314,31 @@ impl Call {
         }
     }
 
-    /// The transition named by a POST /transition body: {"transition": {uuid|name}},
-    /// {"value": uuid|name|null} or {"name": name}.
-    fn transition(&self) -> Outcome<Given<'_>> {
+    /// The transition of a POST /transition body: {"transition": {uuid|name, variables?}},
+    /// {"value": uuid|name|null} or {"name": name}. The variables of a posted transition
+    /// object set the transition's (#463); its `enabled` does nothing for a transition
+    /// (Companion #462), so it is not read.
+    fn transition(&self) -> Outcome<Chosen<'_>> {
         if let Body::Json(body) = &self.body {
             match body.get("transition") {
-                Some(Value::Null) => return Ok(Given::Null),
+                Some(Value::Null) => return Ok(Chosen::by(Given::Null)),
                 Some(t) => {
-                    return t
+                    let key = t
                         .get("uuid")
                         .or_else(|| t.get("name"))
                         .and_then(Value::as_str)
-                        .map(Given::Text)
                         .ok_or_else(|| {
                             Bad("\"transition\" needs a \"uuid\" or \"name\" string".into())
-                        })
+                        })?;
+                    let variables = match t.get("variables") {
+                        None => None,
+                        Some(Value::Array(v)) => Some(v.as_slice()),
+                        Some(_) => return Err(Bad("transition.variables must be an array".into())),
+                    };
+                    return Ok(Chosen {
+                        key: Given::Text(key),
+                        variables,
+                    });
                 }
                 None => {}
             }
@@ -328,12 +346,18 @@ impl Call {
             if let (None, Some(name)) = (body.get("value"), body.get("name")) {
                 return name
                     .as_str()
-                    .map(Given::Text)
+                    .map(|n| Chosen::by(Given::Text(n)))
                     .ok_or_else(|| Bad("\"name\" must be a string".into()));
             }
         }
-        self.given(false)
+        self.given(false, "a string or null").map(Chosen::by)
     }
+}
+
+/// `"value" must be {expected}, got {what was sent}`: the one refusal of a value of the wrong
+/// JSON type.
+fn must_be(expected: &str, got: &Value) -> Bad {
+    Bad(format!("\"value\" must be {expected}, got {got}"))
 }
 
 fn refuse(bad: Bad) -> Response {
@@ -347,7 +371,7 @@ fn read(f: fn(&World, &Call) -> Outcome<Value>) -> MethodRouter<Sh> {
         let response = match call.strict_check() {
             Err(bad) => refuse(bad),
             Ok(()) => match f(&sh.world(), &call) {
-                Ok(v) => super::wire::answer(&v),
+                Ok(v) => super::wire::answer(&v, sh.read_content_type.as_ref()),
                 Err(bad) => refuse(bad),
             },
         };
@@ -434,13 +458,23 @@ fn scoped(api: Router<Sh>, suffix: &str) -> Router<Sh> {
     .route(
         &at("/effectsPreset"),
         read(|w, c| w.scope_effect_preset_json(scope_of(c))).merge(command(true, |w, c| {
-            w.set_effect_preset(scope_of(c), c.given(false)?)
+            w.set_effect_preset(scope_of(c), c.given(false, "a string or null")?)
         })),
     )
     .route(
         &at("/transition"),
         read(|w, c| w.scope_transition_json(scope_of(c))).merge(command(true, |w, c| {
-            w.set_transition(scope_of(c), c.transition()?)
+            let chosen = c.transition()?;
+            if chosen.key == Given::Null && scope_of(c) == Scope::Workspace {
+                // The document allows null only for a layer (it then uses the master
+                // transition); the workspace's transition is what transport-state layers
+                // report, and they always carry one.
+                return c.warn(
+                    "null is documented only for a layer's transition (the layer then uses \
+                     the master transition); the workspace keeps its transition",
+                );
+            }
+            w.set_transition(scope_of(c), chosen)
         })),
     )
     .route(
@@ -544,7 +578,8 @@ pub fn router(shared: Sh) -> Router {
         .route(
             "/targetSet/layer/{id}",
             read(|w, c| w.layer_target_set_json(c.id())).merge(command(true, |w, c| {
-                let (set, index) = w.target_set_of(c.given(true)?)?;
+                let given = c.given(true, "a string (a target set's name) or null")?;
+                let (set, index) = w.target_set_of(given)?;
                 if index {
                     c.warn(
                         "a target set cannot be addressed by index (the application ends at \

@@ -96,7 +96,7 @@ async fn post(sim: &Simulator, path: &str, body: Option<Value>) -> Answer {
     }
 }
 
-async fn ok(sim: &Simulator, path: &str, body: Option<Value>) {
+pub(crate) async fn ok(sim: &Simulator, path: &str, body: Option<Value>) {
     let a = post(sim, path, body).await;
     assert_eq!(a.status, Some(200), "{path}: {a:?}");
     assert!(a.body.is_empty(), "a command answers an empty body");

@@ -16,6 +16,28 @@ pub fn single(x: f64) -> f64 {
     f64::from(x as f32)
 }
 
+/// The variables of an effect or a transition as the application keeps them: every
+/// fractional number of a `Float` variable's base (`value`, `min_value`, `max_value`) rounded
+/// to single precision, as the field's dumps show (`20.049999237060547`,
+/// `0.05000000074505806`). Whole numbers, other types and numbers too large for a 32-bit float
+/// are left as they are.
+pub fn single_variables(variables: &mut [Value]) {
+    for v in variables {
+        if v.get("type").and_then(Value::as_str) != Some("Float") {
+            continue;
+        }
+        let Some(Value::Object(base)) = v.get_mut("base") else {
+            continue;
+        };
+        for x in base.values_mut() {
+            let rounded = x.as_f64().filter(|_| x.is_f64()).map(single);
+            if let Some(r) = rounded.filter(|r| r.is_finite()) {
+                *x = Value::from(r);
+            }
+        }
+    }
+}
+
 /// `x` as C's `printf("%.17g", x)` writes it: 17 significant digits, trailing zeros (and a
 /// trailing point) dropped, exponent form below 1e-4 and from 1e17.
 pub fn g17(x: f64) -> String {
@@ -76,16 +98,20 @@ pub fn to_vec(value: &Value) -> Vec<u8> {
     out
 }
 
-/// A 200 answer carrying `value` as the application writes it.
-pub fn answer(value: &Value) -> Response {
-    (
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        )],
-        to_vec(value),
-    )
-        .into_response()
+/// A 200 answer carrying `value` as the application writes it, typed `content_type` (no
+/// `Content-Type` at all for `None`: see `Options::read_content_type`).
+pub fn answer(value: &Value, content_type: Option<&HeaderValue>) -> Response {
+    let mut response = to_vec(value).into_response();
+    let headers = response.headers_mut();
+    match content_type {
+        Some(t) => {
+            headers.insert(header::CONTENT_TYPE, t.clone());
+        }
+        None => {
+            headers.remove(header::CONTENT_TYPE);
+        }
+    }
+    response
 }
 
 #[cfg(test)]
@@ -122,6 +148,23 @@ mod tests {
             // The text reads back as the same double.
             assert_eq!(want.parse::<f64>().unwrap(), x);
         }
+    }
+
+    #[test]
+    fn float_variables_are_kept_in_single_precision() {
+        let mut vars = vec![
+            json!({"type": "Float", "base": {"name": "Feather", "value": 0.05, "min_value": 0,
+                   "max_value": std::f64::consts::PI}}),
+            json!({"type": "Double", "base": {"value": 0.05}}),
+            json!({"type": "Color", "base": {"name": "Edge", "color": "#FFFFFF"}}),
+            json!({"type": "Float", "base": {"value": 1e300}}),
+            json!({"type": "Float"}),
+        ];
+        single_variables(&mut vars);
+        assert_eq!(
+            String::from_utf8(to_vec(&Value::Array(vars))).unwrap(),
+            r##"[{"type":"Float","base":{"name":"Feather","value":0.05000000074505806,"min_value":0,"max_value":3.1415927410125732}},{"type":"Double","base":{"value":0.050000000000000003}},{"type":"Color","base":{"name":"Edge","color":"#FFFFFF"}},{"type":"Float","base":{"value":1.0000000000000001e+300}},{"type":"Float"}]"##
+        );
     }
 
     #[test]

@@ -335,8 +335,8 @@ pub struct Fx {
     pub extra: Extra,
 }
 
-/// An effect in a layer, the workspace or an effect preset: a name or UUID of the `effects`
-/// catalogue, or a whole effect object (its own variable values).
+/// An effect in a layer, the workspace or an effect preset, or the transition of a layer or
+/// the workspace: a name or UUID of its catalogue, or a whole object (its own variable values).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum FxRef {
@@ -461,8 +461,10 @@ pub struct LayerSeed {
     pub target_set: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layer_preset: Option<String>,
+    /// A name or UUID of the `transitions` catalogue, or a whole transition object (its own
+    /// variable values, as a posted transition object leaves it).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub transition: Option<String>,
+    pub transition: Option<FxRef>,
     #[serde(default = "one")]
     pub transition_duration: f64,
     #[serde(default)]
@@ -479,8 +481,10 @@ pub struct LayerSeed {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct WorkspaceSeed {
+    /// A name or UUID of the `transitions` catalogue, or a whole transition object (its own
+    /// variable values, as a posted transition object leaves it).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub transition: Option<String>,
+    pub transition: Option<FxRef>,
     #[serde(default = "one")]
     pub transition_duration: f64,
     #[serde(default)]

@@ -76,12 +76,19 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             apply_delay=args.apply_delay,
             host=args.host,
             blend_route=args.blend_route,
+            read_content_type=args.read_content_type,
         )
     except OSError as e:
         # A missing workspace file is a bad argument, as a malformed one is (exit code 2).
         if args.workspace is None:
             raise
         raise UsageError(f"--workspace: {e}") from None
+    except ValueError as e:
+        # The simulator names its argument (`apply_delay: ...`): name the flag instead.
+        name, _, rest = str(e).partition(":")
+        if name in ("apply_delay", "read_content_type"):
+            raise UsageError(f"--{name.replace('_', '-')}:{rest}") from None
+        raise
     sim.start()
     # From here on Ctrl-C (or SIGTERM) is the normal way to stop, even while the URL is printed.
     try:
@@ -112,7 +119,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 def _simulate_venue(args: argparse.Namespace) -> int:
     from showctl._venue import simulate_venue
 
-    refuse_with_venue(args, "workspace", "api_key", "blend_route")
+    refuse_with_venue(args, "workspace", "api_key", "blend_route", "read_content_type")
     if args.port:
         raise UsageError("--port: not with --venue (each simulator listens on its source's port)")
     venue = simulate_venue(args.venue, same_ports=True, strict=args.strict)
@@ -298,6 +305,12 @@ def register(commands: Subcommands) -> None:
         action="store_true",
         help="also answer /blend/layer/{id}, as versions before 3.8 do (3.8 and 3.9 have only "
         "/layerBlend/layer/{id})",
+    )
+    p.add_argument(
+        "--read-content-type",
+        metavar="TYPE",
+        help="the Content-Type of read answers, such as application/json (default: none, as "
+        "field sources suggest the application does not type them JSON)",
     )
     p.add_argument(
         "--score-tick",

@@ -4,7 +4,7 @@ use super::*;
 use crate::simulator::answers::{
     self as answer, list, to_value, EffectPresetDoc, Extended, Keyed, Val,
 };
-use crate::simulator::wire::single;
+use crate::simulator::wire::{single, single_variables};
 use crate::simulator::workspace::TransitionListKey;
 
 impl World {
@@ -62,7 +62,7 @@ impl World {
 
     pub fn scope_transition_json(&self, scope: Scope<'_>) -> Outcome<Value> {
         let s = self.settings(scope)?;
-        let t = s.transition.map(|i| answer::fx(&self.transitions[i]));
+        let t = s.transition.as_ref().map(answer::fx);
         Ok(to_value(Keyed("transition", t)))
     }
 
@@ -104,19 +104,24 @@ impl World {
             Some(_) => return bad("effect.variables must be an array"),
         };
         let s = self.scope(scope)?;
-        let slot = match s.effects.iter().position(|e| e.uuid == uuid) {
-            Some(i) => &mut s.effects[i],
-            None => {
-                s.effects.push(known);
-                s.effects.last_mut().expect("just pushed")
-            }
+        // A posted effect replaces the current ones (Companion #462: "it will clear the current
+        // effect immediately"). One already active keeps its values where the body gives none;
+        // a new one is added enabled unless the body says `"enabled": false`.
+        let mut effect = match s.effects.iter().find(|e| e.uuid == uuid) {
+            Some(active) => active.clone(),
+            None => Fx {
+                enabled: true,
+                ..known
+            },
         };
         if let Some(b) = enabled {
-            slot.enabled = b;
+            effect.enabled = b;
         }
-        if let Some(v) = variables {
-            slot.variables = v;
+        if let Some(mut v) = variables {
+            single_variables(&mut v);
+            effect.variables = v;
         }
+        s.effects = vec![effect];
         Ok(())
     }
 
@@ -127,7 +132,7 @@ impl World {
         let found = match preset {
             Given::Nothing => return Ok(()),
             Given::Null | Given::Text("") => None,
-            Given::Number(n) => return bad(format!("\"value\" must be a string, got {n}")),
+            Given::Number(n) => return bad(format!("\"value\" must be a string or null, got {n}")),
             Given::Text(k) => match lookup(&self.effect_presets, k, preset_keys) {
                 Some(i) => Some((i, self.effect_presets[i].effects.clone())),
                 None => {
@@ -149,16 +154,25 @@ impl World {
         Ok(())
     }
 
-    /// Set a transition (by UUID or name); null means the master transition for a layer,
-    /// none for the workspace; `Nothing` changes nothing.
-    pub fn set_transition(&mut self, scope: Scope<'_>, key: Given<'_>) -> Outcome<()> {
+    /// Set a transition (by UUID or name): the scope takes a copy of the catalogue's, with the
+    /// variables of a posted transition object (#463, in single precision). Null means the
+    /// master transition for a layer (the route keeps the workspace's); `Nothing` changes
+    /// nothing.
+    pub fn set_transition(&mut self, scope: Scope<'_>, chosen: Chosen<'_>) -> Outcome<()> {
         self.settings(scope)?;
-        let t = match key {
+        let t = match chosen.key {
             Given::Nothing => return Ok(()),
             Given::Null => None,
-            Given::Number(n) => return bad(format!("\"value\" must be a string, got {n}")),
+            Given::Number(n) => return bad(format!("\"value\" must be a string or null, got {n}")),
             Given::Text(k) => match lookup(&self.transitions, k, fx_keys) {
-                Some(i) => Some(i),
+                Some(i) => {
+                    let mut t = self.transitions[i].clone();
+                    if let Some(v) = chosen.variables {
+                        t.variables = v.to_vec();
+                        single_variables(&mut t.variables);
+                    }
+                    Some(t)
+                }
                 None => {
                     return bad(format!(
                         "no transition {k:?} (transitions: {})",

@@ -140,12 +140,32 @@ pub enum Given<'a> {
     Number(f64),
 }
 
+/// The transition a POST /transition body chooses, and the variables a posted transition
+/// object gives it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Chosen<'a> {
+    pub key: Given<'a>,
+    pub variables: Option<&'a [Value]>,
+}
+
+impl<'a> Chosen<'a> {
+    /// A transition chosen by its UUID or name only (it takes the catalogue's variables).
+    pub fn by(key: Given<'a>) -> Self {
+        Chosen {
+            key,
+            variables: None,
+        }
+    }
+}
+
 /// Effects, effect preset and transition settings: the workspace has one set, each layer too.
 #[derive(Debug, Clone)]
 struct Settings {
     effects: Vec<Fx>,
     effect_preset: Option<usize>,
-    transition: Option<usize>,
+    /// The scope's own copy of a catalogue transition: a posted transition object sets its
+    /// variables without touching the catalogue.
+    transition: Option<Fx>,
     transition_duration: f64,
 }
 

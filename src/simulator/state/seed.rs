@@ -1,12 +1,12 @@
 //! Building the state from a workspace file, resolving every reference.
 
 use super::*;
-use crate::simulator::wire::single;
+use crate::simulator::wire::{single, single_variables};
 use crate::simulator::workspace::{FxRef, LayerSeed, Workspace};
 
 /// Builds a [`Settings`] from the seed: JSON path, transition, duration, effects, preset.
 type SettingsOf<'a> =
-    dyn Fn(&str, Option<&String>, f64, &[FxRef], Option<&String>) -> Result<Settings, String> + 'a;
+    dyn Fn(&str, Option<&FxRef>, f64, &[FxRef], Option<&String>) -> Result<Settings, String> + 'a;
 
 /// Resolve a reference of the workspace file (a UUID or a name) in a catalogue; `at` is the
 /// JSON path of the reference, `catalogue` the key of the list it names.
@@ -36,21 +36,60 @@ fn seed_opt<T>(
         .transpose()
 }
 
+/// An effect or transition of a layer or the workspace: a reference into its catalogue (a
+/// copy of the entry) or an object of its own.
+fn seed_fx(at: &str, catalogue: &str, items: &[Fx], r: &FxRef) -> Result<Fx, String> {
+    match r {
+        FxRef::Inline(fx) => Ok(fx.clone()),
+        FxRef::Ref(key) => seed_ref(at, catalogue, items, key, fx_keys).map(|i| items[i].clone()),
+    }
+}
+
 fn seed_effects(at: &str, effects: &[Fx], refs: &[FxRef]) -> Result<Vec<Fx>, String> {
     refs.iter()
         .enumerate()
-        .map(|(i, r)| match r {
-            FxRef::Inline(fx) => Ok(fx.clone()),
-            FxRef::Ref(key) => seed_ref(&format!("{at}[{i}]"), "effects", effects, key, fx_keys)
-                .map(|i| effects[i].clone()),
-        })
+        .map(|(i, r)| seed_fx(&format!("{at}[{i}]"), "effects", effects, r))
         .collect()
+}
+
+/// The workspace with every `Float` variable of its effects and transitions in single
+/// precision, as the application keeps them.
+fn in_single_precision(ws: &Workspace) -> Workspace {
+    fn fx(f: &mut Fx) {
+        single_variables(&mut f.variables);
+    }
+    fn fx_ref(r: &mut FxRef) {
+        if let FxRef::Inline(f) = r {
+            fx(f);
+        }
+    }
+    let mut ws = ws.clone();
+    ws.effects
+        .iter_mut()
+        .chain(&mut ws.transitions)
+        .for_each(fx);
+    for p in &mut ws.effect_presets {
+        p.effects.iter_mut().flatten().for_each(fx_ref);
+    }
+    let w = &mut ws.workspace;
+    w.effects
+        .iter_mut()
+        .chain(&mut w.transition)
+        .for_each(fx_ref);
+    for l in &mut ws.layers {
+        l.effects
+            .iter_mut()
+            .chain(&mut l.transition)
+            .for_each(fx_ref);
+    }
+    ws
 }
 
 impl World {
     /// Build the state from a workspace file, resolving every reference (an error names the
     /// JSON path of the reference and what it could be).
     pub fn new(ws: &Workspace) -> Result<World, String> {
+        let ws = &in_single_precision(ws);
         let now = Instant::now();
         let effect_presets = ws
             .effect_presets
@@ -70,7 +109,7 @@ impl World {
             })
             .collect::<Result<Vec<_>, String>>()?;
         let settings = |at: &str,
-                        transition: Option<&String>,
+                        transition: Option<&FxRef>,
                         duration: f64,
                         effects: &[FxRef],
                         preset: Option<&String>|
@@ -84,20 +123,26 @@ impl World {
                     preset,
                     preset_keys,
                 )?,
-                transition: seed_opt(
-                    &format!("{at}.transition"),
-                    "transitions",
-                    &ws.transitions,
-                    transition,
-                    fx_keys,
-                )?,
+                transition: transition
+                    .map(|t| {
+                        seed_fx(
+                            &format!("{at}.transition"),
+                            "transitions",
+                            &ws.transitions,
+                            t,
+                        )
+                    })
+                    .transpose()?,
                 transition_duration: single(duration.clamp(0.0, MAX_TRANSITION_DURATION)),
             })
         };
         let w = &ws.workspace;
+        // Transport-state layers always carry a transition (the API document): without one in
+        // the file, the workspace has the first of the catalogue.
+        let first = ws.transitions.first().map(|t| FxRef::Inline(t.clone()));
         let workspace = settings(
             "workspace",
-            w.transition.as_ref(),
+            w.transition.as_ref().or(first.as_ref()),
             w.transition_duration,
             &w.effects,
             w.effect_preset.as_ref(),

@@ -248,3 +248,40 @@ fn bad_references_in_a_workspace_file_are_named() {
     let err = World::new(&ws).unwrap_err();
     assert!(err.contains("\"Z\"") && err.contains("\"A\""), "{err}");
 }
+
+#[test]
+fn a_scope_keeps_its_own_transition_and_one_posted_effect() {
+    let mut w = world();
+    let (blur, tint) = (w.effects[0].uuid.clone(), w.effects[1].uuid.clone());
+    for uuid in [&blur, &tint] {
+        let body = json!({"effect": {"uuid": uuid}});
+        w.set_effect(Scope::Layer("0"), Some(&body)).unwrap();
+    }
+    // The second replaced the first, and was added enabled (the catalogue's is disabled).
+    let fx = &w.layers[0].settings.effects;
+    assert_eq!(
+        (fx.len(), fx[0].uuid.as_str(), fx[0].enabled),
+        (1, tint.as_str(), true)
+    );
+    assert!(!w.effects[1].enabled);
+    // A posted transition object's variables land in the layer's copy, in single precision.
+    let vars = [json!({"type": "Float", "base": {"name": "Feather", "value": 0.05}})];
+    let chosen = Chosen {
+        key: Given::Text("Wipe Left"),
+        variables: Some(&vars),
+    };
+    w.set_transition(Scope::Layer("0"), chosen).unwrap();
+    let own = w.layers[0].settings.transition.as_ref().unwrap();
+    assert_eq!(own.variables[0]["base"]["value"], json!(f64::from(0.05f32)));
+    assert_eq!(
+        w.transitions[2].variables[0]["base"]["value"],
+        json!(f64::from(0.1f32))
+    );
+    // By name alone, the catalogue's values again.
+    w.set_transition(Scope::Layer("0"), Chosen::by(Given::Text("Wipe Left")))
+        .unwrap();
+    assert_eq!(
+        w.layers[0].settings.transition.as_ref().unwrap().variables,
+        w.transitions[2].variables
+    );
+}

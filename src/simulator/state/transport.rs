@@ -140,8 +140,11 @@ impl World {
     /// The transition a transport-state layer reports: its own, else the workspace's, with
     /// the layer's `duration` and the transition's `favoriteUUID`.
     fn live_transition<'a>(&'a self, l: &'a Layer) -> Option<LiveTransition<'a>> {
-        let i = l.settings.transition.or(self.workspace.transition)?;
-        let t = &self.transitions[i];
+        let t = l
+            .settings
+            .transition
+            .as_ref()
+            .or(self.workspace.transition.as_ref())?;
         Some(LiveTransition {
             fx: answer::fx(t),
             duration: l.settings.transition_duration,
