@@ -86,6 +86,15 @@ def test_a_cue_with_its_own_layer_is_reported_where_it_plays_and_fails(
     assert line["ok"] is False and line["plays_on"][0]["name"] == "Lower Third/Left"
 
 
+def test_trigger_waits_for_an_application_that_applies_it_late() -> None:
+    # The application applies a command a moment after its 200; here 0.8 s, later than the
+    # client's default read-back of half a second.
+    with showctl.Simulator(apply_delay=0.8) as sim:
+        done = at(sim, "trigger", "Opening", "1", "--layer", "Background")
+        assert done.returncode == 0, done.stderr
+        assert "it plays on layer 0 (Background)" in done.stdout
+
+
 def test_an_unknown_cue_fires_nothing(sim: showctl.Simulator) -> None:
     done = at(sim, "trigger", "Opening", "Nope", "--layer", "Main")
     assert done.returncode == 1

@@ -81,11 +81,17 @@ def _done(args: argparse.Namespace, what: str, **fields: Any) -> int:
     return EXIT_OK
 
 
+#: How long `trigger` reads back for the cue to play (five reads, the first at once): an
+#: application applies a trigger a moment after its 200, sometimes later than the client's
+#: default half second.
+TRIGGER_READ_BACK = 2.0
+
+
 def cmd_trigger(args: argparse.Namespace) -> int:
     """Trigger a cue and say where it plays. The application ignores the layer a trigger names
     (a cue plays on its own configured layer, else on the targeted one), so `--layer` targets
     the layer first; the layers that play the cue are read back, not assumed."""
-    with media(args) as player:
+    with media(args, confirm_timeout=TRIGGER_READ_BACK) as player:
         cue = player.cue(args.playlist, args.cue)
         if args.layer is None:
             player.trigger_playlist_cue(args.playlist, args.cue, confirm=True)
