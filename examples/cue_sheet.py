@@ -2,9 +2,12 @@
 
 Each row is one step at a time offset (seconds from the start): trigger a cue, set a layer's
 opacity or fade it to `value` over `seconds`, mute/unmute/hide/unhide/clear a layer (or the
-workspace when `layer` is empty), play/pause. The whole sheet is checked before anything is
-sent. A failing step is reported and the show goes on; the exit code is 1 if any step failed.
-A fade holds the sheet until it ends (the steps after it catch up).
+workspace when `layer` is empty), play/pause. A trigger targets its layer first (the
+application plays a cue on the targeted layer, whatever layer the trigger names, unless the cue
+has a layer of its own) and reports the layer the cue really plays on; a cue that plays
+elsewhere fails its step. The whole sheet is checked before anything is sent. A failing step
+is reported and the show goes on; the exit code is 1 if any step failed. A fade holds the
+sheet until it ends (the steps after it catch up).
 
     at,action,layer,playlist,cue,value,seconds
     0,trigger,Main,Opening,Countdown,,
@@ -96,15 +99,54 @@ def load(path: Path) -> list[Step]:
     return sorted(steps, key=lambda s: s.at)
 
 
-def run_step(player: showctl.MediaPlayer, step: Step, speed: float = 1.0) -> None:
-    layer = player.layer(step.layer) if step.layer is not None else None
+class Misplaced(Exception):
+    """A cue played, but not on the layer the sheet names (it has a layer of its own)."""
+
+
+def playing_on(player: showctl.MediaPlayer, cue: showctl.Cue) -> list[str]:
+    """The layers that play `cue` ("1 (Main)"): their `playingItem` is the cue and they have
+    media (`playingItem` alone is the last cue that touched a layer, never cleared)."""
+    return [
+        f"{i} ({ts.layer.name})"
+        for i, ts in enumerate(player.transport_state())
+        if ts.layer is not None
+        and ts.playing_media is not None
+        and ts.playing_item is not None
+        and ts.playing_item.uuid == cue.uuid
+    ]
+
+
+def trigger(player: showctl.MediaPlayer, step: Step) -> str:
+    """Trigger the step's cue and return where it plays. The application ignores the layer a
+    trigger names: a cue plays on its own configured layer, else on the layer last selected
+    with target=True; so the sheet's layer is targeted first, and where the cue plays is read
+    back. Raises `Misplaced` when it plays elsewhere than the sheet says."""
+    assert step.playlist is not None and step.cue is not None
+    cue = player.cue(step.playlist, step.cue)
+    if step.layer is None:
+        player.trigger_playlist_cue(step.playlist, step.cue, confirm=True)
+        return "plays on layer " + ", ".join(playing_on(player, cue))
+    layer = player.layer(step.layer)
+    layer.select(target=True)
+    try:
+        layer.trigger(step.playlist, step.cue, confirm=True)
+    except showctl.NotConfirmedError:
+        where = playing_on(player, cue)
+        if not where:
+            raise
+        raise Misplaced(
+            f"plays on layer {', '.join(where)}, not on {step.layer!r} (the cue has its own "
+            "layer in the application)"
+        ) from None
+    return "plays on layer " + ", ".join(playing_on(player, cue))
+
+
+def run_step(player: showctl.MediaPlayer, step: Step, speed: float = 1.0) -> str:
+    """Run one step; returns what it found (where a cue plays), or ""."""
     if step.action == "trigger":
-        assert step.playlist is not None and step.cue is not None
-        if layer is None:
-            player.trigger_playlist_cue(step.playlist, step.cue)
-        else:
-            layer.trigger(step.playlist, step.cue)
-    elif step.action == "opacity":
+        return trigger(player, step)
+    layer = player.layer(step.layer) if step.layer is not None else None
+    if step.action == "opacity":
         assert layer is not None and step.value is not None
         layer.set_opacity(step.value)
     elif step.action == "fade":
@@ -112,6 +154,7 @@ def run_step(player: showctl.MediaPlayer, step: Step, speed: float = 1.0) -> Non
         layer.fade(step.value, step.seconds / speed)
     else:
         getattr(layer if layer is not None else player, step.action)()
+    return ""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,9 +183,10 @@ def main(argv: list[str] | None = None) -> int:
         for s in steps:
             time.sleep(max(0.0, start + s.at / args.speed - time.monotonic()))
             try:
-                run_step(player, s, args.speed)
-                print(f"{s.at:7.2f}s  ok    {s.describe()}", flush=True)
-            except (showctl.ShowctlError, ValueError) as e:
+                found = run_step(player, s, args.speed)
+                note = f": {found}" if found else ""
+                print(f"{s.at:7.2f}s  ok    {s.describe()}{note}", flush=True)
+            except (showctl.ShowctlError, ValueError, Misplaced) as e:
                 failed += 1
                 print(f"{s.at:7.2f}s  FAIL  {s.describe()}: {e}", flush=True)
     return 1 if failed else 0

@@ -105,6 +105,40 @@ impl Error {
         Error::InvalidInput(msg.into())
     }
 
+    /// A 401 saying whether a key was sent and how to give one (`env`: the variable the key
+    /// is read from); any other error as it is.
+    pub fn key_hint(self, key_sent: bool, env: &str) -> Self {
+        match self {
+            Error::Api {
+                status: 401,
+                method,
+                url,
+                body,
+                message,
+            } => {
+                let hint = if key_sent {
+                    format!(
+                        "authorization failed: the API key sent was refused; check it against \
+                         the application's preferences (api_key= or {env})"
+                    )
+                } else {
+                    format!(
+                        "authorization failed: no API key was sent; pass api_key=\"KEY\" or set \
+                         {env}"
+                    )
+                };
+                Error::Api {
+                    status: 401,
+                    method,
+                    url,
+                    body,
+                    message: message.replacen(UNAUTHORIZED, &hint, 1),
+                }
+            }
+            other => other,
+        }
+    }
+
     /// The error of the last of `attempts` attempts, saying so: a timeout after retries
     /// `(3 attempts of 5.0 s)`, so that it does not read as one wait of `timeout`; a
     /// connection failure `(3 attempts)`.
@@ -337,6 +371,8 @@ pub struct Meaning {
 const REDIRECT: &str = "the application answered with a redirect, which is not followed \
                         (is the scheme right? an application set to HTTPS needs an https:// URL)";
 const SERVER: &str = "a server-side problem; retry later";
+/// The hint of a 401 when it is not known whether a key was sent (see [`Error::key_hint`]).
+const UNAUTHORIZED: &str = "authorization failed (check the API key)";
 
 /// The one table of statuses: kind, reason phrase and hint (a status's own row comes before
 /// the row of its class).
@@ -358,11 +394,7 @@ pub fn meaning(status: u16) -> Meaning {
                  malformed body)",
             ),
         ),
-        401 => (
-            Unauthorized,
-            "Unauthorized",
-            Some("authorization failed (check the API key)"),
-        ),
+        401 => (Unauthorized, "Unauthorized", Some(UNAUTHORIZED)),
         403 => (
             Forbidden,
             "Forbidden",
@@ -413,6 +445,9 @@ pub enum Cause {
     Refused,
     /// The connection was reset or closed before a full answer.
     Dropped,
+    /// A TLS handshake was answered with something that is not TLS: the port speaks plain
+    /// HTTP (an `https://` URL for an `http://` application).
+    PlainHttp,
     Other,
 }
 
@@ -423,11 +458,16 @@ pub fn cause(err: &(dyn std::error::Error + 'static)) -> Cause {
     let mut pending: Vec<&(dyn std::error::Error + 'static)> = vec![err];
     while let Some(e) = pending.pop() {
         if let Some(tls) = e.downcast_ref::<rustls::Error>() {
-            if matches!(
-                tls,
-                rustls::Error::InvalidCertificate(_) | rustls::Error::NoCertificatesPresented
-            ) {
-                return Cause::Certificate;
+            match tls {
+                rustls::Error::InvalidCertificate(_) | rustls::Error::NoCertificatesPresented => {
+                    return Cause::Certificate;
+                }
+                // The first byte of the answer is no TLS record type: a plain HTTP answer
+                // ("HTTP/1.1 400 ...") to the client's hello.
+                rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType) => {
+                    return Cause::PlainHttp;
+                }
+                _ => {}
             }
         }
         if let Some(io) = e.downcast_ref::<std::io::Error>() {

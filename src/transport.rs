@@ -31,7 +31,7 @@ pub const DEFAULT_CONFIRM_TIMEOUT: Duration = Duration::from_millis(500);
 pub const DEFAULT_MAX_BODY: usize = 64 * 1024 * 1024;
 
 mod clients;
-mod errors;
+pub(crate) mod errors;
 mod http1;
 mod request;
 
@@ -605,7 +605,8 @@ impl Transport {
             body: buf,
         } = answer;
         if !(200..300).contains(&status) {
-            let mut err = Error::api(status, method, url, &self.target.scrub(&buf));
+            let mut err = Error::api(status, method, url, &self.target.scrub(&buf))
+                .key_hint(self.target.has_key(), ENV_API_KEY);
             if (300..400).contains(&status) {
                 if let (Error::Api { message, .. }, Some(loc)) = (&mut err, location) {
                     message.push_str(&format!(
@@ -1248,6 +1249,45 @@ mod tests {
         c.retries = 0;
         let err = send(&c, Request::get("/x")).await.unwrap_err();
         assert!(matches!(err, Error::Connect { .. }), "{err:?}");
+    }
+
+    #[tokio::test]
+    async fn https_on_a_plain_http_port_says_use_http() {
+        // A plain HTTP server answers the TLS hello with an HTTP error, as the application's
+        // own server does.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let origin = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            while let Ok((mut stream, _)) = listener.accept().await {
+                let reply = b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
+                let _ = tokio::io::AsyncWriteExt::write_all(&mut stream, reply).await;
+            }
+        });
+        let mut c = config(&origin.replacen("http://", "https://", 1));
+        c.retries = 0;
+        let err = send(&c, Request::get("/x")).await.unwrap_err();
+        let msg = err.to_string();
+        assert!(matches!(err, Error::Connect { .. }), "{err:?}");
+        assert!(
+            msg.contains(&format!("the application speaks plain HTTP: use {origin}")),
+            "{msg}"
+        );
+        assert!(!msg.contains("corrupt"), "{msg}");
+    }
+
+    #[tokio::test]
+    async fn a_401_says_whether_a_key_was_sent() {
+        let server = start(vec![Reply::Status(401, "")]).await;
+        let mut c = config(&server.url);
+        let none = send(&c, Request::get("/x")).await.unwrap_err().to_string();
+        assert!(
+            none.contains("no API key was sent; pass api_key=\"KEY\""),
+            "{none}"
+        );
+        c.api_key = Some("k3y".into());
+        let sent = send(&c, Request::get("/x")).await.unwrap_err().to_string();
+        assert!(sent.contains("the API key sent was refused"), "{sent}");
+        assert!(!sent.contains("k3y"), "{sent}");
     }
 
     #[tokio::test]

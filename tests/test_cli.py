@@ -142,14 +142,15 @@ def test_trigger_and_transport(sim: showctl.Simulator) -> None:
     table = at(sim, "transport", "Main").stdout.splitlines()
     assert table[0].split() == ["LAYER", "NAME", "STATE", "ELAPSED", "REMAINING", "MEDIA"]
     assert "playing" in table[1] and "intro_2024.mp4" in table[1]
-    # The video input playlist by index -1 (an argument, not an option). As in the field, the
-    # layer named by the trigger is ignored: the cue plays on the targeted layer (Main).
-    assert at(sim, "trigger", "-1", "0", "--layer", "0").returncode == 0
+    # The video input playlist by index -1 (an argument, not an option). The application
+    # ignores the layer a trigger names, so --layer targets the layer first: the cue plays there.
+    result = at(sim, "trigger", "-1", "0", "--layer", "0")
+    assert result.returncode == 0, result.stderr
+    assert "it plays on layer 0 (Background), now the targeted layer" in result.stdout
     assert (
-        lines_json(at(sim, "transport", "Main", "--json").stdout)[0]["playingMedia"]["name"]
+        lines_json(at(sim, "transport", "0", "--json").stdout)[0]["playingMedia"]["name"]
         == "Camera 1"
     )
-    assert "playingMedia" not in lines_json(at(sim, "transport", "0", "--json").stdout)[0]
 
 
 def watching(sim: showctl.Simulator, *args: str) -> subprocess.Popen[str]:
@@ -165,7 +166,7 @@ def watching(sim: showctl.Simulator, *args: str) -> subprocess.Popen[str]:
 
 
 def test_transport_watch_prints_each_event(sim: showctl.Simulator) -> None:
-    proc = watching(sim, "Main", "--json", "--count", "2")
+    proc = watching(sim, "Main", "--json", "--count", "3")  # the current state, 2 events
     with showctl.MediaPlayer(sim.url) as player:
         # Media plays on the targeted layer (as in the field), so target each layer first.
         player.layer("Background").select(target=True)
@@ -182,7 +183,7 @@ def test_transport_watch_prints_each_event(sim: showctl.Simulator) -> None:
     assert "playingMedia" not in events[0]["previous"]
     assert events[1]["current"]["playingMedia"]["name"] == "keynote_loop.mov"
 
-    proc = watching(sim, "--count", "4")
+    proc = watching(sim, "--count", "8")  # 4 rows of the current state, then 4 events
     assert proc.stdout is not None
     with showctl.MediaPlayer(sim.url) as player:
         player.layer("Background").clear()

@@ -24,7 +24,7 @@ KEY = "k3y-SECRET-0123"
 # status -> (class, words the message must hold)
 STATUSES = {
     400: (showctl.BadRequestError, ["400 Bad Request", "rejected the request"]),
-    401: (showctl.UnauthorizedError, ["401 Unauthorized", "check the API key"]),
+    401: (showctl.UnauthorizedError, ["401 Unauthorized", "no API key was sent"]),
     403: (showctl.ForbiddenError, ["403 Forbidden", "reserved for administrators"]),
     404: (
         showctl.NotFoundError,

@@ -612,9 +612,9 @@ class Scoreboard(_Client):
                 variable: `SHOWCTL_API_KEY`.
             timeout: Seconds each attempt may take (connecting, sending and reading the
                 answer). Must be a number of seconds above 0 and at most 3600.
-            verify: Check the application's certificate (HTTPS). Turned off (`verify=False`),
-                any certificate is accepted: a last resort; prefer `tls_fingerprint=` or
-                `ca_cert=`.
+            verify: Check the application's certificate (HTTPS); `verify=False` turns the
+                check off and accepts any certificate: a last resort; prefer
+                `tls_fingerprint=` or `ca_cert=`.
             ca_cert: A PEM file with the CA (or the application's own self-signed certificate)
                 to trust, besides the system's.
             tls_fingerprint: Accept the certificate whose SHA-256 is this pin
@@ -627,7 +627,7 @@ class Scoreboard(_Client):
             retry_commands: Retry commands too, as reads are (`retry_commands=True`; every
                 documented command sets a state, so repeating one is safe).
             max_body: The largest answer accepted, in bytes (64 MiB when not given); a bigger
-                one raises `ResponseTooLargeError`. Must be a positive number of bytes.
+                one raises `DecodeError`. Must be a positive number of bytes.
         """
     # end of generated
 
@@ -1720,9 +1720,9 @@ class MediaPlayer(_Client):
                 variable: `SHOWCTL_API_KEY`.
             timeout: Seconds each attempt may take (connecting, sending and reading the
                 answer). Must be a number of seconds above 0 and at most 3600.
-            verify: Check the application's certificate (HTTPS). Turned off (`verify=False`),
-                any certificate is accepted: a last resort; prefer `tls_fingerprint=` or
-                `ca_cert=`.
+            verify: Check the application's certificate (HTTPS); `verify=False` turns the
+                check off and accepts any certificate: a last resort; prefer
+                `tls_fingerprint=` or `ca_cert=`.
             ca_cert: A PEM file with the CA (or the application's own self-signed certificate)
                 to trust, besides the system's.
             tls_fingerprint: Accept the certificate whose SHA-256 is this pin
@@ -1735,7 +1735,7 @@ class MediaPlayer(_Client):
             retry_commands: Retry commands too, as reads are (`retry_commands=True`; every
                 documented command sets a state, so repeating one is safe).
             max_body: The largest answer accepted, in bytes (64 MiB when not given); a bigger
-                one raises `ResponseTooLargeError`. Must be a positive number of bytes.
+                one raises `DecodeError`. Must be a positive number of bytes.
             confirm_timeout: How long `confirm=True` reads the value back after the command's
                 200 (five reads, evenly spaced, the first at once) before raising
                 `NotConfirmedError`: half a second when not given. Must be a number of seconds

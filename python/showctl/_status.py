@@ -43,6 +43,9 @@ class SourceStatus:
     updated: float | None = None
     #: Why the last poll failed; ``None`` when it succeeded.
     error: str | None = None
+    #: The latest answer as the application sent it (the layers' transport states, or the
+    #: score record), for ``--json``; ``None`` before the first.
+    data: Any = None
 
     def age(self, now: float) -> float | None:
         """Seconds since the newest answer."""
@@ -60,6 +63,27 @@ class VenueStatus:
 
     origin: str
     sources: list[SourceStatus]
+
+    def to_dict(self, now: float) -> dict[str, Any]:
+        """The view as JSON-ready data (one ``status --json`` line): per source its name, kind,
+        ``stale``, ``age`` in seconds (``None`` before the first answer), ``error``, the lines
+        the table shows and ``data``, the latest answer as the application sent it."""
+        return {
+            "origin": self.origin,
+            "ok": not any(s.stale(now) for s in self.sources),
+            "sources": [
+                {
+                    "name": s.name,
+                    "kind": s.kind,
+                    "stale": s.stale(now),
+                    "age": s.age(now),
+                    "error": s.error,
+                    "lines": s.lines,
+                    "data": s.data,
+                }
+                for s in self.sources
+            ],
+        }
 
 
 def _clock(seconds: float | None) -> str:
@@ -89,10 +113,12 @@ def media_lines(states: list[Any]) -> list[str]:
 
 
 def score_lines(record: Any) -> list[str]:
-    """The score as one line: teams and scores, the period when the sport has one."""
+    """The score as one line: teams and scores, the period when the sport has one. A team
+    without a name is called by its number in the record ("Team 1 48 - Team 2 51")."""
     view = record.view()
     teams = " - ".join(
-        f"{t.name or '?'} {t.score if t.score is not None else '-'}" for t in view.teams
+        f"{(t.name or '').strip() or f'Team {n}'} {t.score if t.score is not None else '-'}"
+        for n, t in enumerate(view.teams, start=1)
     )
     line = f"{view.sport or record.sport_mode or '?'}: {teams}"
     if view.period is not None:
@@ -132,7 +158,12 @@ async def _poll(
         else:
             source.error = None
             source.updated = time.monotonic()
-            source.lines = media_lines(data) if source.kind == "media" else score_lines(data)
+            if source.kind == "media":
+                source.lines = media_lines(data)
+                source.data = [t.to_dict() for t in data]
+            else:
+                source.lines = score_lines(data)
+                source.data = data.to_dict()
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(stop.wait(), source.interval)
 
@@ -212,21 +243,35 @@ def run(
     once: bool = False,
     refresh: float = 0.5,
     out: Output = sys.stdout,
+    json: bool = False,
 ) -> int:
     """The ``showctl status`` command; returns its exit code.
 
     It refreshes in place on a terminal (plain snapshots one after another otherwise); with
     ``once``, it prints one snapshot after every source answered once or its timeout passed.
-    The exit code: 0 all fresh, 1 any source stale."""
-    tty = out.isatty()
+    With ``json``, each snapshot is one JSON line (``VenueStatus.to_dict``). The exit code:
+    0 all fresh, 1 any source stale."""
+    import json as _json
+
+    tty = out.isatty() and not json
     specs = _core._load_venue(venue, reveal_keys=True)
-    deadline = time.monotonic() + max(s["timeout"] for s in specs) + 0.5
+    # From the first look, once the clients are built and polling (building ten can take
+    # longer than a timeout): every source then has its whole timeout to answer.
+    wait = max(s["timeout"] for s in specs) + 0.5
+    deadline: list[float] = []
+
+    def snapshot(status: VenueStatus, now: float) -> str:
+        if json:
+            return _json.dumps(status.to_dict(now), separators=(",", ":"))
+        return render(status, now)
 
     def show(status: VenueStatus) -> None:
         if once:
             return
-        text = render(status, time.monotonic())
-        if tty:
+        text = snapshot(status, time.monotonic())
+        if json:
+            out.write(text + "\n")
+        elif tty:
             out.write("\x1b[H\x1b[2J" + text + "\n")
         else:
             out.write(text + "\n\n")
@@ -235,11 +280,13 @@ def run(
     def settled(status: VenueStatus) -> bool:
         if not once:
             return False
+        if not deadline:
+            deadline.append(time.monotonic() + wait)
         answered = all(s.updated is not None or s.error is not None for s in status.sources)
-        return answered or time.monotonic() > deadline
+        return answered or time.monotonic() > deadline[0]
 
     status = asyncio.run(_watch(specs, os.fspath(venue), show, 0.1 if once else refresh, settled))
     now = time.monotonic()
     if once:
-        out.write(render(status, now) + "\n")
+        out.write(snapshot(status, now) + "\n")
     return 1 if any(s.stale(now) for s in status.sources) else 0

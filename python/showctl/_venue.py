@@ -7,6 +7,7 @@ import contextlib
 import html
 import json
 import os
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -117,7 +118,7 @@ class SourceReport:
             tls = r.scheme
         slowest = "-"
         if r.slowest is not None:
-            slowest = f"{r.slowest.path} {r.slowest.seconds * 1000:.0f} ms"
+            slowest = f"{_short_path(r.slowest.path)} {r.slowest.seconds * 1000:.0f} ms"
         verdict = "ok" if r.ok else "FAIL: " + (r.problems[0] if r.problems else "not usable")
         failed = next((m for m in self.mirrors if not m.ok), None)
         if r.ok and failed is not None:
@@ -132,6 +133,22 @@ class SourceReport:
             "mirrors": self._mirrors(),
             "verdict": verdict,
         }
+
+
+_UUID = re.compile(r"[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}")
+#: The longest path the "slowest read" column shows (the full path is in ``--json``).
+SLOWEST_WIDTH = 44
+
+
+def _short_path(path: str) -> str:
+    """A read's path for the summary table: each UUID cut to its first 8 digits
+    (``/data/playlist/3A7CFB36.../cue/0``), then at most ``SLOWEST_WIDTH`` characters, the
+    start and the end kept (ASCII only: it prints under any locale)."""
+    short = _UUID.sub(lambda m: m.group(0)[:8] + "...", path)
+    if len(short) <= SLOWEST_WIDTH:
+        return short
+    keep = SLOWEST_WIDTH - 3
+    return short[: keep // 2] + "..." + short[-(keep - keep // 2) :]
 
 
 _HEADERS = {

@@ -41,23 +41,41 @@ pub const CONCURRENT_READS: usize = 6;
 /// The longest one `probe` or `record` reads; what is not answered by then is not waited for.
 pub const DEADLINE: Duration = Duration::from_secs(60);
 
-/// A TLS handshake with the port (no HTTP is sent): the certificate it presents, or `None`
-/// when the port does not speak TLS.
-async fn tls_handshake(host: &str, port: u16, timeout: Duration) -> Option<Vec<u8>> {
-    let (config, captured) = crate::tls::capture_config().ok()?;
-    let name = ServerName::try_from(host.to_string()).ok()?;
+/// What a bare TLS handshake with the port found.
+enum Handshake {
+    /// The certificate the port presented.
+    Cert(Vec<u8>),
+    /// The port answered the hello with something that is not TLS: it speaks plain HTTP.
+    PlainHttp,
+    /// No handshake (no connection, a timeout, a refusal).
+    Failed,
+}
+
+/// A TLS handshake with the port (no HTTP is sent): the certificate it presents, or why there
+/// is none.
+async fn tls_handshake(host: &str, port: u16, timeout: Duration) -> Handshake {
+    let Ok((config, captured)) = crate::tls::capture_config() else {
+        return Handshake::Failed;
+    };
+    let Ok(name) = ServerName::try_from(host.to_string()) else {
+        return Handshake::Failed;
+    };
     let connector = tokio_rustls::TlsConnector::from(config);
     let handshake = async {
-        let tcp = tokio::net::TcpStream::connect((host, port)).await.ok()?;
-        connector.connect(name, tcp).await.ok()
+        let tcp = tokio::net::TcpStream::connect((host, port)).await?;
+        connector.connect(name, tcp).await
     };
-    let stream = tokio::time::timeout(timeout, handshake)
-        .await
-        .ok()
-        .flatten()?;
-    drop(stream);
-    let cert = captured.lock().unwrap_or_else(|p| p.into_inner()).take();
-    cert.map(|c| c.to_vec())
+    match tokio::time::timeout(timeout, handshake).await {
+        Ok(Ok(stream)) => {
+            drop(stream);
+            let cert = captured.lock().unwrap_or_else(|p| p.into_inner()).take();
+            cert.map_or(Handshake::Failed, |c| Handshake::Cert(c.to_vec()))
+        }
+        Ok(Err(e)) if crate::error::cause(&e) == crate::error::Cause::PlainHttp => {
+            Handshake::PlainHttp
+        }
+        _ => Handshake::Failed,
+    }
 }
 
 /// Check an installation with the client's own options: reachability, what the port speaks,
@@ -143,12 +161,12 @@ async fn examine(transport: &Transport, app: App) -> Report {
     }
 
     // What the port speaks, and its certificate.
-    let cert = if https {
+    let handshake = if https {
         tls_handshake(&host, port, timeout).await
     } else {
-        None
+        Handshake::Failed
     };
-    if let Some(der) = &cert {
+    if let Handshake::Cert(der) = &handshake {
         report.scheme = "https".into();
         report.tls = TlsInfo::of(der);
     }
@@ -167,13 +185,19 @@ async fn examine(transport: &Transport, app: App) -> Report {
     };
     if first.status.is_some() {
         report.scheme = parsed.scheme().to_string();
-    } else if https && cert.is_none() {
+    } else if https && matches!(handshake, Handshake::PlainHttp) {
+        // One problem, the fix: the reads failed for the same reason (see `finish`).
+        report.scheme = "http".into();
+        report
+            .problems
+            .push(crate::transport::errors::plain_http_hint(&base));
+    } else if https && !matches!(handshake, Handshake::Cert(_)) {
         report.problems.push(format!(
             "the port does not speak HTTPS: use http://{}:{port}",
             parsed.host_str().unwrap_or("")
         ));
     } else if !https {
-        if let Some(der) = tls_handshake(&host, port, timeout).await {
+        if let Handshake::Cert(der) = tls_handshake(&host, port, timeout).await {
             report.scheme = "https".into();
             report.tls = TlsInfo::of(&der);
             report.problems.push(format!(

@@ -206,7 +206,8 @@ pub(super) fn finish(mut report: Report, exchanges: Vec<Exchange>) -> Report {
              is disabled; check the port and the API switch in the application's network settings ({})",
             report.url
         ));
-    } else if report.auth != "wrong" && report.auth != "required_missing" {
+    } else if report.problems.is_empty() {
+        // A problem found before the reads (the scheme, the key) is why they failed: said once.
         for e in &report.endpoints {
             if let Some(err) = &e.error {
                 // The error names the request already.

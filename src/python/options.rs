@@ -60,8 +60,9 @@ macro_rules! client_options {
                 range "a number of seconds above 0 and at most 3600"
                     if |v: f64| v.is_finite() && v > 0.0 && v <= 3600.0,
                 set |b, v| { b.config.timeout = Duration::from_secs_f64(v); };
-            /// Check the application's certificate (HTTPS). Turned off (`verify=False`), any
-            /// certificate is accepted: a last resort; prefer `tls_fingerprint=` or `ca_cert=`.
+            /// Check the application's certificate (HTTPS); `verify=False` turns the check off
+            /// and accepts any certificate: a last resort; prefer `tls_fingerprint=` or
+            /// `ca_cert=`.
             verify: bool = true, py "bool", cli "--insecure" "", env [],
                 set |b, v| { b.config.verify = v; };
             /// A PEM file with the CA (or the application's own self-signed certificate) to
@@ -85,7 +86,7 @@ macro_rules! client_options {
             retry_commands: bool = false, py "bool", cli "--retry-commands" "", env [],
                 set |b, v| { b.config.retry_commands = v; };
             /// The largest answer accepted, in bytes (64 MiB when not given); a bigger one
-            /// raises `ResponseTooLargeError`.
+            /// raises `DecodeError`.
             max_body: Option<i64> = None, py "int | None", cli "--max-body" "BYTES", env [],
                 range "a positive number of bytes" if |v: Option<i64>| v.is_none_or(|n| n > 0),
                 set |b, v| { b.config.max_body = v.map_or(DEFAULT_MAX_BODY, |n| n as usize); };

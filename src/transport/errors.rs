@@ -70,13 +70,40 @@ pub(super) fn transport_error(method: &str, url: &str, e: &reqwest::Error) -> Er
             delivery: Delivery::NotSent,
         };
     }
-    let hint = hint(crate::error::cause(e), url);
+    let cause = crate::error::cause(e);
+    if cause == Cause::PlainHttp {
+        // The library's words ("received corrupt message of type InvalidContentType") say
+        // nothing a user can act on: the fix alone, and what was seen.
+        return Error::Connect {
+            method: method.into(),
+            url: url.into(),
+            message: format!(
+                "{method} {shown} failed: {} (the answer to the TLS handshake was not TLS)",
+                plain_http_hint(url)
+            ),
+            delivery,
+        };
+    }
+    let hint = hint(cause, url);
     Error::Connect {
         method: method.into(),
         url: url.into(),
         message: format!("{method} {shown} failed: {detail}{hint}"),
         delivery,
     }
+}
+
+/// What to do when an `https://` URL meets a port that speaks plain HTTP: the same address
+/// with `http://`.
+pub(crate) fn plain_http_hint(url: &str) -> String {
+    let origin = url::Url::parse(url)
+        .ok()
+        .and_then(|u| {
+            let host = u.host_str()?.to_string();
+            Some(format!("http://{host}:{}", u.port_or_known_default()?))
+        })
+        .unwrap_or_else(|| "an http:// URL".into());
+    format!("the application speaks plain HTTP: use {origin}")
 }
 
 /// What a user can do about a failure of this cause.

@@ -58,14 +58,11 @@ def cli_message(message: str) -> str:
 
 def _help(o: dict[str, Any], url_help: str | None) -> str:
     """An option's help: its documentation's first sentence (for a flag that turns an option
-    off, the sentences after it, which say what the flag does), in command-line syntax."""
+    off, the whole text: what is checked, then what the flag does), in command-line syntax."""
     if o["name"] == "url" and url_help is not None:
         return url_help
-    sentences = str(o["doc"]).split(". ")
-    if o["type"] == "bool" and o["default"] == "True":
-        text = ". ".join(sentences[1:])
-    else:
-        text = sentences[0]
+    doc = " ".join(str(o["doc"]).split())
+    text = doc if o["type"] == "bool" and o["default"] == "True" else doc.split(". ")[0]
     parts = [cli_message(text.rstrip(".").replace("`", ""))]
     if o["range"]:
         parts.append(str(o["range"]))
@@ -102,7 +99,9 @@ def add_connection_options(
         if o["type"] == "bool":
             kw.update(action="store_const", const=o["default"] != "True")
         else:
-            kw.update(type=_TYPES.get(o["type"], str), metavar=o["metavar"])
+            # "int | None" is an int on the command line (not given: None).
+            kind = str(o["type"]).removesuffix(" | None")
+            kw.update(type=_TYPES.get(kind, str), metavar=o["metavar"])
         parser.add_argument(flag, **kw)
 
 

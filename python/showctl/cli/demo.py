@@ -9,7 +9,7 @@ import time
 import showctl
 from showctl.cli.errors import EXIT_OK
 from showctl.cli.output import TRANSPORT_HEADERS, score_line, table, transport_row
-from showctl.cli.subcommands import Subcommands, pause
+from showctl.cli.subcommands import Subcommands, no_json, pause
 
 
 def run(pace: float = 0.0) -> None:
@@ -75,6 +75,11 @@ def run(pace: float = 0.0) -> None:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
+    no_json(
+        args,
+        "it narrates a short show for people; `showctl simulate --json` starts a "
+        "simulator for scripts",
+    )
     pace = args.pace if args.pace is not None else (0.6 if sys.stdout.isatty() else 0.0)
     run(pace=pace)
     return EXIT_OK

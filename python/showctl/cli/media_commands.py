@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 import showctl
 from showctl.cli.connection import media
-from showctl.cli.errors import EXIT_OK, UsageError
+from showctl.cli.errors import EXIT_APP, EXIT_OK, UsageError
 from showctl.cli.output import (
     TRANSPORT_HEADERS,
     current_json,
@@ -80,21 +81,83 @@ def _done(args: argparse.Namespace, what: str, **fields: Any) -> int:
     return EXIT_OK
 
 
+#: How long `trigger` reads back for the cue to play (five reads, the first at once): an
+#: application applies a trigger a moment after its 200, sometimes later than the client's
+#: default half second.
+TRIGGER_READ_BACK = 2.0
+
+
 def cmd_trigger(args: argparse.Namespace) -> int:
-    with media(args) as player:
+    """Trigger a cue and say where it plays. The application ignores the layer a trigger names
+    (a cue plays on its own configured layer, else on the targeted one), so `--layer` targets
+    the layer first; the layers that play the cue are read back, not assumed."""
+    with media(args, confirm_timeout=TRIGGER_READ_BACK) as player:
+        cue = player.cue(args.playlist, args.cue)
         if args.layer is None:
-            player.trigger_playlist_cue(args.playlist, args.cue)
-            where = "the selected layer"
+            player.trigger_playlist_cue(args.playlist, args.cue, confirm=True)
         else:
-            player.layer(args.layer).trigger(args.playlist, args.cue)
-            where = f"layer {args.layer!r}"
-    return _done(
-        args,
-        f"triggered cue {args.cue!r} of playlist {args.playlist!r} on {where}",
-        layer=args.layer,
-        playlist=args.playlist,
-        cue=args.cue,
+            layer = player.layer(args.layer)
+            layer.select(target=True)
+            try:
+                layer.trigger(args.playlist, args.cue, confirm=True)
+            except showctl.NotConfirmedError:
+                if not _playing(player, cue):
+                    raise  # it plays nowhere: the read-back's own message says so
+        playing = _playing(player, cue)
+    named = "" if cue.name in (None, args.cue) else f" ({cue.name})"
+    what = f"cue {args.cue!r}{named} of playlist {args.playlist!r}"
+    where = ", ".join(f"{i} ({name})" for i, name, _ in playing)
+    layers = "layers" if len(playing) > 1 else "layer"
+    if not playing:  # seen playing by the read-back, ended before the next read
+        layers, where = "no layer", "any more (it ended right after it was seen playing)"
+    fields: dict[str, Any] = {
+        "layer": args.layer,
+        "playlist": args.playlist,
+        "cue": args.cue,
+        "plays_on": [{"index": i, "name": name, "uuid": uuid} for i, name, uuid in playing],
+    }
+    if args.layer is None:
+        return _done(args, f"triggered {what}: it plays on {layers} {where}", **fields)
+    if any(_is_layer(args.layer, *p) for p in playing):
+        return _done(
+            args,
+            f"triggered {what}: it plays on layer {where}, now the targeted layer",
+            targeted=args.layer,
+            **fields,
+        )
+    # The cue has a layer of its own in the application, which wins over the targeted one.
+    if args.json:
+        emit_json({"ok": False, "command": args.command, "targeted": args.layer, **fields})
+    print(
+        safe(
+            f"showctl: triggered {what}, but it plays on {layers} {where}, not on layer "
+            f"{args.layer!r}: the cue has its own layer in the application, which wins over "
+            f"the targeted one"
+        ),
+        file=sys.stderr,
     )
+    return EXIT_APP
+
+
+def _playing(player: showctl.MediaPlayer, cue: showctl.Cue) -> list[tuple[int, str, str]]:
+    """(index, name, UUID) of each layer that plays `cue`: its `playingItem` is the cue and it
+    has media (`playingItem` alone is the last cue that touched the layer, never cleared)."""
+    want = (cue.uuid or "").lower()
+    return [
+        (i, ts.layer.name or "", ts.layer.uuid or "")
+        for i, ts in enumerate(player.transport_state())
+        if ts.layer is not None
+        and ts.playing_media is not None
+        and ts.playing_item is not None
+        and (ts.playing_item.uuid or "").lower() == want
+    ]
+
+
+def _is_layer(given: str, index: int, name: str, uuid: str) -> bool:
+    """Whether `given` (an index, a name or a UUID, as on the command line) is this layer."""
+    if given.isdigit():
+        return int(given) == index
+    return given == name or given.lower() == uuid.lower()
 
 
 def cmd_layer_op(args: argparse.Namespace) -> int:
@@ -173,22 +236,26 @@ def cmd_transport(args: argparse.Namespace) -> int:
         if args.layer is not None:
             state = player.layer(args.layer).state()
             only = _layer_key(state.uuid, state.name)
-        printed = 0
         # The current state first (as `scores --watch` prints the current record): the watch's
-        # own first poll, so that no change falls between it and the events.
+        # own first poll, so that no change falls between it and the events. --count counts
+        # what is printed: each layer's current state (a row, or a JSON line), then each event.
         watch = player.watch_transport(interval=args.interval)
-        states = [
+        current = [
             (i, ts)
             for i, ts in enumerate(watch.baseline())
             if only is None
             or (ts.layer is not None and _layer_key(ts.layer.uuid, ts.layer.name) == only)
-        ]
+        ][: args.count]
+        printed = len(current)
         if args.json:
-            for label, ts in states:
+            for label, ts in current:
                 emit_json(current_json(label, ts))
         else:
-            table(TRANSPORT_HEADERS, [transport_row(i, ts) for i, ts in states])
-            print(flush=True)
+            table(TRANSPORT_HEADERS, [transport_row(i, ts) for i, ts in current])
+        if args.count and printed >= args.count:
+            return EXIT_OK
+        if not args.json:
+            print(flush=True)  # the table, then the events
         for event in watch:
             if (
                 only is not None
@@ -210,6 +277,15 @@ def _layer_key(uuid: str | None, name: str | None) -> str | None:
     return uuid.lower() if uuid else name
 
 
+def _relative(path: str) -> str:
+    """PATH relative to /api/0: a path copied with its /api/0 prefix (from a log, a browser, the
+    API document) is the same request, not /api/0/api/0/..."""
+    for prefix in ("/api/0/", "api/0/"):
+        if path.startswith(prefix):
+            return "/" + path[len(prefix) :]
+    return path
+
+
 def cmd_request(args: argparse.Namespace) -> int:
     body = None
     if args.body is not None:
@@ -224,7 +300,7 @@ def cmd_request(args: argparse.Namespace) -> int:
             raise UsageError(f"--param: expected KEY=VALUE, got {pair!r}")
         params[key] = value
     with media(args) as player:
-        answer = player.request(args.method, args.path, json=body, params=params or None)
+        answer = player.request(args.method, _relative(args.path), json=body, params=params or None)
     if answer is None:
         return EXIT_OK
     if args.json:
@@ -245,12 +321,17 @@ def register(commands: Subcommands) -> None:
 
     p = commands.connecting(
         "trigger",
-        "trigger a cue of a playlist (on a layer with --layer, else on the selected layer)",
+        "trigger a cue of a playlist and print the layer it plays on (--layer targets that "
+        "layer first; a cue with a layer of its own plays there)",
         cmd_trigger,
     )
     p.add_argument("playlist", help="playlist index, name or UUID (-1: the video input playlist)")
     p.add_argument("cue", help="cue index, name or UUID")
-    p.add_argument("--layer", help="layer index, name or UUID")
+    p.add_argument(
+        "--layer",
+        help="layer index, name or UUID: targeted first (select with target=true), since the "
+        "application plays an untargeted cue on the targeted layer",
+    )
 
     for op, what in (
         ("mute", "mute"),
@@ -287,7 +368,12 @@ def register(commands: Subcommands) -> None:
     p.add_argument(
         "--interval", type=poll_interval, default=0.5, help="poll interval (default: 0.5)"
     )
-    p.add_argument("--count", type=positive_count, help="with --watch: stop after COUNT lines")
+    p.add_argument(
+        "--count",
+        type=positive_count,
+        help="with --watch: stop after COUNT lines: each layer's current state (a row of the "
+        "table, or a JSON line), then each change",
+    )
 
     p = commands.connecting(
         "request",
@@ -295,7 +381,7 @@ def register(commands: Subcommands) -> None:
         cmd_request,
     )
     p.add_argument("method", type=str.upper, choices=("GET", "POST"), help="GET or POST")
-    p.add_argument("path", help="for example /data/layers")
+    p.add_argument("path", help="for example /data/layers (a leading /api/0 is the same)")
     p.add_argument("body", nargs="?", metavar="JSON", help="a JSON body, e.g. '{\"value\": 0.5}'")
     p.add_argument(
         "--param", action="append", metavar="KEY=VALUE", help="a query parameter (repeatable)"

@@ -29,4 +29,5 @@ def build_parser() -> argparse.ArgumentParser:
     commands = Subcommands(parser)
     for module in (servers, demo, score_commands, media_commands, preshow, venues):
         module.register(commands)
+    commands.json_everywhere()
     return parser

@@ -33,7 +33,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _fail(f"error: {cli_message(str(e))}")
         return EXIT_USAGE
     except UnauthorizedError as e:
-        _fail(f"{cli_message(str(e))}; {_key_hint(args)}")
+        _fail(_unauthorized(e, args))
         return EXIT_APP
     except ConnectError as e:
         _fail(_connect_line(e))
@@ -56,6 +56,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         _fail(f"internal error (please report it): {type(e).__name__}: {e}")
         return EXIT_APP
+
+
+def _unauthorized(e: UnauthorizedError, args: argparse.Namespace) -> str:
+    """A 401 in one line: the client says whether a key was sent and how to pass one; the
+    command line also says where the refused key came from."""
+    text = cli_message(str(e))
+    if "API key was sent" not in text and "API key sent was refused" not in text:
+        return f"{text}; {_key_hint(args)}"
+    source = key_source(args)
+    if source is not None:
+        text = text.replace("the API key sent was", f"the API key from {source} was")
+    return text
 
 
 def _key_hint(args: argparse.Namespace) -> str:

@@ -210,7 +210,14 @@ def _serve_feed(
 ) -> int:
     """Start the feed, print where it serves (``urls``: the one-source form's URLs; ``None``
     for a venue), and serve until Ctrl-C or SIGTERM."""
-    feed.start()
+    try:
+        feed.start()
+    except ValueError as e:
+        # A port in use (or an address not of this machine) is no bad command line: the feed
+        # could not listen, exit 1 as for `simulate` (the client names the argument first).
+        if "cannot listen on" not in str(e):
+            raise
+        raise OSError(str(e)) from None
     with until_interrupted(feed.stop):
         if args.json:
             emit_json({"url": feed.url, "port": feed.port})
@@ -318,7 +325,12 @@ def register(commands: Subcommands) -> None:
         metavar="SECONDS",
         help="add points to the score every SECONDS (to see `showctl scores --watch` move)",
     )
-    p.add_argument("--json", action="store_true", help="print the URL as a JSON line")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        default=argparse.SUPPRESS,  # as given before the command when not repeated after it
+        help="print the URL as a JSON line",
+    )
     p.add_argument(
         "--venue",
         metavar="FILE",

@@ -67,10 +67,24 @@ class Subcommands:
         """A command that talks to an application: the connection options and ``--json``."""
         return self.add(name, help, func, parents=[self._connecting])
 
+    def json_everywhere(self) -> None:
+        """``--json`` after every command that has no ``--json`` of its own, as before it
+        (the value given before the command is kept when it is not repeated after): a command
+        without a JSON form refuses it when it runs, rather than printing text silently."""
+        for p in self._sub.choices.values():
+            if "--json" not in p._option_string_actions:
+                json_option(p, suppress=True)
+
 
 def url_help() -> str:
     media, board = option("url")["env"]
     return f"the application, http(s)://HOST:PORT (default: ${media}, or ${board} for scores)"
+
+
+def no_json(args: argparse.Namespace, why: str) -> None:
+    """--json on a command that has no JSON form: refused, not ignored."""
+    if args.json:
+        raise UsageError(f"--json: {args.command} has no JSON form ({why})")
 
 
 def watch_only(args: argparse.Namespace) -> None:

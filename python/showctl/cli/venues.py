@@ -49,7 +49,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     from showctl import _status
 
     out = SafeOut(sys.stdout)
-    return _status.run(args.venue, once=args.once, refresh=args.refresh, out=out)
+    return _status.run(args.venue, once=args.once, refresh=args.refresh, out=out, json=args.json)
 
 
 def _refresh(text: str) -> float:
