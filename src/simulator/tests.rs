@@ -51,7 +51,8 @@ impl Answer {
 /// Content-Length.
 async fn send(sim: &Simulator, head: &str, headers: &[&str], body: Option<&[u8]>) -> Answer {
     let (method, path) = head.split_once(' ').unwrap();
-    let mut req = format!("{method} /api/0{path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n");
+    let mut req =
+        format!("{method} /api/0{path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n");
     for h in headers {
         req.push_str(h);
         req.push_str("\r\n");
