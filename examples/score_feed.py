@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -47,12 +48,37 @@ def flatten(record: dict[str, Any], prefix: str = "") -> dict[str, str]:
     return out
 
 
+# The feed's rule for the names in its own file names: 1 to 64 letters, digits, '-' or '_'.
+# A field name comes from the application: each of its parts (`game1`, `team1Goals`) must
+# follow the rule before it becomes a file name, so no name can reach outside the folder
+# (`../x`, `/etc/x`) or make a hidden file.
+NAME_PART = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_refused: set[str] = set()
+
+
+def file_name(field: str) -> str | None:
+    """`FIELD.txt`, or None when the field's name is not usable as a file name."""
+    if all(NAME_PART.fullmatch(part) for part in field.split(".")):
+        return f"{field}.txt"
+    return None
+
+
 def publish(record: showctl.ScoreRecord, out: Path, text_dir: Path | None) -> None:
     data = record.to_dict()
     write_atomic(out, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     if text_dir is not None:
         for field, value in flatten(data).items():
-            write_atomic(text_dir / f"{field}.txt", value)
+            name = file_name(field)
+            if name is not None:
+                write_atomic(text_dir / name, value)
+            elif field not in _refused:
+                _refused.add(field)
+                print(
+                    f"field {field!r} not written to a text file: its name is not 1 to 64 "
+                    "letters, digits, '-' or '_' (per part)",
+                    file=sys.stderr,
+                    flush=True,
+                )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -135,12 +135,12 @@ pub async fn record(transport: &Transport, app: App, dir: &Path) -> Result<Recor
     };
     let workspace = serde_json::to_value(&workspace).expect("a workspace always serializes");
     write(&staging.path().join(WORKSPACE), &workspace)?;
-    // Readable by others as a directory made with the usual mode would be (it was the owner's
-    // alone while being written).
+    // The mode a directory made the usual way has (0777 less the umask: `recordings` was made
+    // so), not the owner-only mode it was written under, nor a fixed 0755 that would open a
+    // recording to others under `umask 077`.
     #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        let _ = std::fs::set_permissions(staging.path(), std::fs::Permissions::from_mode(0o755));
+    if let Ok(made) = std::fs::metadata(&folder) {
+        let _ = std::fs::set_permissions(staging.path(), made.permissions());
     }
     // Replaces `dir` only if it is (still) an empty directory or absent; a symbolic link or
     // anything planted in it makes the rename fail.

@@ -44,8 +44,16 @@ fn build() -> Runtime {
 /// kernel always picks a thread of the program.
 fn leave_signals_to_the_caller() {
     #[cfg(unix)]
-    // SAFETY: the set is initialised by sigemptyset before use; pthread_sigmask changes the
-    // mask of this (runtime) thread only.
+    // SAFETY: pthread_sigmask changes the mask of this (runtime) thread only.
+    unsafe {
+        libc::pthread_sigmask(libc::SIG_BLOCK, &caller_signals(), std::ptr::null_mut());
+    }
+}
+
+/// The signals the runtime's threads block (see [`leave_signals_to_the_caller`]).
+#[cfg(unix)]
+fn caller_signals() -> libc::sigset_t {
+    // SAFETY: the set is initialised by sigemptyset before use.
     unsafe {
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
@@ -62,8 +70,25 @@ fn leave_signals_to_the_caller() {
         ] {
             libc::sigaddset(&mut set, signal);
         }
-        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+        set
     }
+}
+
+/// Run `f` with the signals a runtime thread blocks unblocked, then block them again: for code
+/// that is not the runtime's own (a Python logging handler run for a log record), where a
+/// process it starts inherits the mask and would ignore SIGTERM and Ctrl-C. On a thread of the
+/// program (not the runtime's) its mask, whatever the program made it, is left alone.
+pub fn with_default_signals<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(unix)]
+    if on_process_runtime() {
+        // SAFETY: pthread_sigmask changes this thread's mask only; the old mask is restored.
+        let mut old: libc::sigset_t = unsafe { std::mem::zeroed() };
+        unsafe { libc::pthread_sigmask(libc::SIG_UNBLOCK, &caller_signals(), &mut old) };
+        let out = f();
+        unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut()) };
+        return out;
+    }
+    f()
 }
 
 /// This process's id, cached: a call asks for it twice (its lane and its lane's HTTP client

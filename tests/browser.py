@@ -125,7 +125,14 @@ class WebSocket:
 class Browser:
     """One headless Chromium with one page."""
 
-    def __init__(self, profile: Path, timeout: float = 30.0, size: tuple[int, int] = (1280, 800)):
+    def __init__(
+        self,
+        profile: Path,
+        timeout: float = 30.0,
+        size: tuple[int, int] = (1280, 800),
+        args: tuple[str, ...] = (),
+    ):
+        """``args``: more command-line switches (``--host-resolver-rules=...``)."""
         exe = require_chromium()
         self.timeout = timeout
         self.proc = subprocess.Popen(
@@ -138,6 +145,7 @@ class Browser:
                 "--remote-debugging-port=0",
                 f"--user-data-dir={profile}",
                 f"--window-size={size[0]},{size[1]}",
+                *args,
                 "about:blank",
             ],
             stdout=subprocess.DEVNULL,

@@ -71,7 +71,12 @@ def at(sim: showctl.Simulator, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
-    lines = result.stderr.strip().splitlines()
+    # Warnings about the key (given on the command line, or short) come before the error.
+    lines = [
+        line
+        for line in result.stderr.strip().splitlines()
+        if not line.startswith(("showctl: warning: ", "the API key is "))
+    ]
     assert len(lines) == 1, result.stderr
     assert "Traceback" not in result.stderr
     assert lines[0].startswith("showctl: ")

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import showctl
+from pytest_httpserver import HTTPServer
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -61,6 +62,37 @@ def test_score_feed_writes_each_change(sim: showctl.Simulator, tmp_path: Path) -
     assert (texts / "team1Score.txt").read_text() == "51"
     assert (texts / "sportMode.txt").read_text() == "Basketball"
     assert not [p for p in tmp_path.rglob(".*")]  # no temporary file left behind
+
+
+def test_score_feed_keeps_hostile_field_names_inside_its_folder(
+    httpserver: HTTPServer, tmp_path: Path
+) -> None:
+    """Field names come from the application: one that is a path (`../x`, `/abs`) or would be a
+    hidden file is not written (and said once on stderr); ordinary fields still are."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    record = {
+        "sportMode": "Basketball",
+        "team1Score": "7",
+        "../outside/notes": "pwned",
+        str(outside / "abs"): "pwned",
+        ".hidden": "pwned",
+        "game1": {"team1Goals": "3", "../../up": "pwned"},
+    }
+    httpserver.expect_request("/api/0/data/scores").respond_with_json(record)
+    texts = tmp_path / "fields"
+    result = run(
+        "score_feed.py",
+        *("--url", httpserver.url_for("/").rstrip("/"), "--out", str(tmp_path / "score.json")),
+        *("--text-dir", str(texts), "--interval", "0.05", "--count", "1"),
+    )
+    assert result.returncode == 0, result.stderr
+    assert list(outside.iterdir()) == []
+    assert not (tmp_path / "up.txt").exists() and not (tmp_path.parent / "up.txt").exists()
+    written = sorted(p.name for p in texts.iterdir())
+    assert written == ["game1.team1Goals.txt", "sportMode.txt", "team1Score.txt"], written
+    assert (texts / "team1Score.txt").read_text() == "7"
+    assert result.stderr.count("not written to a text file") == 4, result.stderr
 
 
 def test_cue_sheet_plays_the_show(sim: showctl.Simulator) -> None:

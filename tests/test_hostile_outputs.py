@@ -343,3 +343,22 @@ def test_a_cancelled_command_may_already_be_applied() -> None:
         # Cancelled on the client, applied by the application all the same.
         assert before != 0.25
         assert player.layer(0).opacity() == 0.25
+
+
+@pytest.mark.parametrize("key", ["1", "true", "name"])
+def test_a_short_or_common_key_leaves_the_data_whole(tmp_path: Path, key: str) -> None:
+    """The key `1`, `true` or `name` is also JSON's number, word or a field's name: masking it
+    in the raw answer made `{"opacity":***}` (the feed stale all show, a recorded workspace
+    the simulator refused, every name null). Only strings are searched now."""
+    with showctl.Simulator(api_key=key) as source:
+        with showctl.Feed(source.url, source.url, api_key=key, interval=0.05) as feed:
+            transport, scores = feed.transport(), feed.scores()
+            assert not transport["stale"] and not scores["stale"], (transport, scores)
+            names = [layer["name"] for layer in transport["layers"]]
+            assert "Main" in names, names
+        player = showctl.MediaPlayer(source.url, key)
+        assert player.record(tmp_path / "rec") > 10
+        with showctl.Simulator(workspace=tmp_path / "rec") as replay:
+            layers = showctl.MediaPlayer(replay.url).layers()
+            assert [layer.name for layer in layers] == [layer.name for layer in player.layers()]
+            assert all(layer.opacity is not None for layer in layers)

@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import stat
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +166,25 @@ def test_the_key_is_scrubbed(tmp_path: Path, httpserver: HTTPServer) -> None:
     with showctl.Simulator(api_key=KEY) as source:
         showctl.MediaPlayer(source.url, KEY).record(tmp_path / "keyed")
     assert not any(KEY in p.read_text("utf-8") for p in (tmp_path / "keyed").rglob("*.json"))
+
+
+@pytest.mark.parametrize(("umask", "want"), [(0o077, 0o700), (0o022, 0o755), (0o027, 0o750)])
+def test_the_recording_follows_the_umask(tmp_path: Path, umask: int, want: int) -> None:
+    """The directory gets 0777 less the umask, as `mkdir` gives (it was 0755 whatever the
+    umask: a recording made under `umask 077` was readable by everyone). A subprocess, so the
+    umask of this process is never changed."""
+    with showctl.Simulator() as source:
+        code = f"import showctl; showctl.Scoreboard({source.url!r}).record({str(tmp_path / 'r')!r})"
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            preexec_fn=lambda: os.umask(umask),
+        )
+        assert done.returncode == 0, done.stderr
+    assert stat.S_IMODE((tmp_path / "r").stat().st_mode) == want
+    assert stat.S_IMODE((tmp_path / "r" / "recordings").stat().st_mode) == want
 
 
 def test_refusals(tmp_path: Path) -> None:

@@ -642,6 +642,12 @@ def _url_env(app: str) -> str:
     resolves nothing itself).
     """
 
+def _scrub(text: str, key: str) -> str:
+    """`text` with the API key `key` replaced by `***` as showctl masks it everywhere it writes
+    (raw, JSON-escaped or percent-encoded; in JSON only within strings; a key shorter than 8
+    characters only where it stands alone). For the command line's output.
+    """
+
 def _operations() -> list[dict[str, Any]]:
     """The operation tables as data: one dict per operation (name, async_name, classes, scope,
     command, ids, arg, arg_type, default, confirm, returns, doc, endpoints), for the stub

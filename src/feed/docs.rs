@@ -307,11 +307,40 @@ pub fn scores_xml(flat: &[(String, String)]) -> String {
     out
 }
 
+/// One CSV cell (RFC 4180 quoting). A cell a spreadsheet would run as a formula (starting with
+/// `=`, `+`, `-`, `@`, a tab or a carriage return: OWASP's list) gets a leading `'`, which
+/// spreadsheets show as text; a plain number such as `-3` is left as it is.
 fn csv_cell(v: &str) -> String {
+    /// Whether `v` is a plain decimal number (`-3`, `+2.5`, `.5`, `1e-3`): a spreadsheet reads it
+    /// as that number, never as a formula.
+    fn plain_number(v: &str) -> bool {
+        let v = v.strip_prefix(['+', '-']).unwrap_or(v);
+        let (mantissa, exponent) = match v.find(['e', 'E']) {
+            Some(i) => (&v[..i], Some(&v[i + 1..])),
+            None => (v, None),
+        };
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+        let mantissa_ok = match mantissa.split_once('.') {
+            Some((int, frac)) => {
+                (digits(int) || int.is_empty())
+                    && (digits(frac) || frac.is_empty())
+                    && !(int.is_empty() && frac.is_empty())
+            }
+            None => digits(mantissa),
+        };
+        let exponent_ok = exponent.is_none_or(|e| digits(e.strip_prefix(['+', '-']).unwrap_or(e)));
+        mantissa_ok && exponent_ok
+    }
+    let formula = v.starts_with(['=', '+', '-', '@', '\t', '\r']) && !plain_number(v);
+    let v: std::borrow::Cow<'_, str> = if formula {
+        format!("'{v}").into()
+    } else {
+        v.into()
+    };
     if v.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", v.replace('"', "\"\""))
     } else {
-        v.to_string()
+        v.into_owned()
     }
 }
 
@@ -399,6 +428,35 @@ mod tests {
             scores_csv(&flat),
             "team1_name,1st\r\n\"A & \"\"B\"\", <C>\",\"x\ny\"\r\n"
         );
+    }
+
+    /// What a spreadsheet runs as a formula at the start of a cell (OWASP's list).
+    const FORMULA: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+    #[test]
+    fn csv_formulas_are_defused_numbers_are_not() {
+        let cells = [
+            (
+                "=HYPERLINK(\"http://x\",\"go\")",
+                "\"'=HYPERLINK(\"\"http://x\"\",\"\"go\"\")\"",
+            ),
+            ("@SUM(A1:A9)", "'@SUM(A1:A9)"),
+            ("-2+3+cmd|' /C calc'!A0", "'-2+3+cmd|' /C calc'!A0"),
+            ("+1-1", "'+1-1"),
+            ("\tx", "'\tx"),
+            ("\rx", "\"'\rx\""),
+            ("-3", "-3"),
+            ("+2.5", "+2.5"),
+            ("-.5e-3", "-.5e-3"),
+            ("-", "'-"),
+            ("-inf", "'-inf"),
+            ("Home", "Home"),
+            ("a=b", "a=b"),
+        ];
+        for (text, cell) in cells {
+            let flat = vec![("n".to_string(), text.to_string())];
+            assert_eq!(scores_csv(&flat), format!("n\r\n{cell}\r\n"), "{text:?}");
+        }
     }
 
     /// A character XML 1.0 allows in a document.
@@ -521,8 +579,19 @@ mod tests {
             let csv = scores_csv(&flat);
             let rows = parse_csv(&csv);
             proptest::prop_assert_eq!(rows.len(), 2, "{:?}", csv);
-            proptest::prop_assert_eq!(&rows[0], &flat.iter().map(|(k, _)| k.clone()).collect::<Vec<_>>());
-            proptest::prop_assert_eq!(&rows[1], &flat.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>());
+            // Every cell reads back as written, but a formula's leading `'`; no cell a
+            // spreadsheet would run is left.
+            let sent = flat.iter().map(|(k, _)| k).chain(flat.iter().map(|(_, v)| v));
+            for (cell, text) in rows[0].iter().chain(&rows[1]).zip(sent) {
+                proptest::prop_assert!(
+                    cell == text || (*cell == format!("'{text}") && text.starts_with(FORMULA)),
+                    "{text:?} -> {cell:?}"
+                );
+                proptest::prop_assert!(
+                    !cell.starts_with(FORMULA) || cell.parse::<f64>().is_ok(),
+                    "{cell:?}"
+                );
+            }
             let json = serde_json::to_string(&serde_json::json!({"v": flat})).unwrap();
             proptest::prop_assert!(serde_json::from_str::<Value>(&json).is_ok());
         }

@@ -67,7 +67,7 @@ mod _core {
         PyVariable,
     };
     #[pymodule_export]
-    use super::options::{_client_options, _url_env};
+    use super::options::{_client_options, _scrub, _url_env};
     #[pymodule_export]
     use super::player::PyMediaPlayer;
     #[pymodule_export]

@@ -470,3 +470,11 @@ pub(crate) fn _url_env(app: &str) -> PyResult<&'static str> {
         ))),
     }
 }
+
+/// `text` with the API key `key` replaced by `***` as showctl masks it everywhere it writes
+/// (raw, JSON-escaped or percent-encoded; in JSON only within strings; a key shorter than 8
+/// characters only where it stands alone). For the command line's output.
+#[pyfunction]
+pub(crate) fn _scrub(text: &str, key: &str) -> String {
+    crate::scrub::scrub_str(text, key.as_bytes()).into_owned()
+}

@@ -134,7 +134,10 @@ impl log::Log for Logger {
             if !self.0.enabled(record.metadata()) {
                 return;
             }
-            self.0.log(record);
+            // Python's handlers run here, on the caller's thread, which may be a runtime
+            // thread blocking SIGTERM and SIGINT: a process a handler starts would inherit
+            // that mask (and ignore Ctrl-C), so they run with the default one.
+            crate::runtime::with_default_signals(|| self.0.log(record));
             // pyo3-log leaves an exception raised inside `logging` (a failing handler or
             // filter, or Ctrl-C arriving while Python code of the logging module runs) set on
             // the thread, where it would surface later as a SystemError from an unrelated

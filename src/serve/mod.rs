@@ -34,6 +34,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{oneshot, watch, Semaphore};
 use tokio::task::{JoinHandle, JoinSet};
 
+pub mod guard;
+
 /// The default header-read timeout: the longest a connection may take to send a request head,
 /// and the longest a keep-alive connection stays open idle between requests.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
@@ -327,6 +329,22 @@ pub struct Running {
     task: Option<JoinHandle<()>>,
     #[cfg(unix)]
     fd: std::os::fd::RawFd,
+    /// The listening socket's identity (device and inode): a forked child closes `fd` only
+    /// while it still is that socket.
+    #[cfg(unix)]
+    identity: Option<(u64, u64)>,
+}
+
+/// The device and inode of the file open at `fd`, if it is open.
+#[cfg(unix)]
+fn identity(fd: std::os::fd::RawFd) -> Option<(u64, u64)> {
+    // SAFETY: fstat only writes into the struct given; a closed descriptor makes it fail.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstat(fd, &mut st) } != 0 {
+        return None;
+    }
+    #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
+    Some((u64::from(st.st_dev as u64), u64::from(st.st_ino as u64)))
 }
 
 impl Running {
@@ -349,6 +367,8 @@ impl Running {
         let addr = listener.local_addr()?;
         #[cfg(unix)]
         let fd = std::os::fd::AsRawFd::as_raw_fd(&listener);
+        #[cfg(unix)]
+        let identity = identity(fd);
         let listener = {
             let _entered = rt.enter();
             TcpListener::from_std(listener)?
@@ -362,6 +382,8 @@ impl Running {
             task: Some(task),
             #[cfg(unix)]
             fd,
+            #[cfg(unix)]
+            identity,
         })
     }
 
@@ -391,15 +413,20 @@ impl Running {
     /// The child's copy of a parent's server: its tasks live in a runtime with no threads here,
     /// so nothing of it is stopped or woken (that could wait forever, or deregister the
     /// listener from the epoll instance the parent still uses); the child's copy of the
-    /// listening socket is closed, so the child does not hold the port.
+    /// listening socket is closed, so the child does not hold the port. Only if the descriptor
+    /// still is that socket: a daemonizing child may have closed its inherited descriptors and
+    /// opened a file that got the same number, which is the child's, not the server's.
     fn abandon(&mut self) {
         std::mem::forget(self.stop.take());
         std::mem::forget(self.task.take());
         #[cfg(unix)]
-        // SAFETY: the descriptor is this process's copy of the listener, which nothing in this
-        // process uses any more (the task owning it is never run here).
-        unsafe {
-            libc::close(self.fd);
+        if self.identity.is_some() && identity(self.fd) == self.identity {
+            // SAFETY: the descriptor is this process's copy of the listener (same device and
+            // inode), which nothing in this process uses any more (the task owning it is never
+            // run here).
+            unsafe {
+                libc::close(self.fd);
+            }
         }
     }
 }

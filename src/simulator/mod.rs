@@ -4,6 +4,8 @@
 //! a wrong method), accepts what the applications accept and reports what breaks the
 //! documents (`warnings`, or 400 in strict mode), logs what it receives, and injects faults
 //! for tests: answer a status, delay every answer, or close the connection without answering.
+//! It refuses (403) a request whose `Host` is not one of its names (DNS rebinding) and a command
+//! sent by a web page of another origin (`crate::serve::guard`).
 //!
 //! It is a separate stand-in: nothing here comes from the client's code (its own description
 //! of each sport and resource is written from the API documents and the field facts).
@@ -31,6 +33,7 @@ use hyper::body::Incoming;
 use serde_json::Value;
 use tower::ServiceExt;
 
+use crate::serve::guard::Guard;
 use crate::serve::{Conn, Limits, Running};
 
 pub use state::{Bad, World};
@@ -269,6 +272,7 @@ fn text(status: StatusCode, msg: &str) -> Response {
 async fn handle(
     shared: Arc<Shared>,
     router: Router,
+    guard: Arc<Guard>,
     req: hyper::Request<Incoming>,
 ) -> Result<Response, Dropped> {
     let (parts, body) = req.into_parts();
@@ -277,7 +281,11 @@ async fn handle(
         Err(_) => (Bytes::new(), true),
     };
     let mut record = Record::new(&parts, &bytes);
-    let response = if too_large {
+    // Before anything else: a page in a browser (another origin, a rebound name) gets nothing.
+    let refused = guard.check(&parts.method, &parts.headers).err();
+    let response = if let Some(why) = refused {
+        Some(text(StatusCode::FORBIDDEN, &why))
+    } else if too_large {
         let msg = format!("the body is larger than {} bytes", routes::MAX_BODY);
         Some(text(StatusCode::BAD_REQUEST, &msg))
     } else {
@@ -435,11 +443,12 @@ impl Simulator {
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::AddrNotAvailable, e))?;
         let shared = self.shared.clone();
         let router = routes::router(shared.clone());
+        let guard = Arc::new(Guard::new(&self.host, listener.local_addr()?));
         // Each connection runs `handle`: its `Err` closes the connection unanswered.
         let connection = move |_: &tokio::net::TcpStream| {
-            let (shared, router) = (shared.clone(), router.clone());
+            let (shared, router, guard) = (shared.clone(), router.clone(), guard.clone());
             Conn::new(hyper::service::service_fn(move |req| {
-                handle(shared.clone(), router.clone(), req)
+                handle(shared.clone(), router.clone(), guard.clone(), req)
             }))
         };
         let running = Running::start(rt, "simulator", listener, self.limits.clone(), connection)?;

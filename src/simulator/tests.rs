@@ -51,7 +51,8 @@ impl Answer {
 /// Content-Length.
 async fn send(sim: &Simulator, head: &str, headers: &[&str], body: Option<&[u8]>) -> Answer {
     let (method, path) = head.split_once(' ').unwrap();
-    let mut req = format!("{method} /api/0{path} HTTP/1.1\r\nHost: sim\r\nConnection: close\r\n");
+    let mut req =
+        format!("{method} /api/0{path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n");
     for h in headers {
         req.push_str(h);
         req.push_str("\r\n");
@@ -223,7 +224,7 @@ fn field_status_codes() {
         // Outside the /api/0 prefix.
         let mut stream = TcpStream::connect(sim.addr().unwrap()).await.unwrap();
         stream
-            .write_all(b"GET /data/layers HTTP/1.1\r\nHost: sim\r\nConnection: close\r\n\r\n")
+            .write_all(b"GET /data/layers HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
             .await
             .unwrap();
         let mut out = String::new();

@@ -17,6 +17,7 @@ from typing import Any, Union
 import showctl
 from showctl import _core
 from showctl.cli.errors import in_cli_syntax
+from showctl.cli.keys import SOURCE_KEY_ENV
 
 Client = Union[showctl.MediaPlayer, showctl.Scoreboard]
 _TYPES: dict[str, Any] = {"float": float, "int": int}
@@ -102,7 +103,19 @@ def add_connection_options(
             # "int | None" is an int on the command line (not given: None).
             kind = str(o["type"]).removesuffix(" | None")
             kw.update(type=_TYPES.get(kind, str), metavar=o["metavar"])
+        if o["name"] == "api_key" and prefix:
+            env = SOURCE_KEY_ENV[dest]
+            kw["help"] = f"API key for this source only (default: ${env}, else --api-key's)"
         parser.add_argument(flag, **kw)
+        if o["name"] == "api_key":
+            parser.add_argument(
+                flag + "-file",
+                dest=dest + "_file",
+                metavar="FILE",
+                default=argparse.SUPPRESS if suppress else None,
+                help=f"read the key of {flag} from the first line of FILE (off the command "
+                "line, where other users of this machine can read it)",
+            )
 
 
 def given(args: argparse.Namespace, *, prefix: str = "") -> dict[str, Any]:
@@ -124,9 +137,10 @@ def scoreboard(args: argparse.Namespace, **fixed: Any) -> showctl.Scoreboard:
 
 
 def key_source(args: argparse.Namespace) -> str | None:
-    """Where the API key came from (``--api-key``, the environment variable), or None."""
+    """Where the API key came from (``--api-key``, ``--api-key-file``, the environment
+    variable), or None."""
     if getattr(args, "api_key", None) is not None:
-        return str(option("api_key")["cli"])
+        return str(getattr(args, "api_key_from", None) or option("api_key")["cli"])
     for env in option("api_key")["env"]:
         if os.environ.get(env):
             return str(env)

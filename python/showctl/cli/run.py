@@ -8,6 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from showctl.cli import keys
 from showctl.cli.connection import cli_message, key_source, option
 from showctl.cli.errors import EXIT_APP, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
 from showctl.cli.output import safe
@@ -28,7 +29,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             # No command: the help, as `git` and `pip` print it (exit 0: nothing went wrong).
             parser.print_help()
             return EXIT_OK
-        return int(args.func(args))
+        keys.resolve(args)
+        return _run_scrubbed(args)
     except (UsageError, ValueError) as e:
         _fail(f"error: {cli_message(str(e))}")
         return EXIT_USAGE
@@ -68,6 +70,23 @@ def _unauthorized(e: UnauthorizedError, args: argparse.Namespace) -> str:
     if source is not None:
         text = text.replace("the API key sent was", f"the API key from {source} was")
     return text
+
+
+def _run_scrubbed(args: argparse.Namespace) -> int:
+    """Run the command with every key it may send masked in what it prints (an application
+    may echo the key in its data)."""
+    secrets = keys.secrets(args)
+    if not secrets:
+        return int(args.func(args))
+    stdout = sys.stdout
+    sys.stdout = keys.scrubbed(stdout, secrets)
+    try:
+        return int(args.func(args))
+    finally:
+        try:
+            sys.stdout.flush()
+        finally:
+            sys.stdout = stdout
 
 
 def _key_hint(args: argparse.Namespace) -> str:

@@ -289,6 +289,11 @@ def register(commands: Subcommands) -> None:
         "else none)",
     )
     p.add_argument(
+        "--api-key-file",
+        metavar="FILE",
+        help="read the key of --api-key from the first line of FILE (off the command line)",
+    )
+    p.add_argument(
         "--workspace",
         metavar="PATH",
         help="a JSON workspace file to start from, or a directory holding workspace.json "

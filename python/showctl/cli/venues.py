@@ -8,6 +8,7 @@ import sys
 from typing import TextIO
 
 from showctl.cli.errors import UsageError
+from showctl.cli.keys import scrub
 from showctl.cli.output import safe
 from showctl.cli.subcommands import Subcommands
 
@@ -18,8 +19,9 @@ class SafeOut:
 
     CLEAR = "\x1b[H\x1b[2J"
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, keys: list[str] | None = None) -> None:
         self._out = out
+        self._keys = keys or []
 
     def isatty(self) -> bool:
         return self._out.isatty()
@@ -27,7 +29,8 @@ class SafeOut:
     def write(self, text: str) -> int:
         clear = text.startswith(self.CLEAR)
         body = text[len(self.CLEAR) :] if clear else text
-        lines = "\n".join(safe(line) for line in body.split("\n"))
+        # The sources' keys masked (an application may echo its key in a name).
+        lines = "\n".join(safe(scrub(line, self._keys)) for line in body.split("\n"))
         return self._out.write((self.CLEAR if clear else "") + lines)
 
     def flush(self) -> None:
@@ -46,9 +49,10 @@ def refuse_with_venue(args: argparse.Namespace, *names: str) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from showctl import _status
+    from showctl import _core, _status
 
-    out = SafeOut(sys.stdout)
+    sources = _core._load_venue(args.venue, reveal_keys=True)
+    out = SafeOut(sys.stdout, [s["api_key"] for s in sources if s.get("api_key")])
     return _status.run(args.venue, once=args.once, refresh=args.refresh, out=out, json=args.json)
 
 
