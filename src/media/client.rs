@@ -142,7 +142,12 @@ impl MediaClient {
     /// Send a call and decode its reply. A command is queued for the mirrors first.
     pub async fn run<T>(&self, call: Call<T>) -> Result<T> {
         if call.request.method == Method::Post {
-            self.mirror(&call.request, call.fallback.as_ref())?;
+            // A command sent outside an operation's record (a raw request) gets its own.
+            return crate::journal::record(crate::journal::RAW, false, async {
+                self.mirror(&call.request, call.fallback.as_ref())?;
+                self.inner.sender.call(call).await
+            })
+            .await;
         }
         self.inner.sender.call(call).await
     }
