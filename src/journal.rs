@@ -192,6 +192,14 @@ mod tests {
         assert_eq!(layer_of("/clear/layer/"), json!(""));
     }
 
+    #[tokio::test]
+    async fn nothing_is_gathered_when_no_logger_wants_the_record() {
+        // No logger is installed in the core's tests: `enabled()` is false.
+        assert!(!enabled());
+        let ran = record("mute", false, async { Ok(inside()) }).await.unwrap();
+        assert!(!ran, "a command ran inside a record no logger wants");
+    }
+
     #[test]
     fn times_are_utc_to_the_microsecond() {
         let at = SystemTime::UNIX_EPOCH + std::time::Duration::from_micros(1_790_000_000_123_456);

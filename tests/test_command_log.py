@@ -184,10 +184,15 @@ def test_the_key_is_never_in_a_record(kept: Kept) -> None:
         with showctl.MediaPlayer(url, api_key=key) as player:
             with pytest.raises(showctl.BadRequestError):
                 player.layer(1).mute()
-    (record,) = kept.records
-    text = record.getMessage()
-    assert key not in text and key not in repr(record.__dict__)
-    assert "Bearer ***" in json.loads(text)["error"]  # the echo is there, scrubbed
+    with serving(serve(lambda seen: (200, b""))) as url:
+        with showctl.MediaPlayer(url, api_key=key) as player:
+            player.request("POST", f"/clear/layer/{key}")  # the key where none belongs
+    echoed, in_path = kept.records
+    for record in (echoed, in_path):
+        text = record.getMessage()
+        assert key not in text and key not in repr(record.__dict__)
+    assert "Bearer ***" in json.loads(echoed.getMessage())["error"]  # the echo, scrubbed
+    assert json.loads(in_path.getMessage())["path"] == "/clear/layer/***"
 
 
 def test_nothing_is_recorded_when_the_logger_does_not_want_info(sim: showctl.Simulator) -> None:
