@@ -18,7 +18,6 @@ use std::time::{Instant, SystemTime};
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
-use crate::transport::{Method, Request, Target};
 
 /// The `log` target of the records (`showctl.commands` in Python's `logging`).
 pub const TARGET: &str = "showctl::commands";
@@ -33,10 +32,11 @@ struct Tally {
     operation: &'static str,
     /// POSTs sent and how many times each was tried, summed.
     attempts: u32,
-    /// The last POST sent: its method, path and query, and its application.
-    method: Option<Method>,
+    /// The last POST sent: its path and query, its application (base URL) and the key sent
+    /// to it (to scrub the record of).
     path: Option<String>,
-    target: Option<Target>,
+    application: Option<String>,
+    secret: Vec<u8>,
     /// When the last POST's answer (or failure) came.
     answered: Option<Instant>,
     /// The last value read back (`confirm=True`).
@@ -52,17 +52,15 @@ fn with_tally(f: impl FnOnce(&mut Tally)) {
     let _ = TALLY.try_with(|t| f(&mut t.lock().unwrap_or_else(|p| p.into_inner())));
 }
 
-/// Called by the transport for each request it finished sending (`attempts` tries): a POST
-/// inside [`record`] is added to its command. Costs a task-local lookup otherwise.
-pub fn sent(target: &Target, req: &Request, attempts: u32) {
-    if req.method != Method::Post {
-        return;
-    }
+/// Called by the transport for each POST it finished sending (`attempts` tries) to the
+/// application at `base` with the key `secret`: inside [`record`] it is added to the command.
+/// Costs a task-local lookup otherwise.
+pub fn sent(base: &str, secret: &[u8], path: impl FnOnce() -> String, attempts: u32) {
     with_tally(|t| {
         t.attempts += attempts;
-        t.method = Some(req.method);
-        t.path = Some(req.path_and_query());
-        t.target = Some(target.clone());
+        t.path = Some(path());
+        t.application = Some(base.to_string());
+        t.secret = secret.to_vec();
         t.answered = Some(Instant::now());
     });
 }
@@ -103,9 +101,9 @@ pub async fn record<T>(
     let tally = Arc::new(Mutex::new(Tally {
         operation,
         attempts: 0,
-        method: None,
         path: None,
-        target: None,
+        application: None,
+        secret: Vec::new(),
         answered: None,
         read: None,
         confirm,
@@ -159,9 +157,9 @@ fn line(t: &Tally, when: SystemTime, started: Instant, err: Option<&Error>) -> S
     let mut record = json!({
         "when": utc(when),
         "operation": t.operation,
-        "method": t.method.unwrap_or(Method::Post).as_str(),
+        "method": "POST",
         "path": path,
-        "application": t.target.as_ref().map(Target::base),
+        "application": t.application,
         "layer": path.as_deref().map(layer_of).unwrap_or(Value::Null),
         "outcome": if err.is_none() { "ok" } else { "error" },
         "delivery": delivery,
@@ -172,9 +170,7 @@ fn line(t: &Tally, when: SystemTime, started: Instant, err: Option<&Error>) -> S
         "read": t.read.clone(),
         "error": err.map(ToString::to_string),
     });
-    if let Some(target) = &t.target {
-        crate::scrub::scrub_value(&mut record, target.secret());
-    }
+    crate::scrub::scrub_value(&mut record, &t.secret);
     record.to_string()
 }
 

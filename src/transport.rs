@@ -411,7 +411,10 @@ impl Transport {
     /// sent inside a command's record adds to it (see [`crate::journal`]).
     pub async fn send(&self, req: &Request) -> Result<Bytes> {
         let (out, attempts) = self.send_counted(req).await;
-        crate::journal::sent(&self.target, req, attempts);
+        if req.method == Method::Post {
+            let (base, key) = (self.target.base(), self.target.secret());
+            crate::journal::sent(base, key, || req.path_and_query(), attempts);
+        }
         out
     }
 

@@ -221,9 +221,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_cli_log_appends_one_json_line_per_command(
-    sim: showctl.Simulator, tmp_path: Path
-) -> None:
+def test_cli_log_appends_one_json_line_per_command(sim: showctl.Simulator, tmp_path: Path) -> None:
     log = tmp_path / "show.jsonl"
     old = os.umask(0o022)
     try:

@@ -70,9 +70,7 @@ from showctl import _twins  # noqa: F401
 
 # isort: split
 # Each command record also carries its fields as attributes (showctl.commands).
-from showctl import _commands
-
-_commands.install()
+from showctl import _commands  # noqa: F401
 
 # isort: split
 # show-day tools: the report of probe(), imported when first named (dataclasses and its

@@ -47,8 +47,10 @@ class CommandFields(logging.Filter):
 
 
 def install() -> None:
-    """Put the filter on the logger (once; at import)."""
+    """Put the filter on the logger (once; called at import)."""
     logger = logging.getLogger(COMMANDS)
     if not any(isinstance(f, CommandFields) for f in logger.filters):
         logger.addFilter(CommandFields())
 
+
+install()

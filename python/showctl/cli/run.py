@@ -65,7 +65,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A bug in showctl itself: still one line (SHOWCTL_DEBUG=1 shows the traceback).
         if os.environ.get("SHOWCTL_DEBUG"):
             raise
-        _fail(f"internal error (please report it): {type(e).__name__}: {e}", args, type(e).__name__, None)
+        kind = type(e).__name__
+        _fail(f"internal error (please report it): {kind}: {e}", args, kind, None)
         return EXIT_APP
 
 
