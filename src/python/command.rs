@@ -204,7 +204,10 @@ impl Reply for BatchOut {
             .zip(self.results)
             .enumerate()
             .map(|(index, (command, result))| {
-                let delivery = result.as_ref().err().map_or(Delivery::Answered, Error::delivery);
+                let delivery = result
+                    .as_ref()
+                    .err()
+                    .map_or(Delivery::Answered, Error::delivery);
                 let error = result
                     .err()
                     .map(|e| to_pyerr(py, e).into_value(py).into_any());
