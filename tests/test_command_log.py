@@ -136,6 +136,16 @@ def test_a_batch_and_the_mirrors_record_each_command(kept: Kept, sim: showctl.Si
         ]
 
 
+def test_each_step_of_a_fade_is_a_command_of_its_own(kept: Kept, sim: showctl.Simulator) -> None:
+    with showctl.MediaPlayer(sim.url) as player:
+        player.layer(1).set_opacity(0.0)
+        player.layer(1).fade(1.0, 0.2, steps=4)
+    sent = [r for r in sim.requests if r.method == "POST" and r.path == "/api/0/opacity/layer/1"]
+    lines = kept.lines()
+    assert [x["operation"] for x in lines] == ["set_opacity"] + ["fade"] * (len(sent) - 1)
+    assert len(sent) >= 2 and lines[-1]["path"] == "/opacity/layer/1"
+
+
 def test_a_read_back_that_never_shows_is_recorded(kept: Kept) -> None:
     with showctl.Simulator(apply_delay=2.0) as slow:
         with showctl.MediaPlayer(slow.url, confirm_timeout=0.1) as player:

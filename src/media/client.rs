@@ -171,8 +171,11 @@ impl MediaClient {
     /// Send a command (POST) to the application and queue it for the mirrors; returns the body
     /// of the primary's answer.
     pub async fn command(&self, req: &Request) -> Result<Bytes> {
-        self.mirror(req, None)?;
-        self.transport().send(req).await
+        crate::journal::record(crate::journal::RAW, false, async {
+            self.mirror(req, None)?;
+            self.transport().send(req).await
+        })
+        .await
     }
 
     /// True when a mirror still has commands queued or in flight.
