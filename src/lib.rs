@@ -5,6 +5,7 @@
 pub mod error;
 pub mod feed;
 pub mod ident;
+pub mod journal;
 pub mod json;
 pub mod media;
 pub mod operation;

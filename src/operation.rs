@@ -354,7 +354,7 @@ macro_rules! builders {
                             $crate::operation::arg_value!($($wp)? $($wdp)?),
                         )
                     })?;
-                    Ok(Confirmable { call, expect })
+                    Ok(Confirmable { operation: stringify!($wn), call, expect })
                 }
             )*
         }
@@ -387,7 +387,7 @@ macro_rules! builders {
                             $crate::operation::arg_value!($($cp)? $($cdp)?),
                         )
                     })?;
-                    Ok(Confirmable { call, expect })
+                    Ok(Confirmable { operation: stringify!($cn), call, expect })
                 }
             )*
         }
@@ -403,7 +403,7 @@ macro_rules! builders {
                     let mut expect: Option<Expect> = None;
                     $(if $bconfirm { expect = Some($bexpect); })?
                     let call = either($bl, &$bwep, &$blep)?;
-                    Ok(Confirmable { call, expect })
+                    Ok(Confirmable { operation: stringify!($bn), call, expect })
                 }
             )*
         }

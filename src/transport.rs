@@ -419,8 +419,19 @@ impl Transport {
         Error::decode(method, &self.url_of(req), &self.target.scrub(body), what)
     }
 
-    /// Send a request, retrying as configured, and return the body of a 2xx answer.
+    /// Send a request, retrying as configured, and return the body of a 2xx answer. A POST
+    /// sent inside a command's record adds to it (see [`crate::journal`]).
     pub async fn send(&self, req: &Request) -> Result<Bytes> {
+        let (out, attempts) = self.send_counted(req).await;
+        if req.method == Method::Post {
+            let (base, key) = (self.target.base(), self.target.secret());
+            crate::journal::sent(base, key, || req.path_and_query(), attempts);
+        }
+        out
+    }
+
+    /// [`Self::send`], and how many attempts were made (0 when nothing was tried).
+    pub async fn send_counted(&self, req: &Request) -> (Result<Bytes>, u32) {
         crate::runtime::release_pending_memory();
         let retries = if req.method == Method::Get || self.retry_commands {
             self.retries
@@ -430,10 +441,10 @@ impl Transport {
         let mut attempt = 0u32;
         loop {
             if self.is_closed() {
-                return Err(Error::Closed);
+                return (Err(Error::Closed), attempt);
             }
             match self.attempt(req).await {
-                Ok(body) => return Ok(body),
+                Ok(body) => return (Ok(body), attempt + 1),
                 Err(e) if attempt < retries && e.is_retryable() => {
                     let delay = self.backoff_delay(attempt);
                     log::info!(
@@ -448,8 +459,13 @@ impl Transport {
                     tokio::time::sleep(delay).await;
                     attempt += 1;
                 }
-                Err(e) if attempt > 0 => return Err(e.after_attempts(attempt + 1, self.timeout)),
-                Err(e) => return Err(e),
+                Err(e) if attempt > 0 => {
+                    return (
+                        Err(e.after_attempts(attempt + 1, self.timeout)),
+                        attempt + 1,
+                    )
+                }
+                Err(e) => return (Err(e), 1),
             }
         }
     }

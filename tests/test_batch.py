@@ -9,6 +9,8 @@ import time
 
 import pytest
 import showctl
+from fakeserver import serving, stall
+from netkit import free_port
 from pytest_httpserver import HTTPServer
 from recording import sent
 from showctl import cmd
@@ -43,6 +45,27 @@ def check(results: list[showctl.BatchResult], commands: list[showctl.Command]) -
         showctl.ServiceUnavailableError,
     ]
     assert "ok=False" in repr(results[1]) and "BadRequestError" in repr(results[1])
+    assert [r.delivery for r in results] == ["answered"] * 5
+    assert "delivery='answered'" in repr(results[1])
+
+
+def test_each_result_says_whether_its_command_went_out(base_url: str) -> None:
+    """A command never sent (no connection), one sent without an answer (a hung
+    application) and one answered, in one batch each: each result carries its delivery."""
+    refused = showctl.MediaPlayer(f"http://127.0.0.1:{free_port()}", retries=0)
+    (never,) = refused.batch([cmd.mute(1)])
+    assert (never.ok, never.delivery) == (False, "not_sent")
+    assert never.error is not None and never.error.delivery == "not_sent"
+    with serving(stall()) as url:
+        (hung,) = showctl.MediaPlayer(url, timeout=0.3).batch([cmd.mute(1)])
+    assert (hung.ok, hung.delivery, type(hung.error)) == (False, "sent_no_answer", showctl.Timeout)
+    closed = showctl.MediaPlayer(base_url)
+    closed.close()
+    (after_close,) = closed.batch([cmd.mute(1)])
+    assert (after_close.delivery, type(after_close.error)) == (
+        "not_sent",
+        showctl.ClientClosedError,
+    )
 
 
 def test_mixed_failures(httpserver: HTTPServer, base_url: str) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 import showctl
+from fakeserver import serving, stall
 from netkit import free_port, posix_signals, sigint_default
 
 COMMANDS = [
@@ -268,6 +269,33 @@ def test_api_key_from_option_and_env() -> None:
             == 0
         )
         assert "k3y" not in denied.stderr
+
+
+def test_an_error_says_whether_the_command_went_out(sim: showctl.Simulator) -> None:
+    answered = at(sim, "mute", "Nobody")
+    assert one_error_line(answered).endswith("; answered")
+    refused = showctl_cli("mute", "1", "--url", f"http://127.0.0.1:{free_port()}")
+    assert refused.returncode == 1
+    assert one_error_line(refused).endswith("; not sent: safe to run again")
+    with serving(stall()) as url:
+        hung = showctl_cli("mute", "1", "--url", url, "--timeout", "0.3")
+    assert hung.returncode == 1
+    assert one_error_line(hung).endswith("; sent, no answer: the application may have acted")
+
+
+def test_json_errors_are_one_object_with_the_delivery(sim: showctl.Simulator) -> None:
+    answered = at(sim, "mute", "Nobody", "--json")
+    assert answered.returncode == 1 and answered.stdout == ""
+    (line,) = answered.stderr.splitlines()
+    error = json.loads(line)
+    assert (error["type"], error["delivery"]) == ("BadRequestError", "answered")
+    assert "400 Bad Request" in error["error"] and error["error"].endswith("; answered")
+    refused = showctl_cli("--json", "mute", "1", "--url", f"http://127.0.0.1:{free_port()}")
+    error = json.loads(refused.stderr)
+    assert (error["type"], error["delivery"]) == ("ConnectError", "not_sent")
+    usage = showctl_cli("--json", "opacity", "1", "2", "--url", sim.url)
+    assert usage.returncode == 2
+    assert json.loads(usage.stderr)["delivery"] == "not_sent"
 
 
 def test_exit_codes_and_one_line_errors(sim: showctl.Simulator) -> None:

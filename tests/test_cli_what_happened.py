@@ -154,6 +154,9 @@ def test_every_exception_the_options_name_exists() -> None:
     texts = [o["doc"] for o in _core._client_options()] + [stub, docs]
     named = {n for text in texts for n in re.findall(r"`(\w+Error)`", text)}
     assert "DecodeError" in named
+    # `UsageError` is the CLI's own refusal (the "type" of a --json error line), not an
+    # exception of the package.
+    named.discard("UsageError")
     assert sorted(n for n in named if not hasattr(showctl, n) and not hasattr(builtins, n)) == []
     assert "ResponseTooLargeError" not in showctl_cli("layers", "--help").stdout
 
@@ -246,7 +249,11 @@ def test_a_command_without_a_json_form_refuses_it() -> None:
     for argv in (["--json", "demo"], ["demo", "--json"]):
         done = showctl_cli(*argv)
         assert done.returncode == 2 and done.stdout == ""
-        assert one_error_line(done).startswith("showctl: error: --json: demo has no JSON form")
+        # With --json the refusal is one JSON object on stderr, like every error.
+        (line,) = done.stderr.splitlines()
+        error = json.loads(line)
+        assert error["error"].startswith("error: --json: demo has no JSON form"), error
+        assert error["type"] == "UsageError" and error["delivery"] == "not_sent"
 
 
 def test_simulate_json_before_the_command() -> None:

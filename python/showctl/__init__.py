@@ -69,6 +69,10 @@ from showctl._core import Feed, ScoreEvent, ScoreEventWatch, ScoreView, TeamScor
 from showctl import _twins  # noqa: F401
 
 # isort: split
+# Each command record also carries its fields as attributes (showctl.commands).
+from showctl import _commands  # noqa: F401
+
+# isort: split
 # show-day tools: the report of probe(), imported when first named (dataclasses and its
 # imports would add about 10 ms to every `import showctl`)
 if TYPE_CHECKING:
@@ -97,6 +101,7 @@ from showctl.exceptions import (
     ClientClosedError,
     ConnectError,
     DecodeError,
+    Delivery,
     ForbiddenError,
     MethodNotAllowedError,
     NameLookupError,
@@ -125,6 +130,7 @@ __all__ = [
     "Cue",
     "CustomScore",
     "DecodeError",
+    "Delivery",
     "Effect",
     "EffectPreset",
     "EndpointResult",

@@ -10,7 +10,7 @@ from typing_extensions import Self, disjoint_base
 
 from showctl._html import LayerList, TransportList
 from showctl._probe import FeedSource, MirrorSpec, ProbeReport, Recorded
-from showctl.exceptions import ShowctlError
+from showctl.exceptions import Delivery, ShowctlError
 
 __version__: str
 
@@ -2441,6 +2441,13 @@ class BatchResult:
     @property
     def error(self) -> ShowctlError | None:
         """The exception the command met (a `ShowctlError`), or None."""
+    @property
+    def delivery(self) -> Delivery:
+        """Whether the command reached the application: `"answered"` when it is `ok`, else its
+        error's `delivery` (`"not_sent"`: safe to send again; `"sent_no_answer"`: the
+        application may have acted; `"answered"`: it answered with an error, or a read-back
+        did not confirm).
+        """
 
 @final
 class RecordedRequest:

@@ -111,7 +111,7 @@ pub async fn fade(client: &MediaClient, layer: &Ident, fade: Fade) -> Result<()>
             skipped += 1;
         }
         let call = SET_LAYER_OPACITY.with(&[layer], "to", fade.value_of(from, i))?;
-        client.run(call).await?;
+        crate::journal::record("fade", false, client.run(call)).await?;
         i += 1;
     }
     if skipped > 0 {

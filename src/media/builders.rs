@@ -121,20 +121,27 @@ pub mod prelude {
 /// A command, and what to read back until it shows (`confirm=True`), when anything.
 #[derive(Clone)]
 pub struct Confirmable {
+    /// The operation's name (`set_opacity`; `"request"` for a raw command), for its record.
+    pub operation: &'static str,
     pub call: Call<()>,
     pub expect: Option<Expect>,
 }
 
 impl From<Call<()>> for Confirmable {
     fn from(call: Call<()>) -> Self {
-        Confirmable { call, expect: None }
+        Confirmable {
+            operation: crate::journal::RAW,
+            call,
+            expect: None,
+        }
     }
 }
 
 impl Confirmable {
-    /// Send the command, and read back when asked to.
+    /// Send the command, and read back when asked to (its record: see [`crate::journal`]).
     pub async fn send(self, client: &MediaClient) -> Result<()> {
-        confirm::send(client, self.call, self.expect.as_ref()).await
+        let sent = confirm::send(client, self.call, self.expect.as_ref());
+        crate::journal::record(self.operation, self.expect.is_some(), sent).await
     }
 }
 

@@ -142,7 +142,12 @@ impl MediaClient {
     /// Send a call and decode its reply. A command is queued for the mirrors first.
     pub async fn run<T>(&self, call: Call<T>) -> Result<T> {
         if call.request.method == Method::Post {
-            self.mirror(&call.request, call.fallback.as_ref())?;
+            // A command sent outside an operation's record (a raw request) gets its own.
+            return crate::journal::record(crate::journal::RAW, false, async {
+                self.mirror(&call.request, call.fallback.as_ref())?;
+                self.inner.sender.call(call).await
+            })
+            .await;
         }
         self.inner.sender.call(call).await
     }
@@ -166,8 +171,11 @@ impl MediaClient {
     /// Send a command (POST) to the application and queue it for the mirrors; returns the body
     /// of the primary's answer.
     pub async fn command(&self, req: &Request) -> Result<Bytes> {
-        self.mirror(req, None)?;
-        self.transport().send(req).await
+        crate::journal::record(crate::journal::RAW, false, async {
+            self.mirror(req, None)?;
+            self.transport().send(req).await
+        })
+        .await
     }
 
     /// True when a mirror still has commands queued or in flight.

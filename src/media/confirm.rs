@@ -416,7 +416,11 @@ pub async fn confirmed(client: &MediaClient, call: Call<()>, expect: &Expect) ->
             let start = tokio::time::Instant::now();
             for at in schedule {
                 tokio::time::sleep_until(start + at).await;
-                match expect.observe(client, cue.as_ref()).await {
+                let observed = expect.observe(client, cue.as_ref()).await;
+                if let Ok(o) = &observed {
+                    crate::journal::read(&o.actual);
+                }
+                match observed {
                     Ok(o) if o.matched => return Ok(()),
                     Ok(o) => last = Ok(o.actual),
                     Err(e @ (Error::Closed | Error::InvalidInput(_))) => return Err(e),

@@ -60,6 +60,8 @@ struct Behind {
 struct Job {
     request: Request,
     fallback: Option<Request>,
+    /// The operation of the command repeated, for the mirror's own record.
+    operation: &'static str,
 }
 
 /// What the worker shares with the handle.
@@ -208,6 +210,7 @@ impl Mirror {
         let job = Job {
             request: request.clone(),
             fallback: fallback.cloned(),
+            operation: crate::journal::operation(),
         };
         self.shared.enqueued.fetch_add(1, Ordering::SeqCst);
         let mut queue = self.queue.lock().unwrap_or_else(|p| p.into_inner());
@@ -273,7 +276,8 @@ impl Mirror {
 async fn work(shared: Arc<Shared>, mut rx: mpsc::Receiver<Job>) {
     let mut closed = shared.closed.subscribe();
     while let Some(job) = rx.recv().await {
-        let sent = shared.sender.exchange(&job.request, job.fallback.as_ref());
+        let exchange = shared.sender.exchange(&job.request, job.fallback.as_ref());
+        let sent = crate::journal::record(job.operation, false, exchange);
         tokio::select! {
             result = sent, if !*closed.borrow() => {
                 shared.record(result.map(|_| ()), rx.len() as u64)

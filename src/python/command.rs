@@ -11,7 +11,7 @@ use super::args::{self, ident, params_arg};
 use super::convert::{dataclass_repr, hash_of, json_to_py, py_to_json, type_name, Reply};
 use super::errors::to_pyerr;
 use super::layer::PyLayer;
-use crate::error::Result;
+use crate::error::{Delivery, Error, Result};
 use crate::ident::Ident;
 use crate::media::builders::Confirmable;
 use crate::media::endpoints::{self as ep, parse};
@@ -150,6 +150,7 @@ pub struct PyBatchResult {
     /// The exception the command met (a `ShowctlError`), or None.
     #[pyo3(get)]
     error: Option<Py<PyAny>>,
+    delivery: Delivery,
 }
 
 #[pymethods]
@@ -159,6 +160,14 @@ impl PyBatchResult {
     fn ok(&self) -> bool {
         self.error.is_none()
     }
+    /// Whether the command reached the application: `"answered"` when it is `ok`, else its
+    /// error's `delivery` (`"not_sent"`: safe to send again; `"sent_no_answer"`: the
+    /// application may have acted; `"answered"`: it answered with an error, or a read-back
+    /// did not confirm).
+    #[getter]
+    fn delivery(&self) -> &'static str {
+        self.delivery.as_str()
+    }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         dataclass_repr(
@@ -167,6 +176,7 @@ impl PyBatchResult {
             &[
                 ("index", self.index.into_py_any(py)?),
                 ("ok", self.ok().into_py_any(py)?),
+                ("delivery", self.delivery().into_py_any(py)?),
                 (
                     "error",
                     self.error
@@ -194,6 +204,10 @@ impl Reply for BatchOut {
             .zip(self.results)
             .enumerate()
             .map(|(index, (command, result))| {
+                let delivery = result
+                    .as_ref()
+                    .err()
+                    .map_or(Delivery::Answered, Error::delivery);
                 let error = result
                     .err()
                     .map(|e| to_pyerr(py, e).into_value(py).into_any());
@@ -203,6 +217,7 @@ impl Reply for BatchOut {
                         index,
                         command,
                         error,
+                        delivery,
                     },
                 )
             })

@@ -8,7 +8,7 @@ import argparse
 import showctl
 from showctl.cli import demo, media_commands, preshow, score_commands, servers, venues
 from showctl.cli.connection import add_connection_options
-from showctl.cli.subcommands import Parser, Subcommands, json_option, url_help
+from showctl.cli.subcommands import Parser, Subcommands, json_option, log_option, url_help
 
 DESCRIPTION = (
     "Remote control for a media playback application and a scoreboard application, with a "
@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="showctl", description=DESCRIPTION, epilog=EPILOG)
     add_connection_options(parser, url_help=url_help())
     json_option(parser, suppress=False)
+    log_option(parser, suppress=False)
     parser.add_argument("--version", action="version", version=f"showctl {showctl.__version__}")
     commands = Subcommands(parser)
     for module in (servers, demo, score_commands, media_commands, preshow, venues):

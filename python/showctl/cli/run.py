@@ -4,16 +4,26 @@ stderr and the exit code docs/cli.md defines."""
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import TextIO
 
 from showctl.cli import keys
 from showctl.cli.connection import cli_message, key_source, option
 from showctl.cli.errors import EXIT_APP, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
-from showctl.cli.output import safe
+from showctl.cli.output import dumps, safe
 from showctl.cli.parser import build_parser
-from showctl.exceptions import ConnectError, ShowctlError, UnauthorizedError
+from showctl.exceptions import ConnectError, Delivery, ShowctlError, UnauthorizedError
+
+#: What each delivery means for the operator, as the clause an error line ends with.
+DELIVERY_CLAUSE: dict[Delivery, str] = {
+    "not_sent": "not sent: safe to run again",
+    "sent_no_answer": "sent, no answer: the application may have acted",
+    "answered": "answered",
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -30,25 +40,26 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_OK
         keys.resolve(args)
-        return _run_scrubbed(args)
+        with _command_log(getattr(args, "log", None)):
+            return _run_scrubbed(args)
     except (UsageError, ValueError) as e:
-        _fail(f"error: {cli_message(str(e))}")
+        _fail(f"error: {cli_message(str(e))}", args)
         return EXIT_USAGE
     except UnauthorizedError as e:
-        _fail(_unauthorized(e, args))
+        _failed_call(_unauthorized(e, args), e, args)
         return EXIT_APP
     except ConnectError as e:
-        _fail(_connect_line(e))
+        _failed_call(_connect_line(e), e, args)
         return EXIT_APP
     except ShowctlError as e:
-        _fail(cli_message(str(e)))
+        _failed_call(cli_message(str(e)), e, args)
         return EXIT_APP
     except OSError as e:
         # The simulator could not listen, a file could not be written, stdout went away.
         if isinstance(e, BrokenPipeError):
             _silence_stdout()
             return EXIT_OK
-        _fail(str(e))
+        _fail(str(e), args, type(e).__name__, None)
         return EXIT_APP
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
@@ -56,7 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A bug in showctl itself: still one line (SHOWCTL_DEBUG=1 shows the traceback).
         if os.environ.get("SHOWCTL_DEBUG"):
             raise
-        _fail(f"internal error (please report it): {type(e).__name__}: {e}")
+        kind = type(e).__name__
+        _fail(f"internal error (please report it): {kind}: {e}", args, kind, None)
         return EXIT_APP
 
 
@@ -87,6 +99,41 @@ def _run_scrubbed(args: argparse.Namespace) -> int:
             sys.stdout.flush()
         finally:
             sys.stdout = stdout
+
+
+@contextmanager
+def _command_log(path: str | None) -> Iterator[None]:
+    """With ``--log FILE``: each command's record (see docs/show-day.md) appended to FILE as a
+    JSON line while the command runs."""
+    if path is None:
+        yield
+        return
+    handler = logging.StreamHandler(_open_log(path))
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    logger = logging.getLogger("showctl.commands")
+    level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        handler.close()
+        handler.stream.close()
+
+
+def _open_log(path: str) -> TextIO:
+    """``path`` opened for appending, created with mode 0600 (less the umask); a symbolic link
+    is refused, so the file cannot be redirected elsewhere."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as e:
+        if os.path.islink(path):
+            raise UsageError(f"--log: {path} is a symbolic link; give the file itself") from None
+        raise UsageError(f"--log: cannot open {path}: {e.strerror}") from None
+    return os.fdopen(fd, "a", encoding="utf-8", buffering=1)
 
 
 def _key_hint(args: argparse.Namespace) -> str:
@@ -130,8 +177,25 @@ def _tolerant_output() -> None:
             reconfigure(errors="backslashreplace")
 
 
-def _fail(message: str) -> None:
-    print(f"showctl: {safe(' '.join(message.split()))}", file=sys.stderr)
+def _failed_call(message: str, e: ShowctlError, args: argparse.Namespace) -> None:
+    """A call that failed: its message, and whether its request went out."""
+    _fail(f"{message}; {DELIVERY_CLAUSE[e.delivery]}", args, type(e).__name__, e.delivery)
+
+
+def _fail(
+    message: str,
+    args: argparse.Namespace,
+    kind: str = "UsageError",
+    delivery: Delivery | None = "not_sent",
+) -> None:
+    """The error line on stderr; with ``--json``, a JSON object: ``error`` (the line),
+    ``type`` (the exception's class) and ``delivery`` (``not_sent`` for a usage error, null
+    where it cannot be told)."""
+    line = " ".join(message.split())
+    if getattr(args, "json", False):
+        print(dumps({"error": line, "type": kind, "delivery": delivery}), file=sys.stderr)
+        return
+    print(f"showctl: {safe(line)}", file=sys.stderr)
 
 
 def _silence_stdout() -> None:

@@ -46,6 +46,16 @@ def json_option(parser: argparse.ArgumentParser, suppress: bool) -> None:
     )
 
 
+def log_option(parser: argparse.ArgumentParser, suppress: bool) -> None:
+    parser.add_argument(
+        "--log",
+        metavar="FILE",
+        default=argparse.SUPPRESS if suppress else None,
+        help="append a JSON line per command sent to FILE (created with mode 0600; a symbolic "
+        "link is refused)",
+    )
+
+
 class Subcommands:
     """Adds commands to the parser: ``connecting`` ones take the connection options (after the
     command as well as before it) and ``--json``."""
@@ -55,6 +65,7 @@ class Subcommands:
         self._connecting = Parser(add_help=False)
         add_connection_options(self._connecting, suppress=True, url_help=url_help())
         json_option(self._connecting, suppress=True)
+        log_option(self._connecting, suppress=True)
 
     def add(self, name: str, help: str, func: Command, **kw: Any) -> argparse.ArgumentParser:
         """A command that takes no connection options (``description`` defaults to ``help``)."""
