@@ -342,7 +342,7 @@ pub fn scores_csv(flat: &[(String, String)]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::media::Model;
 
@@ -419,7 +419,7 @@ mod tests {
 
     /// The elements of `<scores><score>…</score></scores>` and their texts, read by a real XML
     /// parser; an error for a document that is not well-formed.
-    fn parse_xml(xml: &str) -> Result<Vec<(String, String)>, String> {
+    pub(crate) fn parse_xml(xml: &str) -> Result<Vec<(String, String)>, String> {
         use quick_xml::events::Event;
         let mut reader = quick_xml::Reader::from_str(xml);
         let mut out = Vec::new();
@@ -539,7 +539,7 @@ mod tests {
     }
 
     /// RFC 4180 rows (quoted cells may hold commas, quotes and line breaks).
-    fn parse_csv(text: &str) -> Vec<Vec<String>> {
+    pub(crate) fn parse_csv(text: &str) -> Vec<Vec<String>> {
         let mut rows = Vec::new();
         let mut row = Vec::new();
         let mut cell = String::new();
