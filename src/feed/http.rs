@@ -322,9 +322,16 @@ fn router(shared: Arc<Shared>) -> Router {
         // A reverse proxy (nginx) passes the stream on as it comes rather than buffering it.
         .route(
             "/events",
-            get(events).layer(SetResponseHeaderLayer::overriding(
-                header::HeaderName::from_static("x-accel-buffering"),
-                HeaderValue::from_static("no"),
+            get(events).layer((
+                SetResponseHeaderLayer::overriding(
+                    header::HeaderName::from_static("x-accel-buffering"),
+                    HeaderValue::from_static("no"),
+                ),
+                // Not the `no-cache` the SSE response says by itself: nothing keeps a stream.
+                SetResponseHeaderLayer::overriding(
+                    header::CACHE_CONTROL,
+                    HeaderValue::from_static("no-store"),
+                ),
             )),
         )
         .with_state(shared)
