@@ -288,16 +288,19 @@ impl Render for Scores {
     }
 }
 
+/// A receiver of a source's state.
+type StateRx<T> = watch::Receiver<Arc<SourceState<T>>>;
+
 /// A source's documents as of its latest state, made again only after the state changed.
 pub(crate) struct Made<T> {
     me: Me,
     /// A receiver of the source's state of its own (what it has seen is what the parts were
     /// made from), and the parts.
-    slot: Mutex<(watch::Receiver<Arc<SourceState<T>>>, Option<Arc<Parts>>)>,
+    slot: Mutex<(StateRx<T>, Option<Arc<Parts>>)>,
 }
 
 impl<T: Render> Made<T> {
-    pub(crate) fn new(me: Me, rx: watch::Receiver<Arc<SourceState<T>>>) -> Self {
+    pub(crate) fn new(me: Me, rx: StateRx<T>) -> Self {
         Made {
             me,
             slot: Mutex::new((rx, None)),
@@ -337,7 +340,7 @@ impl<T: Render> Made<T> {
 pub(crate) struct Combined<T> {
     format: Format,
     made: Vec<Arc<Made<T>>>,
-    slot: Mutex<(Vec<watch::Receiver<Arc<SourceState<T>>>>, Option<Arc<Doc>>)>,
+    slot: Mutex<(Vec<StateRx<T>>, Option<Arc<Doc>>)>,
 }
 
 impl<T: Render> Combined<T> {
@@ -345,7 +348,7 @@ impl<T: Render> Combined<T> {
     pub(crate) fn new(
         format: Format,
         made: Vec<Arc<Made<T>>>,
-        rxs: Vec<watch::Receiver<Arc<SourceState<T>>>>,
+        rxs: Vec<StateRx<T>>,
     ) -> Option<Self> {
         (!made.is_empty()).then(|| Combined {
             format,
