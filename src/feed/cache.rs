@@ -334,13 +334,16 @@ impl<T: Render> Made<T> {
     }
 }
 
+/// What a combined document was last made from (the receivers, seen), and that document.
+type CombinedSlot<T> = (Vec<StateRx<T>>, Option<Arc<Doc>>);
+
 /// A combined document of named sources (`{"sources": {NAME: document}}`, or the flat
 /// documents with every source's fields), put together from the sources' parts after any of
 /// them changed.
 pub(crate) struct Combined<T> {
     format: Format,
     made: Vec<Arc<Made<T>>>,
-    slot: Mutex<(Vec<StateRx<T>>, Option<Arc<Doc>>)>,
+    slot: Mutex<CombinedSlot<T>>,
 }
 
 impl<T: Render> Combined<T> {
