@@ -55,7 +55,7 @@ INTERVAL = 0.25
 WRK_LUA = """
 local threads = {}
 function setup(thread) table.insert(threads, thread) end
-local statuses = {}
+statuses = {}  -- a global: done() reads it from each thread
 local etag = nil
 local conditional = os.getenv("FEED_COST_ETAG") == "1"
 function request()
