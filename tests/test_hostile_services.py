@@ -246,9 +246,11 @@ def test_events_carry_the_cors_and_cache_headers_of_the_documents(sim_url: str) 
             assert headers["X-Accel-Buffering"] == "no"
         finally:
             events.close()
+        # A document may be kept by a reader, which asks whether it is still current (ETag).
         with urllib.request.urlopen(feed.url + "transport.json", timeout=5) as r:
             assert r.headers["Access-Control-Allow-Origin"] == "*"
-            assert r.headers["Cache-Control"] == "no-store"
+            assert r.headers["Cache-Control"] == "no-cache"
+            assert r.headers["ETag"]
 
 
 def test_stopping_the_feed_ends_each_stream_with_a_last_event(sim_url: str) -> None:

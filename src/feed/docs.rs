@@ -295,16 +295,27 @@ fn xml_text(v: &str) -> String {
     out
 }
 
+/// The start of `/scores.xml`, up to the first element of the row.
+pub(crate) const XML_HEAD: &str =
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<scores>\n  <score>\n";
+/// The end of `/scores.xml`, after the last element of the row.
+pub(crate) const XML_TAIL: &str = "  </score>\n</scores>\n";
+
+/// The elements of the `/scores.xml` row for `flat`, each name prefixed with `prefix` (a named
+/// source's part of the combined document).
+pub(crate) fn xml_rows(flat: &[(String, String)], prefix: &str) -> String {
+    let mut out = String::new();
+    for (k, v) in flat {
+        let name = xml_name(&format!("{prefix}{k}"));
+        out.push_str(&format!("    <{name}>{}</{name}>\n", xml_text(v)));
+    }
+    out
+}
+
 /// `/scores.xml`: `<scores><score><sport>…</sport>…</score></scores>`, one element per flat
 /// field (the row a vMix or CasparCG XML data source selects with `/scores/score`).
 pub fn scores_xml(flat: &[(String, String)]) -> String {
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<scores>\n  <score>\n");
-    for (k, v) in flat {
-        let name = xml_name(k);
-        out.push_str(&format!("    <{name}>{}</{name}>\n", xml_text(v)));
-    }
-    out.push_str("  </score>\n</scores>\n");
-    out
+    format!("{XML_HEAD}{}{XML_TAIL}", xml_rows(flat, ""))
 }
 
 /// One CSV cell (RFC 4180 quoting). A cell a spreadsheet would run as a formula (starting with
@@ -344,24 +355,23 @@ fn csv_cell(v: &str) -> String {
     }
 }
 
+/// One CSV line without its line break: the cells, each quoted where it must be.
+pub(crate) fn csv_line<S: AsRef<str>>(cells: impl IntoIterator<Item = S>) -> String {
+    let cells: Vec<String> = cells.into_iter().map(|c| csv_cell(c.as_ref())).collect();
+    cells.join(",")
+}
+
 /// `/scores.csv`: a header row of the flat names and one row of values (RFC 4180).
 pub fn scores_csv(flat: &[(String, String)]) -> String {
-    let row = |cells: Vec<&str>| {
-        cells
-            .into_iter()
-            .map(csv_cell)
-            .collect::<Vec<_>>()
-            .join(",")
-    };
     format!(
         "{}\r\n{}\r\n",
-        row(flat.iter().map(|(k, _)| k.as_str()).collect()),
-        row(flat.iter().map(|(_, v)| v.as_str()).collect())
+        csv_line(flat.iter().map(|(k, _)| k)),
+        csv_line(flat.iter().map(|(_, v)| v))
     )
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::media::Model;
 
@@ -467,7 +477,7 @@ mod tests {
 
     /// The elements of `<scores><score>…</score></scores>` and their texts, read by a real XML
     /// parser; an error for a document that is not well-formed.
-    fn parse_xml(xml: &str) -> Result<Vec<(String, String)>, String> {
+    pub(crate) fn parse_xml(xml: &str) -> Result<Vec<(String, String)>, String> {
         use quick_xml::events::Event;
         let mut reader = quick_xml::Reader::from_str(xml);
         let mut out = Vec::new();
@@ -598,7 +608,7 @@ mod tests {
     }
 
     /// RFC 4180 rows (quoted cells may hold commas, quotes and line breaks).
-    fn parse_csv(text: &str) -> Vec<Vec<String>> {
+    pub(crate) fn parse_csv(text: &str) -> Vec<Vec<String>> {
         let mut rows = Vec::new();
         let mut row = Vec::new();
         let mut cell = String::new();

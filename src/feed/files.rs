@@ -10,11 +10,13 @@ use std::future::Future;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::SystemTime;
 
 use tokio::sync::watch;
 
-use super::{scores_csv, scores_xml, Shared};
+use bytes::Bytes;
+
+use super::cache::{Doc, Format};
+use super::Shared;
 
 /// Write `bytes` to `dir/name` atomically. The temporary file is removed if anything fails.
 ///
@@ -36,52 +38,47 @@ pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()>
     Ok(())
 }
 
-/// The files of the sources this feed polls, as they are now.
-/// With named sources, also each source's own files: `transport-NAME.json`,
-/// `scores-NAME.json`, `scores-NAME.xml`, `scores-NAME.csv` (names are letters, digits, `-`
-/// and `_`, checked when the feed is built).
-fn render(shared: &Shared, now: SystemTime) -> Vec<(String, Vec<u8>)> {
+/// The files of the sources this feed polls, as they are now: the documents as served (made
+/// once per change, shared with the readers). With named sources, also each source's own
+/// files: `transport-NAME.json`, `scores-NAME.json`, `scores-NAME.xml`, `scores-NAME.csv`
+/// (names are letters, digits, `-` and `_`, checked when the feed is built).
+fn render(shared: &Shared) -> Vec<(String, Bytes)> {
     let mut out = Vec::new();
-    if let Some(doc) = shared.transport_json(now) {
-        out.push(("transport.json".to_string(), doc.to_string().into_bytes()));
-    }
-    if let Some(doc) = shared.scores_json(now) {
-        out.push(("scores.json".to_string(), doc.to_string().into_bytes()));
-    }
-    if let Some(flat) = shared.scores_flat(now) {
-        out.push(("scores.xml".to_string(), scores_xml(&flat).into_bytes()));
-        out.push(("scores.csv".to_string(), scores_csv(&flat).into_bytes()));
+    let mut put = |name: String, doc: Option<Arc<Doc>>| {
+        if let Some(doc) = doc {
+            out.push((name, doc.body().clone()));
+        }
+    };
+    put("transport.json".into(), shared.transport_doc());
+    for (ext, format) in FORMATS {
+        put(format!("scores.{ext}"), shared.scores_doc(format));
     }
     if shared.venue {
         for f in &shared.media {
-            if let Some(doc) = shared.transport_named(&f.name, now) {
-                out.push((
-                    format!("transport-{}.json", f.name),
-                    doc.to_string().into_bytes(),
-                ));
-            }
+            let name = &f.name;
+            put(
+                format!("transport-{name}.json"),
+                shared.transport_named(name),
+            );
         }
         for f in &shared.scores {
-            if let Some(doc) = shared.scores_named(&f.name, now) {
-                out.push((
-                    format!("scores-{}.json", f.name),
-                    doc.to_string().into_bytes(),
-                ));
-            }
-            if let Some(flat) = shared.scores_flat_named(&f.name, now) {
-                out.push((
-                    format!("scores-{}.xml", f.name),
-                    scores_xml(&flat).into_bytes(),
-                ));
-                out.push((
-                    format!("scores-{}.csv", f.name),
-                    scores_csv(&flat).into_bytes(),
-                ));
+            for (ext, format) in FORMATS {
+                let name = &f.name;
+                put(
+                    format!("scores-{name}.{ext}"),
+                    shared.scores_named(name, format),
+                );
             }
         }
     }
     out
 }
+
+const FORMATS: [(&str, Format); 3] = [
+    ("json", Format::Json),
+    ("xml", Format::Xml),
+    ("csv", Format::Csv),
+];
 
 /// A source's receiver while its source runs (`None` once it has ended).
 type Alive<T> = Option<watch::Receiver<T>>;
@@ -141,7 +138,7 @@ pub(crate) async fn write_on_change(dir: PathBuf, shared: Arc<Shared>) {
         if !change {
             continue;
         }
-        let files = render(&shared, SystemTime::now());
+        let files = render(&shared);
         let dir2 = dir.clone();
         let result = tokio::task::spawn_blocking(move || {
             files

@@ -4,18 +4,17 @@ use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::Method;
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::Response;
 use axum::routing::get;
 use axum::{Extension, Router};
 use futures::stream::{self, Stream};
-use serde_json::Value;
 use tokio::sync::{broadcast, watch};
 use tower::ServiceExt;
 use tower_http::cors::{Any, CorsLayer};
@@ -23,7 +22,8 @@ use tower_http::set_header::SetResponseHeaderLayer;
 
 use crate::serve::{Conn, Limits, Running};
 
-use super::{scores_csv, scores_xml, Message, Shared, SSE_BUFFER};
+use super::cache::{Doc, Format};
+use super::{Message, Shared, SSE_BUFFER};
 
 const PAGE: &str = include_str!("page/index.html");
 const SCRIPT: &str = include_str!("page/feed.js");
@@ -75,32 +75,29 @@ fn not_polled(what: &str, flag: &str) -> Response {
     r
 }
 
-async fn transport(State(shared): State<Arc<Shared>>) -> Response {
-    match shared.transport_json(SystemTime::now()) {
-        Some(doc) => with_type(doc.to_string(), "application/json"),
-        None => not_polled("media application", "--media"),
+/// A document as made, answered to this request (304, gzip: [`Doc::answer`]), or 404.
+fn answer(
+    doc: Option<Arc<Doc>>,
+    request: &HeaderMap,
+    missing: impl FnOnce() -> Response,
+) -> Response {
+    match doc {
+        Some(doc) => doc.answer(request),
+        None => missing(),
     }
 }
 
-async fn scores_json(State(shared): State<Arc<Shared>>) -> Response {
-    match shared.scores_json(SystemTime::now()) {
-        Some(doc) => with_type(doc.to_string(), "application/json"),
-        None => not_polled("scoreboard", "--scoreboard"),
-    }
+async fn transport(State(shared): State<Arc<Shared>>, request: HeaderMap) -> Response {
+    answer(shared.transport_doc(), &request, || {
+        not_polled("media application", "--media")
+    })
 }
 
-async fn scores_xml_route(State(shared): State<Arc<Shared>>) -> Response {
-    match shared.scores_flat(SystemTime::now()) {
-        Some(flat) => with_type(scores_xml(&flat), "application/xml; charset=utf-8"),
-        None => not_polled("scoreboard", "--scoreboard"),
-    }
-}
-
-async fn scores_csv_route(State(shared): State<Arc<Shared>>) -> Response {
-    match shared.scores_flat(SystemTime::now()) {
-        Some(flat) => with_type(scores_csv(&flat), "text/csv; charset=utf-8"),
-        None => not_polled("scoreboard", "--scoreboard"),
-    }
+/// `/scores.json`, `/scores.xml`, `/scores.csv`.
+async fn scores(shared: Arc<Shared>, format: Format, request: HeaderMap) -> Response {
+    answer(shared.scores_doc(format), &request, || {
+        not_polled("scoreboard", "--scoreboard")
+    })
 }
 
 /// 404 for a source name this feed does not poll, listing the ones it does.
@@ -118,37 +115,29 @@ fn no_source(shared: &Shared, kind: &str, file: &str) -> Response {
 }
 
 /// `/transport/NAME.json`: one media source's document.
-async fn transport_named(State(shared): State<Arc<Shared>>, Path(file): Path<String>) -> Response {
-    let doc = (file.strip_suffix(".json"))
-        .and_then(|name| shared.transport_named(name, SystemTime::now()));
-    match doc {
-        Some(doc) => with_type(doc.to_string(), "application/json"),
-        None => no_source(&shared, "media", &file),
-    }
+async fn transport_named(
+    State(shared): State<Arc<Shared>>,
+    Path(file): Path<String>,
+    request: HeaderMap,
+) -> Response {
+    let doc = (file.strip_suffix(".json")).and_then(|name| shared.transport_named(name));
+    answer(doc, &request, || no_source(&shared, "media", &file))
 }
 
 /// `/scores/NAME.json`, `/scores/NAME.xml`, `/scores/NAME.csv`: one scoreboard's documents.
-async fn scores_named(State(shared): State<Arc<Shared>>, Path(file): Path<String>) -> Response {
-    let now = SystemTime::now();
+async fn scores_named(
+    State(shared): State<Arc<Shared>>,
+    Path(file): Path<String>,
+    request: HeaderMap,
+) -> Response {
     let (name, ext) = file.rsplit_once('.').unwrap_or((file.as_str(), ""));
-    let found = match ext {
-        "json" => shared
-            .scores_named(name, now)
-            .map(|d| with_type(d.to_string(), "application/json")),
-        "xml" => shared
-            .scores_flat_named(name, now)
-            .map(|f| with_type(scores_xml(&f), "application/xml; charset=utf-8")),
-        "csv" => shared
-            .scores_flat_named(name, now)
-            .map(|f| with_type(scores_csv(&f), "text/csv; charset=utf-8")),
-        _ => None,
-    };
-    found.unwrap_or_else(|| no_source(&shared, "scoreboard", &file))
+    let doc = Format::of(ext).and_then(|format| shared.scores_named(name, format));
+    answer(doc, &request, || no_source(&shared, "scoreboard", &file))
 }
 
 /// `/sources.json`: every source of the feed, its kind and its documents.
-async fn sources(State(shared): State<Arc<Shared>>) -> Response {
-    with_type(shared.sources.clone(), "application/json")
+async fn sources(State(shared): State<Arc<Shared>>, request: HeaderMap) -> Response {
+    shared.sources_doc.answer(&request)
 }
 
 fn event(name: &str, data: &str) -> Event {
@@ -169,31 +158,30 @@ pub const END_EVENT: &str = "end";
 
 /// The current documents (and the status of each source), sent first to a new client.
 fn initial(shared: &Shared) -> VecDeque<Event> {
-    let now = SystemTime::now();
     let mut out = VecDeque::new();
     if shared.venue {
         // Named sources: the list first, then each source's own document (as its later
         // `transport` / `scores` events carry it, with its `source`).
         out.push_back(event(VENUE_EVENT, &shared.sources));
         for f in &shared.media {
-            if let Some(doc) = shared.transport_named(&f.name, now) {
-                out.push_back(event("transport", &doc.to_string()));
+            if let Some(doc) = shared.transport_named(&f.name) {
+                out.push_back(event("transport", &doc.text()));
             }
         }
         for f in &shared.scores {
-            if let Some(doc) = shared.scores_named(&f.name, now) {
-                out.push_back(event("scores", &doc.to_string()));
+            if let Some(doc) = shared.scores_named(&f.name, Format::Json) {
+                out.push_back(event("scores", &doc.text()));
             }
         }
         return out;
     }
-    let docs: [(&str, Option<Value>); 2] = [
-        ("transport", shared.transport_json(now)),
-        ("scores", shared.scores_json(now)),
+    let docs = [
+        ("transport", shared.transport_doc()),
+        ("scores", shared.scores_doc(Format::Json)),
     ];
     for (name, doc) in docs {
         if let Some(doc) = doc {
-            out.push_back(event(name, &doc.to_string()));
+            out.push_back(event(name, &doc.text()));
         }
     }
     out
@@ -322,24 +310,36 @@ fn router(shared: Arc<Shared>) -> Router {
             get(|| async { with_type(STYLE, "text/css; charset=utf-8") }),
         )
         .route("/transport.json", get(transport))
-        .route("/scores.json", get(scores_json))
-        .route("/scores.xml", get(scores_xml_route))
-        .route("/scores.csv", get(scores_csv_route))
+        .route(
+            "/scores.json",
+            get(|State(s), h| scores(s, Format::Json, h)),
+        )
+        .route("/scores.xml", get(|State(s), h| scores(s, Format::Xml, h)))
+        .route("/scores.csv", get(|State(s), h| scores(s, Format::Csv, h)))
         .route("/scores/{file}", get(scores_named))
         .route("/transport/{file}", get(transport_named))
         .route("/sources.json", get(sources))
         // A reverse proxy (nginx) passes the stream on as it comes rather than buffering it.
         .route(
             "/events",
-            get(events).layer(SetResponseHeaderLayer::overriding(
-                header::HeaderName::from_static("x-accel-buffering"),
-                HeaderValue::from_static("no"),
+            get(events).layer((
+                SetResponseHeaderLayer::overriding(
+                    header::HeaderName::from_static("x-accel-buffering"),
+                    HeaderValue::from_static("no"),
+                ),
+                // Not the `no-cache` the SSE response says by itself: nothing keeps a stream.
+                SetResponseHeaderLayer::overriding(
+                    header::CACHE_CONTROL,
+                    HeaderValue::from_static("no-store"),
+                ),
             )),
         )
         .with_state(shared)
-        // Everything the feed serves, the stream included: never cached, and readable by pages
-        // of any origin (graphics tools load data sources from their own origin or file://).
-        .layer(SetResponseHeaderLayer::overriding(
+        // Everything the feed serves, the stream included: never cached (but the documents,
+        // which say `no-cache` themselves: a reader may keep one and ask whether it is still
+        // current, `ETag`), and readable by pages of any origin (graphics tools load data
+        // sources from their own origin or file://).
+        .layer(SetResponseHeaderLayer::if_not_present(
             header::CACHE_CONTROL,
             HeaderValue::from_static("no-store"),
         ))

@@ -8,11 +8,13 @@
 //! bounded ring. A client that falls more than [`SSE_BUFFER`] polls behind is dropped, with a
 //! last `end` event saying why.
 
+mod cache;
 mod docs;
 mod files;
 mod http;
 mod upstream;
 
+use cache::{Combined, Format, Made, Me, Render};
 use upstream::{run_source, MediaSource, ScoreSource, Source};
 
 #[cfg(test)]
@@ -157,6 +159,11 @@ impl Batch {
         self.0.push((event, data.to_string()));
     }
 
+    /// An event whose data is a document as made (its text).
+    fn push_text(&mut self, event: &'static str, data: String) {
+        self.0.push((event, data));
+    }
+
     /// An event of one source: its data (an object) names the source (`"source": NAME`).
     fn push_of(&mut self, event: &'static str, source: &str, data: &Value) {
         match data {
@@ -170,19 +177,13 @@ impl Batch {
     }
 }
 
-/// One source's latest state as the server and the writer read it: its name, its interval
-/// and the receiving end of its poller's channel.
+/// One source's latest state as the server and the writer read it: its name, the receiving end
+/// of its poller's channel and its documents, made once per change.
 #[derive(Clone)]
 pub(crate) struct Fed<T> {
     pub(crate) name: String,
-    pub(crate) interval: Duration,
     pub(crate) rx: watch::Receiver<Arc<SourceState<T>>>,
-}
-
-impl<T> Fed<T> {
-    fn state(&self) -> Arc<SourceState<T>> {
-        self.rx.borrow().clone()
-    }
+    pub(crate) made: Arc<Made<T>>,
 }
 
 /// What the poller tasks, the server and the file writer share.
@@ -201,6 +202,10 @@ pub(crate) struct Shared {
     closing: watch::Sender<bool>,
     /// `/sources.json`, rendered once ([`Options::sources_json`]).
     pub(crate) sources: String,
+    pub(crate) sources_doc: Arc<cache::Doc>,
+    /// Named sources: the combined `/transport.json`, and `/scores.json`, `.xml` and `.csv`.
+    all_transport: Option<Combined<Layers>>,
+    all_scores: Vec<Combined<Scores>>,
 }
 
 impl Shared {
@@ -221,76 +226,6 @@ impl Shared {
         self.published.load(Ordering::SeqCst)
     }
 
-    /// One media source's `/transport/NAME.json`.
-    fn transport_of(f: &Fed<Layers>, now: SystemTime) -> Value {
-        transport_doc_of(&f.state(), &f.name, f.interval, now)
-    }
-
-    /// One scoreboard's `/scores/NAME.json`.
-    fn scores_of(f: &Fed<Scores>, now: SystemTime) -> Value {
-        scores_doc_of(&f.state(), &f.name, f.interval, now)
-    }
-
-    /// `/transport.json`: the media source's document, or with named sources every media
-    /// source's by name (`{"sources": {NAME: document}}`); `None` without media sources.
-    pub(crate) fn transport_json(&self, now: SystemTime) -> Option<Value> {
-        if self.venue {
-            return combined(&self.media, |f| Self::transport_of(f, now));
-        }
-        self.media.first().map(|f| Self::transport_of(f, now))
-    }
-
-    /// `/scores.json`: as [`Shared::transport_json`], for the scoreboards.
-    pub(crate) fn scores_json(&self, now: SystemTime) -> Option<Value> {
-        if self.venue {
-            return combined(&self.scores, |f| Self::scores_of(f, now));
-        }
-        self.scores.first().map(|f| Self::scores_of(f, now))
-    }
-
-    /// The flat form of `/scores.xml` and `/scores.csv`; with named sources each field is
-    /// prefixed with its source's name (`court1_team1_score`).
-    pub(crate) fn scores_flat(&self, now: SystemTime) -> Option<Vec<(String, String)>> {
-        if self.venue {
-            if self.scores.is_empty() {
-                return None;
-            }
-            let mut out = Vec::new();
-            for f in &self.scores {
-                let prefix = format!("{}_", f.name);
-                out.extend(
-                    scores_flat(&f.state(), now)
-                        .into_iter()
-                        .map(|(k, v)| (format!("{prefix}{k}"), v)),
-                );
-            }
-            return Some(out);
-        }
-        self.scores.first().map(|f| scores_flat(&f.state(), now))
-    }
-
-    /// One named media source's document (`/transport/NAME.json`).
-    pub(crate) fn transport_named(&self, name: &str, now: SystemTime) -> Option<Value> {
-        let f = self.media.iter().find(|f| f.name == name)?;
-        Some(Self::transport_of(f, now))
-    }
-
-    /// One named scoreboard's document (`/scores/NAME.json`).
-    pub(crate) fn scores_named(&self, name: &str, now: SystemTime) -> Option<Value> {
-        let f = self.scores.iter().find(|f| f.name == name)?;
-        Some(Self::scores_of(f, now))
-    }
-
-    /// One named scoreboard's flat form (`/scores/NAME.xml`, `/scores/NAME.csv`).
-    pub(crate) fn scores_flat_named(
-        &self,
-        name: &str,
-        now: SystemTime,
-    ) -> Option<Vec<(String, String)>> {
-        let f = self.scores.iter().find(|f| f.name == name)?;
-        Some(scores_flat(&f.state(), now))
-    }
-
     /// The sources, for the `venue` event and `/sources.json`: name, kind and documents.
     /// Every source has answered once, failed, or gone unanswered for two intervals.
     async fn settled(&self) {
@@ -301,17 +236,6 @@ impl Shared {
             let _ = f.rx.clone().wait_for(|s| settled(s)).await;
         }
     }
-}
-
-/// `{"sources": {NAME: document, ...}}` for the sources of one kind; `None` when there are
-/// none.
-fn combined<T>(fed: &[Fed<T>], doc: impl Fn(&Fed<T>) -> Value) -> Option<Value> {
-    if fed.is_empty() {
-        return None;
-    }
-    let map: serde_json::Map<String, Value> =
-        fed.iter().map(|f| (f.name.clone(), doc(f))).collect();
-    Some(serde_json::json!({ "sources": map }))
 }
 
 struct Running {
@@ -419,32 +343,52 @@ impl Feed {
 
         let media: Vec<_> = media
             .into_iter()
-            .map(|(src, me)| channel(src, me))
+            .map(|(src, me)| channel(src, me, o.venue))
             .collect();
         let boards: Vec<_> = boards
             .into_iter()
-            .map(|(src, me)| channel(src, me))
+            .map(|(src, me)| channel(src, me, o.venue))
             .collect();
         let shortest = (o.sources.iter().map(|s| o.interval_of(s)).min()).unwrap_or(o.interval);
+        let fed_media: Vec<Fed<Layers>> = media.iter().map(|(_, _, _, fed)| fed.clone()).collect();
+        let fed_scores: Vec<Fed<Scores>> =
+            boards.iter().map(|(_, _, _, fed)| fed.clone()).collect();
+        let sources = o.sources_json().to_string();
+        let (all_transport, all_scores) = if o.venue {
+            let transport = combined(Format::Json, &fed_media);
+            let formats = [Format::Json, Format::Xml, Format::Csv];
+            let scores = formats.iter().filter_map(|f| combined(*f, &fed_scores));
+            (transport, scores.collect())
+        } else {
+            (None, Vec::new())
+        };
         let shared = Arc::new(Shared {
             interval: shortest,
             venue: o.venue,
-            media: media.iter().map(|(_, _, _, fed)| fed.clone()).collect(),
-            scores: boards.iter().map(|(_, _, _, fed)| fed.clone()).collect(),
+            media: fed_media,
+            scores: fed_scores,
             bus: broadcast::channel(SSE_BUFFER).0,
             published: AtomicU64::new(0),
             clients: watch::channel(0).0,
             closing: watch::channel(false).0,
-            sources: o.sources_json().to_string(),
+            sources_doc: Arc::new(cache::Doc::new(
+                sources.clone(),
+                cache::JSON,
+                SystemTime::now(),
+                None,
+            )),
+            sources,
+            all_transport,
+            all_scores,
         });
         let server = http::start(rt.handle(), listener, shared.clone(), o.limits.clone())
             .map_err(|e| Error::invalid(format!("host: cannot listen on {}: {e}", o.host)))?;
         let mut tasks = Vec::new();
-        for (src, me, tx, _) in media {
-            tasks.push(rt.spawn(run_source(src, me, tx, shared.clone())));
+        for (src, me, tx, fed) in media {
+            tasks.push(rt.spawn(run_source(src, me, tx, fed.made, shared.clone())));
         }
-        for (src, me, tx, _) in boards {
-            tasks.push(rt.spawn(run_source(src, me, tx, shared.clone())));
+        for (src, me, tx, fed) in boards {
+            tasks.push(rt.spawn(run_source(src, me, tx, fed.made, shared.clone())));
         }
         let writer = (o.write.as_ref())
             .map(|dir| rt.spawn(files::write_on_change(dir.clone(), shared.clone())));
@@ -540,17 +484,30 @@ impl Feed {
         Some(lock(&self.running).as_ref()?.shared.clients.subscribe())
     }
 
-    /// The `/transport.json` document now (`None` when stopped or without a media URL).
+    /// The `/transport.json` document now, as served (`None` when stopped or without a media
+    /// URL).
     pub fn transport(&self) -> Option<Value> {
         let shared = lock(&self.running).as_ref()?.shared.clone();
-        shared.transport_json(SystemTime::now())
+        parsed(&*shared.transport_doc()?)
     }
 
-    /// The `/scores.json` document now (`None` when stopped or without a scoreboard URL).
+    /// The `/scores.json` document now, as served (`None` when stopped or without a scoreboard
+    /// URL).
     pub fn scores(&self) -> Option<Value> {
         let shared = lock(&self.running).as_ref()?.shared.clone();
-        shared.scores_json(SystemTime::now())
+        parsed(&*shared.scores_doc(Format::Json)?)
     }
+}
+
+/// A JSON document the feed made, read back.
+fn parsed(doc: &cache::Doc) -> Option<Value> {
+    serde_json::from_slice(doc.body()).ok()
+}
+
+/// The combined document of named sources of one kind, in `format`; `None` without sources.
+fn combined<T: Render>(format: Format, fed: &[Fed<T>]) -> Option<Combined<T>> {
+    let made = fed.iter().map(|f| f.made.clone()).collect();
+    Combined::new(format, made, fed.iter().map(|f| f.rx.clone()).collect())
 }
 
 /// A forked child's copy of a running feed: its tasks belong to the parent's runtime, which has
@@ -579,6 +536,7 @@ fn named(name: &str, e: Error) -> Error {
 fn channel<S: Source>(
     src: S,
     me: (String, Duration),
+    venue: bool,
 ) -> (
     S,
     (String, Duration),
@@ -586,10 +544,18 @@ fn channel<S: Source>(
     Fed<S::Data>,
 ) {
     let (tx, rx) = watch::channel(Arc::new(waiting(src.url())));
+    let made = Made::new(
+        Me {
+            name: me.0.clone(),
+            interval: me.1,
+            venue,
+        },
+        rx.clone(),
+    );
     let fed = Fed {
         name: me.0.clone(),
-        interval: me.1,
         rx,
+        made: Arc::new(made),
     };
     (src, me, tx, fed)
 }

@@ -339,3 +339,158 @@ fn documents_say_why_a_source_has_no_data_yet() {
         feed.stop().await;
     });
 }
+
+/// One reader's view of a score document: when its data was answered and the home score.
+fn read_score(path: &str, body: &[u8]) -> Result<(String, i64), String> {
+    let text = std::str::from_utf8(body).map_err(|e| e.to_string())?;
+    let fields: Vec<(String, String)> = match path {
+        "scores.json" => {
+            let doc: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+            let score = &doc["view"]["teams"][0]["score"];
+            let polled = doc["polled_at"].as_str().unwrap_or_default();
+            let pair = |k: &str, v: String| (k.to_string(), v);
+            vec![
+                pair("polled_at", polled.into()),
+                pair("team1_score", score.to_string()),
+            ]
+        }
+        "scores.xml" => super::docs::tests::parse_xml(text)?,
+        _ => {
+            let rows = super::docs::tests::parse_csv(text);
+            let [head, row] = &rows[..] else {
+                return Err(format!("{} rows", rows.len()));
+            };
+            head.iter().cloned().zip(row.iter().cloned()).collect()
+        }
+    };
+    let get = |k: &str| fields.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+    let polled = get("polled_at")
+        .filter(|p| !p.is_empty())
+        .ok_or("no polled_at")?;
+    let score = (get("team1_score").and_then(|s| s.parse().ok())).ok_or("no team1_score")?;
+    Ok((polled, score))
+}
+
+/// 50 readers ask for the score documents as fast as they can while the score goes up on every
+/// poll; a third of the asks want gzip, a third send the `ETag` they hold. Every answer parses
+/// (no torn document), says data at least as new as the feed held when it was asked (a `304`
+/// included: what the reader holds is then current), and nothing a reader gets is older than
+/// what it got before. Bounded: at most 200 asks per reader, for at most 3 s, on loopback.
+#[test]
+fn fifty_readers_never_get_a_torn_or_older_document() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let sim = Arc::new(simulator());
+    // Long enough between polls that a reader often still holds the current document.
+    let interval = Duration::from_millis(500);
+    let feed = Feed::new(options(
+        None,
+        Some(config(&sim, Duration::from_secs(2))),
+        interval,
+    ))
+    .unwrap();
+    feed.start().unwrap();
+    let shared = feed.shared();
+    run(async {
+        let mut rx = shared.scores[0].rx.clone();
+        rx.wait_for(|s| s.data.is_some()).await.unwrap();
+        let done = Arc::new(AtomicBool::new(false));
+        let scorer = {
+            let (sim, done) = (sim.clone(), done.clone());
+            tokio::spawn(async move {
+                let mut n = 0;
+                while !done.load(Ordering::SeqCst) {
+                    n += 1;
+                    sim.set_score("team1Score", serde_json::json!(n.to_string()))
+                        .unwrap();
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            })
+        };
+        let url = feed.url().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(3);
+        // One client (made once: it loads the system's roots), a connection per reader.
+        let client = reqwest::Client::new();
+        let readers = (0..50).map(|reader| {
+            let (url, shared, client) = (url.clone(), shared.clone(), client.clone());
+            tokio::spawn(async move {
+                let mut last: Option<(String, i64)> = None;
+                // Per document: its ETag as the reader got it, whether gzipped, and its data.
+                type Held = Option<(String, bool, (String, i64))>;
+                let mut held: [Held; 3] = Default::default();
+                let (mut not_modified, mut zipped) = (0, 0);
+                for i in 0..200usize {
+                    if i > 0 && Instant::now() > deadline {
+                        break;
+                    }
+                    let which = (reader + i) % 3;
+                    let path = ["scores.json", "scores.xml", "scores.csv"][which];
+                    let fed = shared.scores[0].rx.borrow().polled_at.map(super::iso);
+                    let mut ask = client.get(format!("{url}{path}"));
+                    match (i / 3) % 3 {
+                        0 => ask = ask.header("accept-encoding", "gzip"),
+                        1 => {
+                            // The same representation again, if it is still current.
+                            if let Some((etag, gzip, _)) = &held[which] {
+                                ask = ask.header("if-none-match", etag);
+                                if *gzip {
+                                    ask = ask.header("accept-encoding", "gzip");
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                    let r = ask.send().await.unwrap();
+                    let status = r.status().as_u16();
+                    let gzip = r.headers().get("content-encoding").is_some();
+                    let etag = r.headers()["etag"].to_str().unwrap().to_string();
+                    let body = r.bytes().await.unwrap();
+                    let got = if status == 304 {
+                        not_modified += 1;
+                        held[which]
+                            .clone()
+                            .expect("304 to an ETag the reader holds")
+                            .2
+                    } else {
+                        assert_eq!(status, 200);
+                        let body = if gzip {
+                            zipped += 1;
+                            let mut out = Vec::new();
+                            let mut gz = flate2::read::GzDecoder::new(&body[..]);
+                            std::io::Read::read_to_end(&mut gz, &mut out).unwrap();
+                            out
+                        } else {
+                            body.to_vec()
+                        };
+                        let got = read_score(path, &body)
+                            .unwrap_or_else(|e| panic!("{path}: {e}: {body:?}"));
+                        held[which] = Some((etag, gzip, got.clone()));
+                        got
+                    };
+                    let fed = fed.expect("the feed has data");
+                    assert!(
+                        got.0 >= fed,
+                        "{path}: data of {} when the feed held {fed}",
+                        got.0
+                    );
+                    if let Some(before) = &last {
+                        assert!(got >= *before, "{path}: {got:?} after {before:?}");
+                    }
+                    last = Some(got);
+                }
+                (last.expect("at least one answer").1, not_modified, zipped)
+            })
+        });
+        let results = futures::future::join_all(readers).await;
+        done.store(true, Ordering::SeqCst);
+        scorer.await.unwrap();
+        let results: Vec<_> = results.into_iter().map(Result::unwrap).collect();
+        // The score moved while they read, and the 304 and gzip answers were exercised.
+        assert!(results.iter().any(|r| r.0 >= 10), "{results:?}");
+        assert!(
+            results.iter().map(|r| r.1).sum::<usize>() > 0,
+            "no 304: {results:?}"
+        );
+        assert!(results.iter().map(|r| r.2).sum::<usize>() > 0, "no gzip");
+        feed.stop().await;
+    });
+}

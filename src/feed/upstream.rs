@@ -12,7 +12,8 @@ use std::time::{Duration, SystemTime};
 use serde_json::Value;
 use tokio::sync::watch;
 
-use super::docs::{self, scores_doc_of, transport_doc_of, Layers, Scores, SourceState};
+use super::cache::{Made, Render};
+use super::docs::{self, Layers, Scores, SourceState};
 use super::{Batch, Shared};
 use crate::error::Result;
 use crate::media::endpoints::TRANSPORT_STATES;
@@ -41,7 +42,7 @@ pub(crate) async fn read_clean<T>(transport: &Transport, mut call: Call<T>) -> R
 
 /// One polled application: how to poll it, what its changes and its document are.
 pub(super) trait Source: Send + Sync + 'static {
-    type Data: Clone + PartialEq + Send + Sync + 'static;
+    type Data: Clone + PartialEq + Render;
     /// Names the poller in log lines.
     const LABEL: &'static str;
     /// The SSE event carrying the whole document.
@@ -51,12 +52,6 @@ pub(super) trait Source: Send + Sync + 'static {
     fn url(&self) -> String;
     fn poll(&self) -> impl Future<Output = Result<Self::Data>> + Send;
     fn changes(prev: &Self::Data, cur: &Self::Data, at: SystemTime) -> Vec<Value>;
-    fn doc(
-        state: &SourceState<Self::Data>,
-        name: &str,
-        interval: Duration,
-        now: SystemTime,
-    ) -> Value;
 }
 
 pub(super) struct MediaSource(pub(super) MediaClient);
@@ -77,9 +72,6 @@ impl Source for MediaSource {
             .iter()
             .map(docs::layer_event_json)
             .collect()
-    }
-    fn doc(state: &SourceState<Layers>, name: &str, interval: Duration, now: SystemTime) -> Value {
-        transport_doc_of(state, name, interval, now)
     }
 }
 
@@ -103,15 +95,14 @@ impl Source for ScoreSource {
             .map(docs::score_event_json)
             .collect()
     }
-    fn doc(state: &SourceState<Scores>, name: &str, interval: Duration, now: SystemTime) -> Value {
-        scores_doc_of(state, name, interval, now)
-    }
 }
 
 /// Mark a source stale (keeping its last data); tell the SSE clients when it was not already.
-/// The channel is touched either way, so the file writer refreshes the age it writes.
+/// The channel is touched either way, so the documents are made again with the age they say
+/// (served and written).
 fn mark_stale<S: Source>(
     tx: &watch::Sender<Arc<SourceState<S::Data>>>,
+    made: &Made<S::Data>,
     shared: &Shared,
     (name, interval): (&str, Duration),
     error: String,
@@ -130,7 +121,7 @@ fn mark_stale<S: Source>(
         let state = tx.borrow().clone();
         let mut batch = Batch::default();
         batch.push("status", &state.status(name, interval, now));
-        batch.push(S::DOC_EVENT, &S::doc(&state, name, interval, now));
+        batch.push_text(S::DOC_EVENT, made.parts().json.text());
         shared.publish(batch);
     }
 }
@@ -143,6 +134,7 @@ pub(super) async fn run_source<S: Source>(
     src: S,
     (name, interval): (String, Duration),
     tx: watch::Sender<Arc<SourceState<S::Data>>>,
+    made: Arc<Made<S::Data>>,
     shared: Arc<Shared>,
 ) {
     let url = src.url();
@@ -159,7 +151,7 @@ pub(super) async fn run_source<S: Source>(
                 r = &mut poll => break r,
                 _ = tokio::time::sleep_until(mark_at) => {
                     let quiet = last_ok.elapsed().as_secs_f64();
-                    mark_stale::<S>(&tx, &shared, me, format!("no answer from {url} for {quiet:.1} s"));
+                    mark_stale::<S>(&tx, &made, &shared, me, format!("no answer from {url} for {quiet:.1} s"));
                     mark_at += interval;
                 }
             }
@@ -191,11 +183,14 @@ pub(super) async fn run_source<S: Source>(
                     batch.push_of(S::CHANGE_EVENT, &name, e);
                 }
                 if changed || was_stale {
-                    batch.push(S::DOC_EVENT, &S::doc(&state, &name, interval, now));
+                    // The document every reader gets, made once for this state.
+                    batch.push_text(S::DOC_EVENT, made.parts().json.text());
                 }
                 shared.publish(batch);
             }
-            Polled::Failed { error, .. } => mark_stale::<S>(&tx, &shared, me, error.to_string()),
+            Polled::Failed { error, .. } => {
+                mark_stale::<S>(&tx, &made, &shared, me, error.to_string())
+            }
         }
     }
 }
