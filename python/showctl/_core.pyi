@@ -2485,6 +2485,7 @@ class Simulator:
         host: str = "127.0.0.1",
         header_timeout: float = 30.0,
         blend_route: bool = False,
+        score_tick: float | None = None,
     ) -> Self:
         """Create a client. A stand-in for the media playback and scoreboard applications on a
         loopback port.
@@ -2518,6 +2519,13 @@ class Simulator:
     def blend_route(self) -> bool:
         """Whether `/blend/layer/{id}` answers (as before 3.8); else only
         `/layerBlend/layer/{id}`.
+        """
+    @property
+    def score_tick(self) -> float | None:
+        """Seconds between two ticks of play while running (`None`: the score moves only when
+        set). At each tick one team scores; every 5th tick the period ends (the quarter, the
+        half-inning, the set, as the sport counts it); after the last period a new game
+        starts.
         """
     @property
     def warnings(self) -> list[str]:
