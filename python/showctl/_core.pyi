@@ -41,8 +41,12 @@ class ScoreRecord:
         """The value under a wire field name, or `default`."""
     def keys(self) -> list[str]:
         """The wire field names, in the order sent."""
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object as the application sent it."""
+    def to_dict(self, mode: Literal["wire", "python"] = "wire") -> dict[str, Any]:
+        """The JSON object as the application sent it (`mode="wire"`: wire names, every field as
+        sent), or the attributes by name with their Python values (`mode="python"`: `uuid`,
+        `version`, `sport_mode` and the sport's typed attributes, `games` for Custom; a record
+        of an unknown sport has only the first three), as the media models do.
+        """
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """Build a record from a dict of wire fields: `ScoreRecord.from_dict` gives the class of
