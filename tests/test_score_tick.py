@@ -77,3 +77,13 @@ def test_a_restarted_simulator_plays_again() -> None:
 def test_a_bad_tick_is_refused(bad: object, error: type[Exception], words: str) -> None:
     with pytest.raises(error, match=words):
         showctl.Simulator(score_tick=bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.showctl_simulator(score_tick=0.05)
+def test_the_plugins_simulator_plays_when_the_marker_says_so(
+    showctl_simulator: showctl.Simulator, showctl_scoreboard: showctl.Scoreboard
+) -> None:
+    assert showctl_simulator.score_tick == 0.05
+    kinds = (ev.kind for ev in showctl_scoreboard.watch_events(interval=0.05))
+    assert "period_changed" in kinds
