@@ -53,6 +53,12 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+# The keys examples/venue.toml reads from the environment, exported as the README does (here,
+# before any fixture of any scope loads the file).
+os.environ["MAIN_SCREEN_KEY"] = "rehearsal-main"
+os.environ["LOBBY_KEY"] = "rehearsal-lobby"
+
+
 @pytest.fixture
 def base_url(httpserver: HTTPServer) -> str:
     return f"http://{httpserver.host}:{httpserver.port}"

@@ -58,7 +58,7 @@ def site(example: str, feed: str, port: int, cache: Path, files: Path) -> str:
     replace = {
         "server 127.0.0.1:8090;": f"server {feed};",
         "listen 8080;": f"listen 127.0.0.1:{port};",
-        "/var/cache/nginx/showctl ": f"{cache} ",
+        "/var/cache/showctl-nginx ": f"{cache} ",
         "alias /srv/showctl/;": f"alias {files}/;",
     }
     for old, new in replace.items():

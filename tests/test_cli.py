@@ -412,6 +412,10 @@ def test_simulate_score_tick_moves_the_score() -> None:
         assert first["sportMode"] == second["sportMode"] == "Basketball"
         total = int(second["team1Score"]) + int(second["team2Score"])
         assert total > int(first["team1Score"]) + int(first["team2Score"])
+        # The period moves on too, so a loop waiting for it ends (the README's tour).
+        with showctl.Scoreboard(url) as board:
+            kinds = (ev.kind for ev in board.watch_events(interval=0.05))
+            assert "period_changed" in kinds
     finally:
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=30)

@@ -8,9 +8,15 @@ placeholder address of their application (docs/contributing.md, "Examples in the
 without ``http://``. Here each distinct placeholder becomes the URL of a simulator of its own
 (the default workspace), so the names the blocks use must exist there.
 
-While a page runs, a "show" goes on in the background as it would on the day: the score
-changes every 0.2 s and the period moves on every 1.2 s, so a block that follows the game
-(``board.watch()``) sees changes and ends where it says it ends.
+Each simulator plays the score by itself (``Simulator(score_tick=0.2)``, as
+``showctl simulate --score-tick`` does): a team scores every 0.2 s and the period ends every
+fifth tick, so a block that follows the game (``board.watch()``) sees changes and ends where it
+says it ends, with nothing but the simulator running. Each block gets ``BLOCK_SECONDS``: a block
+that runs longer fails, naming its line, rather than hanging the page.
+
+A block that cannot run here (it needs a second machine or real hardware) is marked on the line
+above its fence, ``<!-- docs-test: skip: needs real hardware: WHY -->``, and is not run; each
+marked block is reported as a skipped test with its reason.
 
 Blocks are found with pytest-examples (``find_examples``) and run with its ``EvalExample``,
 which also reports a failure at the line of the Markdown file."""
@@ -20,12 +26,14 @@ from __future__ import annotations
 import functools
 import os
 import re
+import signal
 import socket
 import socketserver
 import ssl
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -51,12 +59,38 @@ PIN_PLACEHOLDER = re.compile(r"sha256:[0-9a-f]{0,8}…")
 PEM_FILE = re.compile(r"\"([\w-]+\.pem)\"")
 
 
+#: How often each simulator of a page plays the score (seconds).
+SCORE_TICK = 0.2
+#: The longest a block may run (seconds); a page of blocks runs within pytest's own timeout.
+BLOCK_SECONDS = 20.0
+#: The mark of a block that cannot run on the simulator, on the line above its fence.
+SKIP_MARK = re.compile(
+    r"^<!-- docs-test: skip: (?P<why>needs (?:a second machine|real hardware)\S*.+?) -->$"
+)
+
+
 def python_blocks(page: Path) -> list[CodeExample]:
     """The page's ```python blocks, in order."""
-    return [ex for ex in find_examples(page) if ex.prefix.strip() == "python"]
+    return [ex for ex in find_examples(page) if ex.prefix.strip().startswith("python")]
+
+
+def skip_reason(block: CodeExample) -> str | None:
+    """Why the block is not run (its mark), or None. A ``docs-test`` comment above a fence that
+    does not match the mark's form is an error, not a silent run or skip."""
+    lines = block.path.read_text(encoding="utf-8").splitlines()
+    above = lines[block.start_line - 2].strip() if block.start_line >= 2 else ""
+    if "docs-test" not in above:
+        return None
+    mark = SKIP_MARK.match(above)
+    assert mark, (
+        f"{block.path.name}:{block.start_line - 1}: {above!r} is not a skip mark: write "
+        "<!-- docs-test: skip: needs a second machine: WHY --> (or needs real hardware: WHY)"
+    )
+    return mark.group("why")
 
 
 PAGES_WITH_CODE = [p for p in PAGES if python_blocks(p)]
+MARKED = [(b, why) for p in PAGES_WITH_CODE for b in python_blocks(p) if (why := skip_reason(b))]
 
 
 def test_placeholders_are_recognised() -> None:
@@ -125,13 +159,11 @@ class Show:
         self.sims: dict[str, showctl.Simulator] = {}
         self.fronts: list[TlsFront] = []
         self.cert = make_cert(directory, name="application", ca=True)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._play, daemon=True)
 
     def url_for(self, placeholder: str) -> str:
         host = placeholder.split("://")[-1]
         if host not in self.sims:
-            self.sims[host] = showctl.Simulator().start()
+            self.sims[host] = showctl.Simulator(score_tick=SCORE_TICK).start()
         sim = self.sims[host]
         if placeholder.startswith("https://"):
             front = TlsFront(self.cert, sim.port)
@@ -145,24 +177,10 @@ class Show:
             Path(name).write_bytes(self.cert.cert.read_bytes())
         return PIN_PLACEHOLDER.sub(self.cert.fingerprint, source)
 
-    def _play(self) -> None:
-        score, period, tick = 48, 2, 0
-        while not self._stop.wait(0.2):
-            tick += 1
-            score += 2
-            if tick % 6 == 0:
-                period += 1
-            for sim in list(self.sims.values()):
-                sim.set_score("team1Score", str(score))
-                sim.set_score("period", str(period))
-
     def __enter__(self) -> Show:
-        self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
         for front in self.fronts:
             front.shutdown()
             front.server_close()
@@ -176,25 +194,56 @@ def show(tmp_path: Path) -> Iterator[Show]:
         yield s
 
 
-@pytest.mark.timeout(60)
-@pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=lambda p: p.name)
-def test_the_python_blocks_run(
-    page: Path,
-    show: Show,
-    tmp_path: Path,
-    eval_example: EvalExample,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.chdir(tmp_path)  # a block that writes files writes them here
+class BlockTooLong(Exception):
+    """A block ran past ``BLOCK_SECONDS``."""
+
+
+class block_time_limit:
+    """Raise ``BlockTooLong`` in the block after ``seconds`` (SIGALRM, which a blocking showctl
+    call also answers, as it answers Ctrl-C). pytest-timeout's own alarm, when set, is put back
+    afterwards with the time it had left."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def _expired(self, signum: int, frame: object) -> None:
+        raise BlockTooLong(f"did not end within {self.seconds:g} s")
+
+    def __enter__(self) -> None:
+        self.started = time.monotonic()
+        self.armed = hasattr(signal, "SIGALRM")  # not on Windows: pytest's timeout still holds
+        if not self.armed:
+            return
+        self.handler = signal.signal(signal.SIGALRM, self._expired)
+        self.outer, _ = signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def __exit__(self, *exc: object) -> None:
+        if not self.armed:
+            return
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, self.handler)
+        if self.outer:
+            left = self.outer - (time.monotonic() - self.started)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
+
+
+def run_page(page: Path, show: Show, directory: Path, eval_example: EvalExample) -> int:
+    """Run the page's blocks in order in one namespace, each within ``BLOCK_SECONDS``; the
+    marked ones are left out. Returns how many ran; a failure names the page's line."""
     namespace: dict[str, object] = {}
+    ran = 0
     for block in python_blocks(page):
+        if skip_reason(block):
+            continue
         block.source = show.substitute(block.source)
+        ran += 1
         if file_name(block):
-            run_file_block(block, tmp_path, show)
+            run_file_block(block, directory, show)
             continue
         failure = None
         try:
-            namespace.update(eval_example.run(block, module_globals=namespace))
+            with block_time_limit(BLOCK_SECONDS):
+                namespace.update(eval_example.run(block, module_globals=namespace))
         except Exception as exc:
             # pytest cannot render the traceback pytest-examples rewrites onto the Markdown
             # file: the failure names the line of the page instead.
@@ -207,6 +256,65 @@ def test_the_python_blocks_run(
             failure = f"{page.name}:{line}: {type(exc).__name__}: {exc}"
         if failure is not None:
             pytest.fail(failure, pytrace=False)
+    return ran
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("page", PAGES_WITH_CODE, ids=lambda p: p.name)
+def test_the_python_blocks_run(
+    page: Path,
+    show: Show,
+    tmp_path: Path,
+    eval_example: EvalExample,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)  # a block that writes files writes them here
+    marked = sum(1 for b, _ in MARKED if b.path == page)
+    assert run_page(page, show, tmp_path, eval_example) == len(python_blocks(page)) - marked
+
+
+if MARKED:  # each marked block shows in pytest's report as skipped, with its reason
+
+    @pytest.mark.parametrize(
+        "block,why", MARKED, ids=[f"{b.path.name}:{b.start_line}" for b, _ in MARKED]
+    )
+    def test_a_marked_block_is_skipped_with_its_reason(block: CodeExample, why: str) -> None:
+        pytest.skip(f"{block.path.name}:{block.start_line}: {why}")
+
+
+@pytest.mark.skipif(
+    not hasattr(signal, "SIGALRM"), reason="the per-block limit uses SIGALRM (not on Windows)"
+)
+def test_the_runner_skips_a_marked_block_ends_a_long_one_and_fails_a_broken_one(
+    tmp_path: Path, eval_example: EvalExample, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page runner on a page of its own: a marked block is not run, a block that never
+    ends fails at its line within ``BLOCK_SECONDS``, a failing one fails at its line, and a
+    mark that is not of the documented form is refused."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys.modules[__name__], "BLOCK_SECONDS", 0.5)
+    page = tmp_path / "page.md"
+
+    def run(text: str) -> str:
+        page.write_text(text, encoding="utf-8")
+        with Show(tmp_path) as show:
+            try:
+                return f"ran {run_page(page, show, tmp_path, eval_example)}"
+            except pytest.fail.Exception as e:
+                return str(e)
+
+    marked = "<!-- docs-test: skip: needs real hardware: a video router -->\n"
+    hang = (
+        "```python\nimport showctl\n\n"
+        "for r in showctl.Scoreboard('10.0.0.9:80').watch(0.05):\n    pass\n```\n"
+    )
+    broken = "```python\nraise RuntimeError('broken')\n```\n"
+    fine = "```python\nx = 1\n```\n"
+    assert run(fine + "\n" + marked + broken) == "ran 1"
+    assert run(fine + "\n" + hang) == "page.md:8: BlockTooLong: did not end within 0.5 s"
+    assert run(fine + "\n" + broken) == "page.md:6: RuntimeError: broken"
+    with pytest.raises(AssertionError, match="not a skip mark"):
+        run("<!-- docs-test: skip it -->\n" + broken)
 
 
 def file_name(block: CodeExample) -> str | None:
@@ -236,22 +344,7 @@ def run_file_block(block: CodeExample, directory: Path, show: Show) -> None:
     assert done.returncode == 0, f"{block.path.name}:{block.start_line}: {name}\n{done.stdout}"
 
 
-def test_the_python_blocks_pass_mypy_strict(tmp_path: Path) -> None:
-    """Each page's blocks, joined in order as one module (they share one namespace when run),
-    the blocks that are files of their own, and the example scripts."""
-    files = []
-    for page in PAGES_WITH_CODE:
-        blocks = python_blocks(page)
-        for block in blocks:
-            name = file_name(block)
-            if name:
-                (tmp_path / name).write_text(block.source, encoding="utf-8")
-                files.append(str(tmp_path / name))
-        module = "\n".join(b.source for b in blocks if not file_name(b))
-        if module:
-            path = tmp_path / f"{page.stem.lower().replace('-', '_')}_md.py"
-            path.write_text(module, encoding="utf-8")
-            files.append(str(path))
+def mypy_strict(files: list[str], cache: Path) -> None:
     done = subprocess.run(
         [
             sys.executable,
@@ -260,8 +353,9 @@ def test_the_python_blocks_pass_mypy_strict(tmp_path: Path) -> None:
             "--strict",
             "--config-file",
             str(ROOT / "pyproject.toml"),
+            "--cache-dir",
+            str(cache),
             *files,
-            str(ROOT / "examples"),
         ],
         capture_output=True,
         text=True,
@@ -270,6 +364,29 @@ def test_the_python_blocks_pass_mypy_strict(tmp_path: Path) -> None:
         env={**os.environ, "MYPY_FORCE_COLOR": "0"},
     )
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_python_blocks_pass_mypy_strict(tmp_path: Path) -> None:
+    """Each page's blocks, joined in order as one module (they share one namespace when run),
+    and the example scripts; then the blocks that are files of their own, checked together
+    apart (docs/testing.md's ``cue_sheet.py`` shares its module name with the example's)."""
+    files, own = [], []
+    (tmp_path / "files").mkdir()
+    for page in PAGES_WITH_CODE:
+        blocks = python_blocks(page)
+        for block in blocks:
+            name = file_name(block)
+            if name:
+                (tmp_path / "files" / name).write_text(block.source, encoding="utf-8")
+                own.append(str(tmp_path / "files" / name))
+        module = "\n".join(b.source for b in blocks if not file_name(b))
+        if module:
+            path = tmp_path / f"{page.stem.lower().replace('-', '_')}_md.py"
+            path.write_text(module, encoding="utf-8")
+            files.append(str(path))
+    assert own, "no block is a file of its own: the second check would check nothing"
+    mypy_strict([*files, str(ROOT / "examples")], tmp_path / "cache")
+    mypy_strict(own, tmp_path / "cache")
 
 
 # The API reference (docs/reference.md): mkdocstrings renders griffe's static view of the

@@ -5,15 +5,20 @@ passed on as it comes, and the written files served to a web server running as a
 from __future__ import annotations
 
 import json
+import os
+import re
+import shutil
+import subprocess
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import showctl
-from nginxkit import Nginx, nginx_in_front, served_dir
+from nginxkit import EXAMPLE, Nginx, nginx_in_front, require_nginx, served_dir
 from test_feed import Events
 
 
@@ -121,3 +126,33 @@ def test_written_files_are_served_to_a_web_server_of_another_user(
         if json.loads(body)["view"]["teams"][1]["score"] == points:
             break
         assert time.monotonic() < deadline, "the written file never showed the change"
+
+
+def test_the_example_passes_nginx_t_as_given(tmp_path: Path) -> None:
+    """examples/nginx-feed.conf, included word for word in an ``http`` block, passes
+    ``nginx -t`` on a stock nginx: its cache folder's parent exists (nginx makes the folder,
+    not its parent). Run as root, as a stock nginx's master runs; a folder ``nginx -t`` made is
+    removed again."""
+    nginx = require_nginx()
+    if os.geteuid() != 0:
+        pytest.skip("nginx -t makes the cache folder under /var/cache: that takes root")
+    cache = Path(
+        re.search(r"^proxy_cache_path (\S+) ", EXAMPLE.read_text(), re.MULTILINE).group(1)  # type: ignore[union-attr]
+    )
+    made = not cache.exists()
+    (tmp_path / "nginx.conf").write_text(
+        f"pid {tmp_path}/nginx.pid;\nerror_log stderr;\nevents {{}}\n"
+        f"http {{\n    include {EXAMPLE};\n}}\n"
+    )
+    try:
+        done = subprocess.run(
+            [nginx, "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"), "-e", "stderr"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    finally:
+        if made and cache.is_dir():
+            shutil.rmtree(cache)
+    assert done.returncode == 0, done.stderr
+    assert "test is successful" in done.stderr

@@ -195,10 +195,10 @@ def test_files_per_source(venue: SimulatedVenue, tmp_path: Path) -> None:
 def test_venue_options_beside_a_venue_are_refused(venue: SimulatedVenue) -> None:
     with pytest.raises(ValueError, match="media: not with a venue"):
         showctl.Feed("http://127.0.0.1:1", sources=venue.sources)
-    with pytest.raises(ValueError, match="interval: not with a venue"):
-        showctl.Feed(sources=venue.sources, interval=1.0)
+    with pytest.raises(ValueError, match=r"interval: not with venue= \(set it in the file's"):
+        showctl.Feed(venue=EXAMPLE, interval=1.0)
     # Even with the values that are the defaults without a venue: given is given.
-    for given in ({"interval": 0.5}, {"timeout": 5.0}, {"verify": True}):
+    for given in ({"timeout": 5.0}, {"verify": True}):
         with pytest.raises(ValueError, match=f"{next(iter(given))}: not with a venue"):
             showctl.Feed(sources=venue.sources, **given)
     with pytest.raises(ValueError, match="api_key: not with a venue"):
@@ -207,6 +207,26 @@ def test_venue_options_beside_a_venue_are_refused(venue: SimulatedVenue) -> None
         showctl.Feed(sources={"court1": {"kind": "scorebaord", "url": "http://h:1"}})
     with pytest.raises(ValueError, match="defaults: only with sources"):
         showctl.Feed("http://127.0.0.1:1", defaults={"timeout": 1})
+
+
+def test_interval_beside_sources_is_every_sources_default(venue: SimulatedVenue) -> None:
+    """As ``defaults={"interval": ...}`` is: a source's own interval still wins; both given is
+    refused (one would be ignored)."""
+    sources = {
+        "court1": venue.sources["court1"],
+        "main": {**venue.sources["main"], "interval": 1.0},
+    }
+    with showctl.Feed(sources=sources, interval=0.2) as feed:
+        assert feed.interval == 0.2
+        assert feed.scores()["sources"]["court1"]["interval"] == 0.2
+        assert feed.transport()["sources"]["main"]["interval"] == 1.0
+    with pytest.raises(ValueError, match="interval: given both as interval= and in defaults="):
+        showctl.Feed(sources=sources, interval=0.2, defaults={"interval": 0.3})
+    with pytest.raises(ValueError, match="interval: must be a finite number of seconds"):
+        showctl.Feed(sources=sources, interval=0.01)
+    assert "`interval`: seconds between polls" in (showctl.Feed.__doc__ or "")
+    for documented in ("`write`", "`port`", "`host`", "`header_timeout`", "`defaults`"):
+        assert documented in (showctl.Feed.__doc__ or ""), documented
 
 
 def test_the_one_source_form_keeps_its_shape(venue: SimulatedVenue) -> None:

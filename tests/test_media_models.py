@@ -131,3 +131,42 @@ def test_html_views() -> None:
     assert "intro.mov" in state._repr_html_()
     layers = showctl.LayerList([layer])
     assert layers == [layer] and "Main" in layers._repr_html_()
+
+
+def test_a_real_shows_tree_is_drawn_collapsed_capped_and_with_identifiers() -> None:
+    """100 playlists of 100 cues: every playlist listed, closed, with its count and UUID; cues
+    with their index and UUID up to the caps, the rest counted; tens of kilobytes, not 180."""
+    from showctl import _html
+
+    def uuid(p: int, c: int) -> str:
+        return f"{p:04X}{c:04X}-0000-4000-8000-000000000000"
+
+    tree = showctl.Playlist.from_dict(
+        {
+            "name": "Root",
+            "uuid": uuid(0xFFFF, 0),
+            "items": [],
+            "children": [
+                {
+                    "name": f"Act {p}",
+                    "uuid": uuid(p, 0xFFFF),
+                    "items": [{"name": f"Cue {c}", "uuid": uuid(p, c)} for c in range(100)],
+                    "children": [],
+                }
+                for p in range(100)
+            ],
+        }
+    )
+    html = tree._repr_html_()
+    assert len(html) < 64 * 1024, len(html)
+    assert html.count("<details") == 101 and html.count("<details open") == 1
+    assert all(
+        f"<b>Act {p}</b> · 100 cues <code>{uuid(p, 0xFFFF)}</code>" in html for p in range(100)
+    )
+    assert f"<li>7 · Cue 7 <code>{uuid(0, 7)}</code></li>" in html
+    assert html.count("<li>") - 1 <= 100 + _html.CUES_DRAWN + 100  # playlists, cues, "more"s
+    assert "… 80 more cues" in html and "… 100 more cues" in html
+    small = showctl.Playlist.from_dict(
+        {"name": "Root", "items": [], "children": [{"name": "A", "items": [{"name": "x"}]}]}
+    )._repr_html_()
+    assert "more" not in small and "<li>0 · x <code>no UUID</code></li>" in small

@@ -128,3 +128,17 @@ def test_on_the_simulator(sim: showctl.Simulator) -> None:
         playing = ten.transport_state().playing_item
         assert playing is not None and playing.name == "2"
         assert not player.layer(0).state().is_muted, "layer index 0 is Background"
+
+
+def test_a_misspelt_name_gets_the_nearest_and_the_list(player: showctl.MediaPlayer) -> None:
+    """As the command line says it: what there is, and the likely one."""
+    with pytest.raises(showctl.NameLookupError) as info:
+        player.resolve_layer("Mian")
+    assert str(info.value) == (
+        'no layer is named "Mian"; did you mean "Main"? (layers: "Background", "Main", '
+        '"Lower Third/Left", "Logo Bug"); names are matched exactly, UUIDs in any case'
+    )
+    with pytest.raises(showctl.NameLookupError, match='did you mean "Opening"'):
+        player.resolve_playlist("opening")
+    with pytest.raises(showctl.NameLookupError, match='did you mean "Intro Video"'):
+        player.by_name("Intro Vidoe")

@@ -228,6 +228,12 @@ def test_each_sport_field_by_field(
         assert type(value) is type(expected), attr
     assert score.to_dict() == rec.body_json
     assert list(score.to_dict()) == list(rec.body_json)  # the order as sent
+    # mode="python", as every media model takes it: the attributes by name, typed.
+    expected = {"uuid": score.uuid, "version": "1", "sport_mode": score.sport_mode, **fields}
+    if cls is showctl.CustomScore:
+        expected["games"] = score.games
+    assert score.to_dict(mode="python") == expected
+    assert score.to_dict(mode="wire") == rec.body_json
     assert [(r.method, r.path) for r in sent(httpserver)] == [("GET", "/api/0/data/scores")]
 
 
@@ -243,6 +249,13 @@ def test_unknown_sport_gives_a_plain_record(
     assert score["end"] == "6"
     assert score["hammer"] == 2
     assert score.to_dict() == rec.body_json
+    assert score.to_dict(mode="python") == {
+        "uuid": score.uuid,
+        "version": score.version,
+        "sport_mode": "Curling",
+    }
+    with pytest.raises(ValueError, match='mode: must be "wire"'):
+        score.to_dict(mode="json")  # type: ignore[arg-type]
     assert "ScoreRecord(uuid='7C8D9E0F-" in repr(score)
 
 

@@ -8,6 +8,7 @@ pyright's checker runs from basedpyright (the test extra), which ships it in its
 from __future__ import annotations
 
 import asyncio
+import gc
 import inspect
 import json
 import shutil
@@ -160,3 +161,25 @@ def test_a_twin_sends_and_returns_as_the_native_method() -> None:
 
     with showctl.Simulator() as sim:
         assert asyncio.run(use(sim.url)) == (4, 0.25)
+
+
+def test_a_forgotten_await_names_the_method() -> None:
+    """Each twin's coroutine carries its class and method (not the helper's name, ``run``), so
+    the warning of a forgotten ``await`` says which call it was."""
+    with showctl.Simulator() as sim, showctl.MediaPlayer(sim.url) as player:
+        forgotten = player.layer("Main").set_opacity_async(0.5)
+        assert forgotten.__qualname__ == "Layer.set_opacity_async"
+        with pytest.warns(RuntimeWarning, match="'Layer.set_opacity_async' was never awaited"):
+            del forgotten
+            gc.collect()
+        # Every twin, and the inherited ones under the class they are called on.
+        named = {
+            f"{cls.__name__}.{name}": getattr(cls, name).__qualname__
+            for cls in (showctl.MediaPlayer, showctl.Scoreboard, showctl.Layer)
+            for name in dir(cls)
+            if (name.endswith("_async") and not name.startswith("watch")) or name == "aclose"
+        }
+        assert [k for k, v in named.items() if k != v] == []
+        coroutine = player.probe_async()
+        assert coroutine.__qualname__ == "MediaPlayer.probe_async"
+        coroutine.close()

@@ -181,7 +181,9 @@ def test_the_fixture_starts_a_simulator_per_source(showctl_venue: SimulatedVenue
     assert len(showctl_venue) == 10
     with showctl.Scoreboard(showctl_venue["court5"].url) as board:
         assert board.scores() is not None
-    with showctl.MediaPlayer(showctl_venue["lobby"].url) as player:
+    lobby = showctl_venue["lobby"].simulator
+    assert lobby.api_key == "rehearsal-lobby"  # from $LOBBY_KEY, as the file says
+    with showctl.MediaPlayer(lobby.url, api_key=lobby.api_key) as player:
         assert len(player.layers()) > 0
 
 

@@ -6,6 +6,7 @@ simulator, with real state changes."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -275,3 +276,19 @@ def test_baseline_raises_the_failed_poll(sim: showctl.Simulator) -> None:
         ("poll_failed", None, None),
         ("poll_recovered", None, None),
     ]
+
+
+def test_help_shows_every_default_as_it_is() -> None:
+    """``help(player.watch_transport)`` shows ``thresholds=[10.0]``, not ``Ellipsis``: no
+    signature of the extension hides a default behind ``...``."""
+    from showctl import _core
+
+    assert "thresholds=[10.0]" in str(inspect.signature(showctl.MediaPlayer.watch_transport))
+    hidden = [
+        f"{name}.{getattr(member, '__name__', '')}"
+        for name in dir(_core)
+        for member in [getattr(_core, name)]
+        + [getattr(getattr(_core, name), a, None) for a in dir(getattr(_core, name))]
+        if "..." in (getattr(member, "__text_signature__", None) or "")
+    ]
+    assert hidden == []

@@ -41,8 +41,12 @@ class ScoreRecord:
         """The value under a wire field name, or `default`."""
     def keys(self) -> list[str]:
         """The wire field names, in the order sent."""
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON object as the application sent it."""
+    def to_dict(self, mode: Literal["wire", "python"] = "wire") -> dict[str, Any]:
+        """The JSON object as the application sent it (`mode="wire"`: wire names, every field as
+        sent), or the attributes by name with their Python values (`mode="python"`: `uuid`,
+        `version`, `sport_mode` and the sport's typed attributes, `games` for Custom; a record
+        of an unknown sport has only the first three), as the media models do.
+        """
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Self:
         """Build a record from a dict of wire fields: `ScoreRecord.from_dict` gives the class of
@@ -2499,6 +2503,7 @@ class Simulator:
         header_timeout: float = 30.0,
         blend_route: bool = False,
         read_content_type: str | None = None,
+        score_tick: float | None = None,
     ) -> Self:
         """Create a client. A stand-in for the media playback and scoreboard applications on a
         loopback port.
@@ -2536,6 +2541,12 @@ class Simulator:
     @property
     def read_content_type(self) -> str | None:
         """The `Content-Type` of a read's answer (`None`: no `Content-Type`, the default)."""
+    def score_tick(self) -> float | None:
+        """Seconds between two ticks of play while running (`None`: the score moves only when
+        set). At each tick one team scores; every 5th tick the period ends (the quarter, the
+        half-inning, the set, as the sport counts it); after the last period a new game
+        starts.
+        """
     @property
     def warnings(self) -> list[str]:
         """Requests accepted (or, when strict, refused) that break the documents, oldest first."""
@@ -2576,6 +2587,30 @@ class Simulator:
 class Feed:
     """One poller serving the media application's transport state and the scoreboard's score to
     any number of readers: a page, JSON, XML, CSV, Server-Sent Events and files.
+
+    `Feed(media=None, scoreboard=None, *, interval=None, port=0, host="127.0.0.1", write=None,
+    api_key=None, timeout=None, verify=None, ca_cert=None, tls_fingerprint=None,
+    header_timeout=30.0, venue=None, sources=None, defaults=None)`:
+
+    - `media`, `scoreboard`: the applications polled, each a URL or a dict with its own `url`,
+      `api_key`, `tls_fingerprint`, `ca_cert` and `verify`. Or every source of a venue:
+      `venue="venue.toml"`, or its sources as
+      dicts, `sources={"court1": {"kind": "scoreboard", "url": ...}}`, with `defaults` (the
+      file's `[defaults]` table as a dict); each source's options are then its own.
+    - `interval`: seconds between polls of each source (0.05 at least; 0.5 by default). Beside
+      `sources=` it is the default of every source that sets none (as `defaults={"interval":
+      ...}` is); beside `venue=` it is refused (set it in the file's `[defaults]`).
+    - `port`: the port the feed serves on (0, the default, picks a free one: see `url`);
+      `host`: the address it listens on (`"127.0.0.1"`: this machine only; `"0.0.0.0"` for
+      every screen on the network).
+    - `write`: a folder the feed also writes its documents into (`scores.json`, `scores.xml`,
+      `scores.csv`, `transport.json`, ...), each replaced atomically at every change, for
+      readers that take files (vMix, CasparCG); `None` writes nothing.
+    - `api_key`, `timeout` (seconds per request, 5.0 by default), `verify` (True),
+      `ca_cert`, `tls_fingerprint`: the connection options of every source, as the clients
+      take them (a source's own dict wins); refused beside a venue, whose sources set them.
+    - `header_timeout`: seconds a reader has to send its request's headers before the feed
+      closes the connection (30.0), so idle or slow connections cannot pile up.
     """
 
     def __new__(
@@ -2602,8 +2637,10 @@ class Feed:
         ``ca_cert`` and ``verify``; or of every source of a venue: a venue file
         (``venue="venue.toml"``) or its sources as dicts (``sources={"court1": {"kind":
         "scoreboard", "url": ...}}``, with optional ``defaults``), whose options are then set
-        per source in the venue (``interval``, ``api_key``... beside it are refused). Without
-        a venue, ``interval`` is 0.5 s, ``timeout`` 5.0 s and ``verify`` True unless given.
+        per source in the venue (``api_key``, ``timeout``... beside it are refused;
+        ``interval`` beside ``sources=`` is the default of every source that sets none).
+        Without a venue, ``interval`` is 0.5 s, ``timeout`` 5.0 s and ``verify`` True unless
+        given. The class's documentation explains every parameter.
         """
     def start(self) -> Self:
         """Start polling and serving (a no-op when running), and return the feed once every

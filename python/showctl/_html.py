@@ -172,20 +172,72 @@ def score_view_html(view: ScoreView) -> str:
     )
 
 
-def _playlist_li(playlist: Playlist) -> str:
-    out = [f"<li><b>{escape(playlist.name or '(unnamed)')}</b>"]
-    if playlist.items or playlist.children:
-        out.append("<ul>")
-        out += [f"<li>{escape(cue.name or '(unnamed)')}</li>" for cue in playlist.items]
-        out += [_playlist_li(child) for child in playlist.children]
-        out.append("</ul>")
-    out.append("</li>")
+#: At most this many cues of one playlist are drawn (the rest are counted on a "more" line).
+PLAYLIST_CUES_DRAWN = 20
+#: At most this many playlists, and this many cues, are drawn in all; what is left is counted.
+PLAYLISTS_DRAWN = 200
+CUES_DRAWN = 200
+
+_STYLE = "<style>.showctl-playlists code{color:#888;font-size:85%}</style>"
+
+
+def _uuid(uuid: str | None) -> str:
+    return f" <code>{escape(uuid or 'no UUID')}</code>"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _more(n: int, what: str) -> str:
+    return f"<li><i>… {n} more {what}</i></li>"
+
+
+class _Budget:
+    """Playlists and cues left to draw."""
+
+    def __init__(self) -> None:
+        self.playlists = PLAYLISTS_DRAWN
+        self.cues = CUES_DRAWN
+
+
+def _playlist_li(playlist: Playlist, budget: _Budget, top: bool) -> str:
+    """One playlist: a ``<details>``, closed but for the top one, whose summary says its name,
+    what it holds and its UUID; inside, its cues (index, name, UUID) then its playlists."""
+    budget.playlists -= 1
+    name = escape(playlist.name or "(unnamed)")
+    held = [
+        _count(len(playlist.items), "cue"),
+        *([_count(len(playlist.children), "playlist")] if playlist.children else []),
+    ]
+    summary = f"<b>{name}</b> · {', '.join(held)}{_uuid(playlist.uuid)}"
+    out = [f"<li><details{' open' if top else ''}><summary>{summary}</summary><ul>"]
+    cues = playlist.items
+    drawn = min(len(cues), PLAYLIST_CUES_DRAWN, max(budget.cues, 0))
+    for index, cue in enumerate(cues[:drawn]):
+        out.append(f"<li>{index} · {escape(cue.name or '(unnamed)')}{_uuid(cue.uuid)}</li>")
+    budget.cues -= drawn
+    if drawn < len(cues):
+        out.append(_more(len(cues) - drawn, "cues: walk() or find() reaches every one"))
+    children = playlist.children
+    for done, child in enumerate(children):
+        if budget.playlists <= 0:
+            out.append(_more(len(children) - done, "playlists: walk() or find() reaches them"))
+            break
+        out.append(_playlist_li(child, budget, top=False))
+    out.append("</ul></details></li>")
     return "".join(out)
 
 
 def playlist_html(playlist: Playlist) -> str:
-    """A playlist tree as nested lists: playlists in bold, their cues under them."""
-    return f"<ul>{_playlist_li(playlist)}</ul>"
+    """A playlist tree as nested lists that open and close: the top playlist open, the others
+    closed; each says how many cues and playlists it holds and its UUID, each cue its index
+    (what ``trigger_cue`` and the ``showctl`` command take) and UUID. A large show is drawn in
+    part, playlists first: at most ``PLAYLISTS_DRAWN`` playlists, ``CUES_DRAWN`` cues and
+    ``PLAYLIST_CUES_DRAWN`` cues a playlist, the rest counted on a "… N more" line."""
+    budget = _Budget()
+    tree = _playlist_li(playlist, budget, top=True)
+    return f'{_STYLE}<ul class="showctl-playlists">{tree}</ul>'
 
 
 class LayerList(list["LayerState"]):

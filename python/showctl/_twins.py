@@ -11,7 +11,10 @@ of ``inspect.markcoroutinefunction`` (3.12 and later). On CPython 3.9 ``inspect`
 real functions, and the twins are not reported as coroutine functions there.
 
 ``inspect.signature`` and ``help()`` show the native method's signature and docstring
-(``__wrapped__``). The watches (``watch_async``, ``watch_events_async``,
+(``__wrapped__``). Each coroutine a twin returns is named after its class and method
+(``Layer.set_opacity_async``, ``MediaPlayer.aclose``), so a forgotten ``await`` warns
+"coroutine 'Layer.set_opacity_async' was never awaited" rather than naming the helper that
+makes them all. The watches (``watch_async``, ``watch_events_async``,
 ``watch_transport_async``) return async iterators, not awaitables, and stay as they are.
 """
 
@@ -21,7 +24,7 @@ import types
 from collections.abc import Awaitable
 from typing import Any, Callable
 
-from showctl._core import Layer, MediaPlayer, Scoreboard, TransportWatch, _Client
+from showctl._core import Layer, MediaPlayer, Scoreboard, TransportWatch
 
 __all__: list[str] = []
 
@@ -38,10 +41,10 @@ class _Twin:
     __defaults__ = None
     __kwdefaults__ = None
 
-    def __init__(self, native: Callable[..., Awaitable[Any]]) -> None:
+    def __init__(self, native: Callable[..., Awaitable[Any]], owner: str) -> None:
         self.__wrapped__ = native
         self.__name__: str = native.__name__
-        self.__qualname__: str = getattr(native, "__qualname__", native.__name__)
+        self.__qualname__: str = f"{owner}.{native.__name__}"
         self.__doc__ = native.__doc__
         self.__annotations__: dict[str, Any] = {}
 
@@ -58,7 +61,10 @@ class _Twin:
         return vars(marked)["_is_coroutine_marker"]
 
     def __call__(self, obj: Any, /, *args: Any, **kwargs: Any) -> Awaitable[Any]:
-        return self.__wrapped__(obj, *args, **kwargs)
+        coroutine: Any = self.__wrapped__(obj, *args, **kwargs)
+        coroutine.__name__ = self.__name__
+        coroutine.__qualname__ = self.__qualname__
+        return coroutine  # type: ignore[no-any-return]
 
     def __get__(self, obj: Any, cls: type | None = None) -> Any:
         return self if obj is None else types.MethodType(self, obj)
@@ -68,10 +74,14 @@ class _Twin:
 
 
 def _install() -> None:
-    for cls in (_Client, MediaPlayer, Scoreboard, Layer, TransportWatch):
-        for name, native in list(vars(cls).items()):
-            if name.endswith("_async") and not name.startswith("watch"):
-                setattr(cls, name, _Twin(native))
+    """A twin on each class for each of its awaitable methods, its own and those it inherits
+    from ``_Client`` (each named after the class it is called on)."""
+    for cls in (MediaPlayer, Scoreboard, Layer, TransportWatch):
+        for name in dir(cls):
+            awaitable = name.endswith("_async") and not name.startswith("watch")
+            if awaitable or name == "aclose":
+                native = getattr(cls, name)
+                setattr(cls, name, _Twin(getattr(native, "__wrapped__", native), cls.__name__))
 
 
 _install()

@@ -367,13 +367,15 @@ def simulate_venue(
     sources: dict[str, dict[str, Any]] | None = None,
     same_ports: bool = False,
     strict: bool = False,
+    score_tick: float | None = None,
 ) -> SimulatedVenue:
     """Start a simulator for every source of a venue file (or ``sources``).
 
     Each starts from the source's ``workspace`` (the built-in one when it has none) and with its
     key. With ``same_ports`` each listens on the port of the source's URL (whose host must be this
-    machine), so the venue file itself points at them; otherwise on a free port. A simulator that
-    cannot start stops the ones already started and raises."""
+    machine), so the venue file itself points at them; otherwise on a free port. ``score_tick``
+    plays every scoreboard's score (as ``Simulator(score_tick=...)``). A simulator that cannot
+    start stops the ones already started and raises."""
     import ipaddress
     from urllib.parse import urlsplit
 
@@ -406,6 +408,7 @@ def simulate_venue(
                 s["workspace"],
                 strict=strict,
                 host=host,
+                score_tick=score_tick,
             )
             sim.start()
             started.append(SimulatedSource(s["name"], s["kind"], sim))

@@ -45,7 +45,8 @@ __all__ = [
 ]
 
 Workspace = Union[str, "os.PathLike[str]", dict[str, Any], None]
-#: ``showctl_simulator_factory(workspace=None, *, api_key=None, strict=True, apply_delay=0.0)``
+#: ``showctl_simulator_factory(workspace=None, *, api_key=None, strict=True, apply_delay=0.0,
+#: score_tick=None)``: the fixture is this function itself (call it; it has no methods).
 SimulatorFactory = Callable[..., showctl.Simulator]
 
 MARKER = "showctl_workspace"
@@ -62,7 +63,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         f"{SIMULATOR_MARKER}(**options): start showctl_simulator with these options of "
-        "showctl_simulator_factory (workspace=, api_key=, strict=, apply_delay=)",
+        "showctl_simulator_factory (workspace=, api_key=, strict=, apply_delay=, score_tick=)",
     )
     config.addinivalue_line(
         "markers",
@@ -82,9 +83,11 @@ def _resolve(request: pytest.FixtureRequest, workspace: Workspace) -> Workspace:
 
 @pytest.fixture
 def showctl_simulator_factory(request: pytest.FixtureRequest) -> Iterator[SimulatorFactory]:
-    """A function that starts a simulator (``workspace``: a file, a directory written by
-    ``showctl record``, a dict or None; ``api_key``; ``strict`` (default True);
-    ``apply_delay`` in seconds). Every simulator it started is stopped after the test."""
+    """A function that starts a simulator and returns it: call the fixture itself,
+    ``showctl_simulator_factory(workspace=None, *, api_key=None, strict=True, apply_delay=0.0,
+    score_tick=None)`` (``workspace``: a file, a directory written by ``showctl record``, a dict
+    or None; ``apply_delay`` and ``score_tick`` in seconds, as ``showctl.Simulator`` takes
+    them). Every simulator it started is stopped after the test."""
     started: list[showctl.Simulator] = []
 
     def start(
@@ -93,12 +96,14 @@ def showctl_simulator_factory(request: pytest.FixtureRequest) -> Iterator[Simula
         api_key: str | None = None,
         strict: bool = True,
         apply_delay: float = 0.0,
+        score_tick: float | None = None,
     ) -> showctl.Simulator:
         sim = showctl.Simulator(
             api_key=api_key,
             workspace=_resolve(request, workspace),
             strict=strict,
             apply_delay=apply_delay,
+            score_tick=score_tick,
         )
         started.append(sim)
         return sim.start()
@@ -121,7 +126,7 @@ def showctl_simulator(
         if given.args:
             raise pytest.UsageError(
                 f"@pytest.mark.{SIMULATOR_MARKER} takes keyword options (workspace=, api_key=, "
-                f"strict=, apply_delay=), got {given.args!r}"
+                f"strict=, apply_delay=, score_tick=), got {given.args!r}"
             )
         options.update(given.kwargs)
     marker = request.node.get_closest_marker(MARKER)

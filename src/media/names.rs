@@ -114,6 +114,105 @@ fn hits(key: &str, layers: Option<&LayerList>, tree: Option<&Arc<Playlist>>) -> 
     out
 }
 
+/// Names listed in a miss's message, per kind (the rest are counted).
+const LISTED: usize = 20;
+
+/// A lookup that found nothing: what was searched, the nearest name ("did you mean"), and the
+/// names there are (layers and playlists; cues only through the suggestion, a show has
+/// thousands), as the command line lists them.
+fn miss(
+    key: &str,
+    kind: Option<NameKind>,
+    layers: Option<&LayerList>,
+    tree: Option<&Arc<Playlist>>,
+) -> Error {
+    let what = kind.map_or("layer, playlist or cue", NameKind::noun);
+    let walk = tree.map(|t| t.walk()).unwrap_or_default();
+    let layer_names: Vec<&str> = layers
+        .iter()
+        .flat_map(|l| l.0.iter())
+        .filter_map(|l| l.name.as_deref())
+        .collect();
+    // The root of the tree is not a playlist one addresses.
+    let playlist_names: Vec<&str> = walk
+        .iter()
+        .skip(1)
+        .filter_map(|p| p.name.as_deref())
+        .collect();
+    let cue_names: Vec<&str> = walk
+        .iter()
+        .flat_map(|p| p.items.iter())
+        .filter_map(|c| c.name.as_deref())
+        .collect();
+    let (layer_on, playlist_on, cue_on) = match kind {
+        None => (true, true, true),
+        Some(NameKind::Layer) => (true, false, false),
+        Some(NameKind::Playlist) => (false, true, false),
+        Some(NameKind::Cue) => (false, false, true),
+    };
+    let candidates = [
+        (layer_on, &layer_names),
+        (playlist_on, &playlist_names),
+        (cue_on, &cue_names),
+    ];
+    let nearest = candidates
+        .iter()
+        .filter(|(on, _)| *on)
+        .flat_map(|(_, names)| names.iter())
+        .map(|n| {
+            let d = if n.eq_ignore_ascii_case(key) {
+                0
+            } else {
+                strsim::levenshtein(&key.to_lowercase(), &n.to_lowercase()).max(1)
+            };
+            (d, *n)
+        })
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| format!("; did you mean {n:?}?"))
+        .unwrap_or_default();
+    let mut lists = Vec::new();
+    for (on, noun, names) in [
+        (layer_on, "layers", &layer_names),
+        (playlist_on, "playlists", &playlist_names),
+    ] {
+        if !on {
+            continue;
+        }
+        let mut unique: Vec<&str> = Vec::new();
+        for n in names.iter() {
+            if !unique.contains(n) {
+                unique.push(n);
+            }
+        }
+        let shown: Vec<String> = unique
+            .iter()
+            .take(LISTED)
+            .map(|n| format!("{n:?}"))
+            .collect();
+        let more = unique.len().saturating_sub(LISTED);
+        let tail = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        lists.push(if shown.is_empty() {
+            format!("no {noun}")
+        } else {
+            format!("{noun}: {}{tail}", shown.join(", "))
+        });
+    }
+    let listed = if lists.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", lists.join("; "))
+    };
+    Error::Lookup(format!(
+        "no {what} is named {key:?}{nearest}{listed}; names are matched exactly, UUIDs in any \
+         case"
+    ))
+}
+
 /// The one hit, or a lookup error saying what was searched and what was found.
 fn only(key: &str, kind: Option<NameKind>, hits: Vec<Hit>) -> Result<Hit> {
     let what = kind.map_or("layer, playlist or cue", NameKind::noun);
@@ -218,6 +317,15 @@ impl Names {
         let mut found = self.search(sender, key, kind, false).await?;
         if found.is_empty() && was_cached {
             found = self.search(sender, key, kind, true).await?;
+        }
+        if found.is_empty() {
+            let names = self.names();
+            return Err(miss(
+                key,
+                kind,
+                names.layers.as_deref(),
+                names.playlists.as_ref(),
+            ));
         }
         only(key, kind, found)
     }

@@ -225,6 +225,7 @@ named! {
     times: i64 = integer, "times";
     thresholds: Vec<f64> = numbers, "thresholds";
     steps: Option<i64> = |o, a| optional(o, a, integer), "steps";
+    score_tick: Option<f64> = |o, a| optional(o, a, number), "score_tick";
     api_key: Option<String> = |o, a| optional(o, a, text), "api_key";
     name: String = text, "name";
     kind: Option<String> = |o, a| optional(o, a, text), "kind";

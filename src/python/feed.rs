@@ -93,8 +93,59 @@ fn source_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<Sour
     }))
 }
 
+/// `defaults=` with `interval` set to the feed's `interval=` (refused when `defaults` sets it
+/// too: one of them would be ignored).
+fn defaults_with_interval<'py>(
+    py: Python<'py>,
+    defaults: Option<&Bound<'py, PyAny>>,
+    every: f64,
+) -> PyResult<Bound<'py, PyAny>> {
+    let out = PyDict::new(py);
+    if let Some(d) = defaults {
+        let Ok(d) = d.cast::<PyDict>() else {
+            return Err(PyTypeError::new_err(format!(
+                "defaults: expected a dict, got {}",
+                type_name(d)
+            )));
+        };
+        if d.contains("interval")? {
+            return Err(Error::invalid(
+                "interval: given both as interval= and in defaults=: keep one",
+            )
+            .into());
+        }
+        out.update(d.as_mapping())?;
+    }
+    out.set_item("interval", every)?;
+    Ok(out.into_any())
+}
+
 /// One poller serving the media application's transport state and the scoreboard's score to
 /// any number of readers: a page, JSON, XML, CSV, Server-Sent Events and files.
+///
+/// `Feed(media=None, scoreboard=None, *, interval=None, port=0, host="127.0.0.1", write=None,
+/// api_key=None, timeout=None, verify=None, ca_cert=None, tls_fingerprint=None,
+/// header_timeout=30.0, venue=None, sources=None, defaults=None)`:
+///
+/// - `media`, `scoreboard`: the applications polled, each a URL or a dict with its own `url`,
+///   `api_key`, `tls_fingerprint`, `ca_cert` and `verify`. Or every source of a venue:
+///   `venue="venue.toml"`, or its sources as
+///   dicts, `sources={"court1": {"kind": "scoreboard", "url": ...}}`, with `defaults` (the
+///   file's `[defaults]` table as a dict); each source's options are then its own.
+/// - `interval`: seconds between polls of each source (0.05 at least; 0.5 by default). Beside
+///   `sources=` it is the default of every source that sets none (as `defaults={"interval":
+///   ...}` is); beside `venue=` it is refused (set it in the file's `[defaults]`).
+/// - `port`: the port the feed serves on (0, the default, picks a free one: see `url`);
+///   `host`: the address it listens on (`"127.0.0.1"`: this machine only; `"0.0.0.0"` for
+///   every screen on the network).
+/// - `write`: a folder the feed also writes its documents into (`scores.json`, `scores.xml`,
+///   `scores.csv`, `transport.json`, ...), each replaced atomically at every change, for
+///   readers that take files (vMix, CasparCG); `None` writes nothing.
+/// - `api_key`, `timeout` (seconds per request, 5.0 by default), `verify` (True),
+///   `ca_cert`, `tls_fingerprint`: the connection options of every source, as the clients
+///   take them (a source's own dict wins); refused beside a venue, whose sources set them.
+/// - `header_timeout`: seconds a reader has to send its request's headers before the feed
+///   closes the connection (30.0), so idle or slow connections cannot pile up.
 #[pyclass(module = "showctl._core", name = "Feed", frozen)]
 pub struct PyFeed {
     feed: Arc<Feed>,
@@ -135,6 +186,7 @@ impl PyFeed {
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
+        py: Python<'_>,
         media: Option<&Bound<'_, PyAny>>,
         scoreboard: Option<&Bound<'_, PyAny>>,
         interval: Option<f64>,
@@ -156,8 +208,10 @@ impl PyFeed {
                 "port: must be from 0 (pick a free port) to 65535, got {port}"
             ))
         })?;
-        // Given or not matters beside a venue (refused there); otherwise the defaults apply.
+        // Given or not matters beside a venue (refused there, but for `interval` beside
+        // `sources=`); otherwise the defaults apply.
         let given = (interval.is_some(), timeout.is_some(), verify.is_some());
+        let interval_given = interval;
         let interval = crate::poll::watch_interval(interval.unwrap_or(DEFAULT_INTERVAL))?;
         let timeout = timeout.unwrap_or(DEFAULT_TIMEOUT);
         let verify = verify.unwrap_or(true);
@@ -200,10 +254,16 @@ impl PyFeed {
                 ("api_key", api_key.is_some()),
                 ("ca_cert", ca_cert.is_some()),
                 ("tls_fingerprint", tls_fingerprint.is_some()),
-                ("interval", given.0),
                 ("timeout", given.1),
                 ("verify", given.2),
             ];
+            if given.0 && venue.is_some() {
+                return Err(Error::invalid(
+                    "interval: not with venue= (set it in the file's [defaults] or per source); \
+                     beside sources= it is the default of every source",
+                )
+                .into());
+            }
             if let Some((name, _)) = beside.iter().find(|(_, given)| *given) {
                 return Err(Error::invalid(format!(
                     "{name}: not with a venue (venue= or sources=): each source's options are \
@@ -211,7 +271,12 @@ impl PyFeed {
                 ))
                 .into());
             }
-            let v = super::venue::venue_of(venue, sources, defaults)?;
+            // `interval=` beside `sources=` is the default of every source, as `[defaults]` is.
+            let defaults = match (interval_given, sources.is_some()) {
+                (Some(every), true) => Some(defaults_with_interval(py, defaults, every)?),
+                _ => defaults.cloned(),
+            };
+            let v = super::venue::venue_of(venue, sources, defaults.as_ref())?;
             v.sources.iter().map(SourceSpec::of_venue).collect()
         } else {
             if defaults.is_some() {

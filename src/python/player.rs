@@ -178,7 +178,10 @@ impl PyMediaPlayer {
     /// event and the watch goes on ("poll_recovered" when it answers again); other failures
     /// end it with their exception. The watch is an iterator and an async iterator:
     /// `watch_transport_async` is the same method under its async name.
-    #[pyo3(signature = (interval=0.5, thresholds=vec![10.0]))]
+    #[pyo3(
+        signature = (interval=0.5, thresholds=vec![10.0]),
+        text_signature = "($self, interval=0.5, thresholds=[10.0])"
+    )]
     fn watch_transport(
         &self,
         #[pyo3(from_py_with = args::interval)] interval: f64,

@@ -206,9 +206,25 @@ impl PyScoreRecord {
         self.rec.raw().keys().cloned().collect()
     }
 
-    /// The JSON object as the application sent it.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        json_to_py(py, &serde_json::Value::Object(self.rec.raw().clone()))
+    /// The JSON object as the application sent it (`mode="wire"`: wire names, every field as
+    /// sent), or the attributes by name with their Python values (`mode="python"`: `uuid`,
+    /// `version`, `sport_mode` and the sport's typed attributes, `games` for Custom; a record
+    /// of an unknown sport has only the first three), as the media models do.
+    #[pyo3(signature = (mode = "wire"))]
+    fn to_dict<'py>(slf: &Bound<'py, Self>, mode: &str) -> PyResult<Bound<'py, PyAny>> {
+        let py = slf.py();
+        let rec = &slf.get().rec;
+        if super::models::python_mode(mode)? {
+            let mut names = vec!["uuid", "version", "sport_mode"];
+            if let Some(sport) = rec.sport() {
+                names.extend(fields_of(sport).iter().map(|f| f.attr));
+                if sport == Sport::Custom {
+                    names.push("games");
+                }
+            }
+            return Ok(super::models::python_dict(slf.as_any(), &names)?.into_bound(py));
+        }
+        json_to_py(py, &serde_json::Value::Object(rec.raw().clone()))
     }
 
     /// Build a record from a dict of wire fields: `ScoreRecord.from_dict` gives the class of

@@ -150,7 +150,8 @@ impl PySimulator {
     #[new]
     #[pyo3(signature = (
         port=0, api_key=None, workspace=None, *, strict=false, apply_delay=0.0, host="127.0.0.1",
-        header_timeout=30.0, blend_route=false, read_content_type=None
+        header_timeout=30.0, blend_route=false, read_content_type=None,
+        score_tick=None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -163,6 +164,7 @@ impl PySimulator {
         header_timeout: f64,
         blend_route: bool,
         read_content_type: Option<String>,
+        #[pyo3(from_py_with = args::score_tick)] score_tick: Option<f64>,
     ) -> PyResult<Self> {
         let port = u16::try_from(port).map_err(|_| {
             PyValueError::new_err(format!(
@@ -182,6 +184,7 @@ impl PySimulator {
             },
             blend_route,
             read_content_type,
+            score_tick,
         };
         let sim = Simulator::new(options).map_err(invalid)?;
         Ok(PySimulator { sim: Arc::new(sim) })
@@ -249,6 +252,14 @@ impl PySimulator {
     #[getter]
     fn read_content_type(&self) -> Option<String> {
         self.sim.read_content_type()
+    }
+
+    /// Seconds between two ticks of play while running (`None`: the score moves only when
+    /// set). At each tick one team scores; every 5th tick the period ends (the quarter, the
+    /// half-inning, the set, as the sport counts it); after the last period a new game starts.
+    #[getter]
+    fn score_tick(&self) -> Option<f64> {
+        self.sim.score_tick()
     }
 
     /// Requests accepted (or, when strict, refused) that break the documents, oldest first.

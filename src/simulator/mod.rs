@@ -317,10 +317,51 @@ async fn handle(
 
 struct Server {
     running: Running,
+    /// The score tick's task (`score_tick`), stopped with the server.
+    ticker: Option<Ticker>,
+}
+
+/// The task that plays the score every `score_tick`: aborted when dropped (in a forked child
+/// the parent's task is left alone: see `serve::drop_unless_forked`).
+struct Ticker {
+    pid: u32,
+    task: Option<tokio::task::AbortHandle>,
+}
+
+impl Ticker {
+    fn start(rt: &tokio::runtime::Handle, shared: Arc<Shared>, every: Duration) -> Self {
+        let task = rt.spawn(async move {
+            let start = tokio::time::Instant::now() + every;
+            let mut ticks = tokio::time::interval_at(start, every);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                ticks.tick().await;
+                shared.world().scores.tick();
+            }
+        });
+        Ticker {
+            pid: std::process::id(),
+            task: Some(task.abort_handle()),
+        }
+    }
+}
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        if let Some(task) = self.task.take() {
+            if self.pid == std::process::id() {
+                task.abort();
+            }
+            crate::serve::drop_unless_forked(self.pid, task);
+        }
+    }
 }
 
 /// Longest `apply_delay` accepted (seconds).
 pub const MAX_APPLY_DELAY: f64 = 60.0;
+/// Shortest and longest `score_tick` accepted (seconds).
+pub const MIN_SCORE_TICK: f64 = 0.05;
+pub const MAX_SCORE_TICK: f64 = 3600.0;
 
 /// Where and how a simulator listens.
 #[derive(Debug, Clone)]
@@ -344,6 +385,11 @@ pub struct Options {
     /// b66eaf4 reads the opacity answer as raw bytes, which works only then); their exact type
     /// is unknown, so the default is none.
     pub read_content_type: Option<String>,
+    /// Play the score every this many seconds while running ([`MIN_SCORE_TICK`] to
+    /// [`MAX_SCORE_TICK`]): a team scores at each tick, a period ends every
+    /// `PERIOD_TICKS` (5) ticks (see `Scores::tick`). `None`: the score moves only when
+    /// set.
+    pub score_tick: Option<f64>,
 }
 
 impl Default for Options {
@@ -358,6 +404,7 @@ impl Default for Options {
             limits: Limits::default(),
             blend_route: false,
             read_content_type: None,
+            score_tick: None,
         }
     }
 }
@@ -385,6 +432,7 @@ pub struct Simulator {
     /// The port asked for, then the one bound first (a restart listens there again).
     port: Mutex<u16>,
     server: Mutex<Option<Server>>,
+    score_tick: Option<Duration>,
 }
 
 impl Simulator {
@@ -403,6 +451,18 @@ impl Simulator {
             ));
         }
         crate::serve::check_host(&options.host)?;
+        let score_tick = match options.score_tick {
+            Some(t) if t.is_finite() && (MIN_SCORE_TICK..=MAX_SCORE_TICK).contains(&t) => {
+                Some(Duration::from_secs_f64(t))
+            }
+            Some(t) => {
+                return Err(format!(
+                    "score_tick: must be a number of seconds from {MIN_SCORE_TICK} to \
+                     {MAX_SCORE_TICK}, or None, got {t}"
+                ))
+            }
+            None => None,
+        };
         let world = World::new(&options.workspace).map_err(|e| format!("workspace: {e}"))?;
         let blend_route = options.blend_route || options.workspace.answers.blend_route;
         let read_content_type = content_type(options.read_content_type.as_deref())?;
@@ -424,6 +484,7 @@ impl Simulator {
             limits: options.limits,
             port: Mutex::new(options.port),
             server: Mutex::new(None),
+            score_tick,
         })
     }
 
@@ -454,7 +515,10 @@ impl Simulator {
         let running = Running::start(rt, "simulator", listener, self.limits.clone(), connection)?;
         let addr = running.addr();
         *port = addr.port();
-        *server = Some(Server { running });
+        let ticker = self
+            .score_tick
+            .map(|every| Ticker::start(rt, self.shared.clone(), every));
+        *server = Some(Server { running, ticker });
         Ok(addr)
     }
 
@@ -483,6 +547,11 @@ impl Simulator {
         Some(String::from_utf8_lossy(t.as_bytes()).into_owned())
     }
 
+    /// Seconds between two ticks of play, if the score is played.
+    pub fn score_tick(&self) -> Option<f64> {
+        self.score_tick.map(|d| d.as_secs_f64())
+    }
+
     /// What was accepted but breaks the documents (the oldest first; at most
     /// [`WARNING_CAPACITY`]).
     pub fn warnings(&self) -> Vec<String> {
@@ -496,7 +565,8 @@ impl Simulator {
     /// Stop listening and close every connection; returns once the port is free.
     pub async fn stop(&self) {
         let server = lock(&self.server).take();
-        if let Some(Server { running }) = server {
+        if let Some(Server { running, ticker }) = server {
+            drop(ticker);
             running.stop().await;
         }
     }

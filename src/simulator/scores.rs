@@ -236,6 +236,8 @@ pub struct Scores {
     sport: usize,
     /// One record per entry of [`SPORTS`].
     records: Vec<Map<String, Value>>,
+    /// Ticks of play so far in each sport ([`Scores::tick`]) (per sport, as the records).
+    ticks: Vec<u64>,
 }
 
 impl Scores {
@@ -257,7 +259,11 @@ impl Scores {
             }
             records[s].extend(fields.clone());
         }
-        Ok(Scores { sport, records })
+        Ok(Scores {
+            sport,
+            records,
+            ticks: vec![0; SPORTS.len()],
+        })
     }
 
     /// The record of the active sport, as GET /data/scores answers it.
@@ -347,6 +353,201 @@ impl Scores {
         rec.insert(field.into(), value);
         Ok(())
     }
+}
+
+/// Every this many ticks of play a period ends (see [`Scores::tick`]).
+pub const PERIOD_TICKS: u64 = 5;
+
+/// Periods in a game of each sport (half-innings for Baseball are counted in innings, sets
+/// for Tennis and Volleyball); after the last one a new game starts.
+fn periods(sport: &str) -> i64 {
+    match sport {
+        "Baseball" => 9,
+        "Hockey" | "Tennis" => 3,
+        "Soccer" => 2,
+        "Volleyball" => 5,
+        _ => 4,
+    }
+}
+
+/// What one score is worth per sport where it varies (the others score one at a time).
+fn points(sport: &str) -> &'static [i64] {
+    match sport {
+        "Basketball" => &[2, 2, 1, 3],
+        "Football" => &[7, 3, 7, 2],
+        _ => &[1],
+    }
+}
+
+/// A number kept as text (0 when empty or not a number).
+fn count_of(rec: &Map<String, Value>, field: &str) -> i64 {
+    match rec.get(field) {
+        Some(Value::String(s)) => s.trim().parse().unwrap_or(0),
+        Some(Value::Number(n)) => n.as_i64().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+fn put(rec: &mut Map<String, Value>, field: &str, n: i64) {
+    rec.insert(field.to_string(), Value::String(n.to_string()));
+}
+
+fn bump(rec: &mut Map<String, Value>, field: &str, by: i64) -> i64 {
+    let n = count_of(rec, field) + by;
+    put(rec, field, n);
+    n
+}
+
+/// A well-mixed number from the tick's count (splitmix64): which team scores and how, the
+/// same sequence in every run.
+fn mix(n: u64) -> u64 {
+    let mut z = n.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl Scores {
+    /// One tick of play in the active sport (`score_tick`): one team scores, and every
+    /// [`PERIOD_TICKS`]th tick the period ends (the quarter in AustralianFootball and a
+    /// Custom game, the half-inning in Baseball, the set in Tennis and Volleyball). After the
+    /// last period of a game a new one starts: period 1, scores 0, the team names kept.
+    pub fn tick(&mut self) {
+        self.ticks[self.sport] += 1;
+        let played = self.ticks[self.sport];
+        let r = mix(played);
+        let team = 1 + (r & 1) as i64;
+        let sport = SPORTS[self.sport].0;
+        let rec = &mut self.records[self.sport];
+        match sport {
+            "AustralianFootball" => {
+                let kind = if (r >> 8) % 3 == 0 {
+                    "Goals"
+                } else {
+                    "Behinds"
+                };
+                bump(rec, &format!("team{team}{kind}"), 1);
+                let total = 6 * count_of(rec, &format!("team{team}Goals"))
+                    + count_of(rec, &format!("team{team}Behinds"));
+                put(rec, &format!("team{team}Score"), total);
+            }
+            "Baseball" => {
+                let side = if is_bottom(rec) { "Two" } else { "One" };
+                let inning = count_of(rec, "inning").clamp(1, 9);
+                bump(rec, &format!("team{side}Runs"), 1);
+                bump(rec, &format!("team{side}Hits"), 1);
+                bump(rec, &format!("team{side}LineScore{inning}"), 1);
+            }
+            "Tennis" => {
+                let set = current_set(rec);
+                let games = bump(rec, &format!("team{team}Games"), 1);
+                put(rec, &format!("team{team}Set{set}"), games);
+            }
+            "Custom" => {
+                if let Some(Value::Object(game)) = rec.get_mut("game1") {
+                    bump(game, &format!("team{team}Goals"), 1);
+                }
+            }
+            _ => {
+                let worth = points(sport);
+                let by = worth[((r >> 8) % worth.len() as u64) as usize];
+                bump(rec, &format!("team{team}Score"), by);
+                if sport != "Volleyball" && rec.contains_key("possession") {
+                    rec.insert("possession".into(), Value::from(3 - team));
+                }
+            }
+        }
+        if played % PERIOD_TICKS == 0 {
+            self.end_period();
+        }
+    }
+
+    /// The period of the active sport ends: the next one starts, or after the last a new game.
+    fn end_period(&mut self) {
+        let sport = SPORTS[self.sport].0;
+        let last = periods(sport);
+        let rec = &mut self.records[self.sport];
+        let next = match sport {
+            "AustralianFootball" => bump(rec, "quarter", 1),
+            "Custom" => match rec.get_mut("game1") {
+                Some(Value::Object(game)) => bump(game, "quarter", 1),
+                _ => return,
+            },
+            "Baseball" => {
+                let inning = count_of(rec, "inning").clamp(1, 9);
+                let side = if is_bottom(rec) { "Two" } else { "One" };
+                let line = format!("team{side}LineScore{inning}");
+                if count_of(rec, &line) == 0 {
+                    put(rec, &line, 0);
+                }
+                for f in ["balls", "strikes", "outs"] {
+                    put(rec, f, 0);
+                }
+                if !is_bottom(rec) {
+                    rec.insert("topBottom".into(), Value::from("Bottom"));
+                    return;
+                }
+                rec.insert("topBottom".into(), Value::from("Top"));
+                put(rec, "period", inning + 1);
+                bump(rec, "inning", 1)
+            }
+            "Tennis" | "Volleyball" => {
+                let set = current_set(rec);
+                // Tennis counts games in a set and sets won; Volleyball points and sets won.
+                let (unit, won) = if sport == "Tennis" {
+                    ("Games", "Sets")
+                } else {
+                    ("Score", "Games")
+                };
+                let [a, b] = [1, 2].map(|t| count_of(rec, &format!("team{t}{unit}")));
+                for (t, n) in [(1, a), (2, b)] {
+                    put(rec, &format!("team{t}Set{set}"), n);
+                    put(rec, &format!("team{t}{unit}"), 0);
+                }
+                if a != b {
+                    bump(rec, &format!("team{}{won}", if a > b { 1 } else { 2 }), 1);
+                }
+                rec.insert("currentSet".into(), Value::from(set + 1));
+                put(rec, "period", set + 1);
+                set + 1
+            }
+            _ => bump(rec, "period", 1),
+        };
+        if next > last {
+            self.new_game();
+        }
+    }
+
+    /// A new game of the active sport: every field as at the start but the names and the
+    /// record's UUID.
+    fn new_game(&mut self) {
+        let sport = SPORTS[self.sport].0;
+        let rec = &mut self.records[self.sport];
+        for (key, fresh) in default_record(sport) {
+            if key == "uuid" || key.ends_with("Name") {
+                continue;
+            }
+            if let (Some(Value::Object(game)), Value::Object(fresh)) = (rec.get_mut(&key), &fresh) {
+                for (k, v) in fresh.iter().filter(|(k, _)| !k.ends_with("Name")) {
+                    game.insert(k.clone(), v.clone());
+                }
+                continue;
+            }
+            rec.insert(key, fresh);
+        }
+    }
+}
+
+fn is_bottom(rec: &Map<String, Value>) -> bool {
+    rec.get("topBottom").and_then(Value::as_str) == Some("Bottom")
+}
+
+/// The set being played (1 to 9).
+fn current_set(rec: &Map<String, Value>) -> i64 {
+    rec.get("currentSet")
+        .and_then(Value::as_i64)
+        .unwrap_or(1)
+        .clamp(1, 9)
 }
 
 fn is_game(key: &str) -> bool {
@@ -446,6 +647,107 @@ mod tests {
             .set_field("game1.team1Goals", Value::from("1"))
             .unwrap_err();
         assert!(err.contains("Custom"), "{err}");
+    }
+
+    /// The period-like field of a record (as a reader of each sport follows it).
+    fn period_of(rec: &Map<String, Value>) -> String {
+        let v = match rec["sportMode"].as_str().unwrap() {
+            "AustralianFootball" => &rec["quarter"],
+            "Baseball" => &rec["inning"],
+            "Custom" => &rec["game1"]["quarter"],
+            _ => &rec["period"],
+        };
+        v.as_str().unwrap().to_string()
+    }
+
+    /// Both teams' score as a reader sums it (runs in Baseball, games in Tennis, goals in a
+    /// Custom game).
+    fn total_of(rec: &Map<String, Value>) -> i64 {
+        let (a, b) = match rec["sportMode"].as_str().unwrap() {
+            "Baseball" => ("teamOneRuns", "teamTwoRuns"),
+            "Tennis" => ("team1Games", "team2Games"),
+            "Custom" => {
+                return count_of(rec["game1"].as_object().unwrap(), "team1Goals")
+                    + count_of(rec["game1"].as_object().unwrap(), "team2Goals")
+            }
+            _ => ("team1Score", "team2Score"),
+        };
+        count_of(rec, a) + count_of(rec, b)
+    }
+
+    #[test]
+    fn the_tick_plays_every_sport_through_its_periods_and_starts_a_new_game() {
+        for (sport, _) in SPORTS {
+            let mut s = Scores::new(&ScoreboardSeed::default()).unwrap();
+            s.set_sport(sport).unwrap();
+            let names = s
+                .current()
+                .get("game1")
+                .and_then(|g| g.get("team1Name"))
+                .cloned();
+            assert_eq!(period_of(s.current()), "1", "{sport}");
+            let last = periods(sport);
+            // Baseball's period is the half-inning: two per inning.
+            let per_period = if *sport == "Baseball" { 2 } else { 1 };
+            for period in 1..=last {
+                let before = total_of(s.current());
+                for _ in 0..PERIOD_TICKS * per_period - 1 {
+                    s.tick();
+                }
+                assert_eq!(period_of(s.current()), period.to_string(), "{sport}");
+                if !matches!(*sport, "Tennis" | "Volleyball") {
+                    assert!(total_of(s.current()) > before, "{sport} did not score");
+                }
+                s.tick();
+                if period < last {
+                    assert_eq!(period_of(s.current()), (period + 1).to_string(), "{sport}");
+                }
+            }
+            // After the last period: a new game, the names kept.
+            let rec = s.current();
+            assert_eq!(period_of(rec), "1", "{sport}: {rec:?}");
+            assert_eq!(total_of(rec), 0, "{sport}: {rec:?}");
+            let kept = rec.get("game1").and_then(|g| g.get("team1Name")).cloned();
+            assert_eq!(kept, names, "{sport}");
+        }
+    }
+
+    #[test]
+    fn the_tick_keeps_each_sports_own_bookkeeping() {
+        let mut s = Scores::new(&ScoreboardSeed::default()).unwrap();
+        s.set_sport("Baseball").unwrap();
+        for _ in 0..PERIOD_TICKS {
+            s.tick();
+        }
+        // The top of the first inning is over: team one's line score holds its runs.
+        assert_eq!(s.current()["topBottom"], "Bottom");
+        assert_eq!(s.current()["teamOneLineScore1"], "5");
+        assert_eq!(s.current()["teamOneRuns"], "5");
+        assert_eq!(s.current()["teamTwoLineScore1"], "");
+        s.set_sport("AustralianFootball").unwrap();
+        for _ in 0..7 {
+            s.tick();
+        }
+        for t in [1, 2] {
+            let rec = s.current();
+            let expect = 6 * count_of(rec, &format!("team{t}Goals"))
+                + count_of(rec, &format!("team{t}Behinds"));
+            assert_eq!(count_of(rec, &format!("team{t}Score")), expect);
+        }
+        assert_eq!(s.current()["team1Name"], "Home");
+        s.set_sport("Volleyball").unwrap();
+        for _ in 0..PERIOD_TICKS {
+            s.tick();
+        }
+        let rec = s.current();
+        assert_eq!(rec["currentSet"], 2);
+        assert_eq!(rec["period"], "2");
+        assert_eq!(
+            count_of(rec, "team1Set1") + count_of(rec, "team2Set1"),
+            PERIOD_TICKS as i64
+        );
+        assert_eq!(count_of(rec, "team1Games") + count_of(rec, "team2Games"), 1);
+        assert_eq!(rec["team1Score"], "0");
     }
 
     #[test]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import re
 import signal
 import time
@@ -77,6 +76,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             host=args.host,
             blend_route=args.blend_route,
             read_content_type=args.read_content_type,
+            score_tick=args.score_tick,
         )
     except OSError as e:
         # A missing workspace file is a bad argument, as a malformed one is (exit code 2).
@@ -104,11 +104,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             if key:
                 print(f"  requests need the header Authorization: Bearer <key> (set {key_env})")
             print("  Ctrl-C to stop", flush=True)
-        board = showctl.Scoreboard(sim.url, key) if args.score_tick else None
-        while True:
-            sleep(args.score_tick or 3600)
-            if board is not None:
-                _bump_score(sim, board)
+        sleep(float("inf"))
     except KeyboardInterrupt:
         pass
     finally:
@@ -122,7 +118,9 @@ def _simulate_venue(args: argparse.Namespace) -> int:
     refuse_with_venue(args, "workspace", "api_key", "blend_route", "read_content_type")
     if args.port:
         raise UsageError("--port: not with --venue (each simulator listens on its source's port)")
-    venue = simulate_venue(args.venue, same_ports=True, strict=args.strict)
+    venue = simulate_venue(
+        args.venue, same_ports=True, strict=args.strict, score_tick=args.score_tick
+    )
     with until_interrupted(venue.stop):
         if args.json:
             emit_json({s.name: {"kind": s.kind, "url": s.url} for s in venue})
@@ -257,20 +255,6 @@ def raise_interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _bump_score(sim: showctl.Simulator, board: showctl.Scoreboard) -> None:
-    """Add a point or two to one team of the active sport (for `scores --watch`)."""
-    record = board.scores().to_dict()
-    for pair in (("team1Score", "team2Score"), ("teamOneRuns", "teamTwoRuns")):
-        if pair[0] in record:
-            field = random.choice(pair)
-            try:
-                value = int(record.get(field) or 0)
-            except ValueError:
-                value = 0
-            sim.set_score(field, value + random.choice((1, 2)))
-            return
-
-
 def register(commands: Subcommands) -> None:
     """Add ``simulate`` and ``feed``."""
     p = commands.add(
@@ -328,7 +312,9 @@ def register(commands: Subcommands) -> None:
         "--score-tick",
         type=poll_interval,
         metavar="SECONDS",
-        help="add points to the score every SECONDS (to see `showctl scores --watch` move)",
+        help="play the score: a team scores every SECONDS and every 5th time the period ends "
+        "(quarter, half-inning or set, as the sport counts it); after the last period a new "
+        "game starts (to see `showctl scores --watch` and a watch loop move)",
     )
     p.add_argument(
         "--json",

@@ -5,6 +5,7 @@ use serde_json::json;
 use super::*;
 use crate::ident::Ident;
 use crate::media::endpoints::MUTE_LAYER;
+use crate::media::models::Model;
 use crate::media::testing::{client, lines, serve, Reply};
 
 /// Layers "Main", "10" and "Twin" twice; playlists "2024" (cues "1", "Intro") and "Main Show"
@@ -119,6 +120,48 @@ async fn misses_twins_and_nameless_layers() {
         Error::InvalidInput(_)
     ));
     assert!(NameKind::parse("layer").is_ok() && NameKind::parse("Layer").is_err());
+}
+
+#[tokio::test]
+async fn a_miss_suggests_the_nearest_name_and_lists_them() {
+    let (url, _, _) = app().await;
+    let c = client(&url);
+    let e = lookup_error(c.resolve_layer("Mian").await.unwrap_err());
+    assert!(
+        e.starts_with(
+            "no layer is named \"Mian\"; did you mean \"Main\"? (layers: \"Main\", \"10\", \
+             \"Twin\", \"Nameless\")"
+        ),
+        "{e}"
+    );
+    let e = lookup_error(c.resolve_playlist("main show").await.unwrap_err());
+    assert!(e.contains("did you mean \"Main Show\"?"), "{e}");
+    assert!(
+        e.contains("playlists: \"Group\", \"2024\", \"Main Show\", \"Main\")"),
+        "{e}"
+    );
+    let e = lookup_error(c.by_name("Intr", Some(NameKind::Cue)).await.unwrap_err());
+    assert!(
+        e.contains("did you mean \"Intro\"?") && !e.contains("layers:"),
+        "{e}"
+    );
+    let e = lookup_error(c.resolve_layer("Something else").await.unwrap_err());
+    assert!(!e.contains("did you mean") && e.contains("layers: "), "{e}");
+}
+
+#[test]
+fn a_long_list_is_cut() {
+    let list = LayerList(
+        (0..30)
+            .map(|i| {
+                let raw = json!({"name": format!("Layer {i}"), "uuid": "U"});
+                Arc::new(LayerState::from_raw(raw.as_object().unwrap().clone()))
+            })
+            .collect(),
+    );
+    let e = lookup_error(miss("Nobody", Some(NameKind::Layer), Some(&list), None));
+    assert!(e.contains("\"Layer 19\" and 10 more)"), "{e}");
+    assert!(!e.contains("Layer 20\""), "{e}");
 }
 
 #[tokio::test]
