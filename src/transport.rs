@@ -571,7 +571,12 @@ impl Transport {
         let failed = |f| plain_error(method, url, &plain.host, f);
         let conn = match self.clients.take_kept(keeper, &plain.authority) {
             Some(conn) => conn,
-            None => http1::connect(plain).await.map_err(failed)?,
+            None => {
+                let tls = plain.tls.then(|| self.clients.tls_h1());
+                http1::connect(plain, tls, self.timeout)
+                    .await
+                    .map_err(failed)?
+            }
         };
         let outgoing = http1::Outgoing {
             method,

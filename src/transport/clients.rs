@@ -18,6 +18,8 @@ pub(super) struct Clients {
     /// The TLS configuration, built once (loading the system's trust store takes tens of
     /// milliseconds) and shared by every client built from it.
     tls: Arc<rustls::ClientConfig>,
+    /// The same, offering HTTP/1.1 only (ALPN), for showctl's own exchange over TLS.
+    tls_h1: Arc<rustls::ClientConfig>,
     /// The process runtime's client, and the process it was built in.
     shared: Mutex<(u32, reqwest::Client)>,
     /// The process runtime's own plain-HTTP connections (see [`http1`]), and the process they
@@ -71,12 +73,20 @@ impl Clients {
     pub(super) fn new(config: &Config) -> Result<Self> {
         install_crypto_provider();
         let tls = crate::tls::client_config(&config.tls_options())?;
+        let mut h1 = (*tls).clone();
+        h1.alpn_protocols = vec![b"http/1.1".to_vec()];
         Ok(Clients {
+            tls_h1: Arc::new(h1),
             config: config.clone(),
             shared: Mutex::new((std::process::id(), build_client(config, &tls)?)),
             kept: Mutex::new((crate::runtime::pid(), http1::Kept::for_process())),
             tls,
         })
+    }
+
+    /// The TLS configuration of showctl's own exchange (ALPN `http/1.1`).
+    pub(super) fn tls_h1(&self) -> &Arc<rustls::ClientConfig> {
+        &self.tls_h1
     }
 
     /// The process runtime's client, in this process.
