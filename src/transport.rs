@@ -31,6 +31,8 @@ pub const DEFAULT_CONFIRM_TIMEOUT: Duration = Duration::from_millis(500);
 pub const DEFAULT_MAX_BODY: usize = 64 * 1024 * 1024;
 
 mod clients;
+#[cfg(test)]
+mod differential;
 mod errors;
 mod http1;
 mod request;
