@@ -178,7 +178,7 @@ async fn read_request<S: AsyncRead + Unpin>(
     }
 }
 
-/// How one call ended, with the server's URL taken out of messages.
+/// How one call ended, with the client's base URL taken out of messages.
 #[derive(Debug, PartialEq)]
 enum Outcome {
     Answer(Vec<u8>),
@@ -191,7 +191,7 @@ enum Outcome {
 }
 
 impl Outcome {
-    fn of(result: crate::error::Result<bytes::Bytes>, url: &str) -> Outcome {
+    fn of(result: crate::error::Result<bytes::Bytes>, base: &str) -> Outcome {
         let err = match result {
             Ok(body) => return Outcome::Answer(body.to_vec()),
             Err(e) => e,
@@ -205,7 +205,7 @@ impl Outcome {
         };
         let message = err
             .to_string()
-            .replace(url, "URL")
+            .replace(base, "URL")
             // Said of plain HTTP only: the port may be an HTTPS one.
             .replace(
                 " (if the application is set to HTTPS, use an https:// URL)",
@@ -266,7 +266,7 @@ fn both(
             Run {
                 outcomes: results
                     .into_iter()
-                    .map(|r| Outcome::of(r, &server.url))
+                    .map(|r| Outcome::of(r, t.base_url()))
                     .collect(),
                 connections: server.connections.load(Ordering::SeqCst),
                 requests: server.requests.load(Ordering::SeqCst),
