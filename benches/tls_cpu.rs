@@ -22,7 +22,8 @@ use std::time::Duration;
 
 use showctl::transport::{Config, Request, Transport};
 
-const ANSWER: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 53\r\n\r\n\
+const ANSWER: &[u8] =
+    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 53\r\n\r\n\
 {\"home\": 3, \"away\": 1, \"period\": 2, \"clock\": \"12:31\"}";
 
 /// A TLS server on loopback answering every request of every connection with [`ANSWER`];
@@ -102,7 +103,10 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     let arg = |i: usize, default: f64| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(default);
     let (calls, rounds) = (arg(0, 500.0) as usize, arg(1, 5.0) as usize);
     let pace = Duration::from_secs_f64(arg(2, 5.0) / 1000.0);

@@ -28,6 +28,33 @@ enum Step {
     Write(Vec<u8>, usize),
     /// Wait until a request arrives, and close without reading it.
     CloseOnRequest,
+    /// Write these bytes and end the session in the same packet, but keep the TCP connection
+    /// open until the client closes it: over TLS the answer and `close_notify` in one write,
+    /// over plain TCP the answer and a half-close (FIN).
+    AnswerAndEnd(Vec<u8>),
+}
+
+/// A server's connection: plain TCP or TLS, and how it ends its session alone.
+trait Session: AsyncRead + AsyncWrite + Unpin + Send {
+    /// Write `bytes` and end the session in the same packet (see [`Step::AnswerAndEnd`]).
+    fn answer_and_end(&mut self, bytes: &[u8]) -> impl std::future::Future<Output = bool> + Send;
+}
+
+impl Session for tokio::net::TcpStream {
+    async fn answer_and_end(&mut self, bytes: &[u8]) -> bool {
+        self.write_all(bytes).await.is_ok() && self.shutdown().await.is_ok()
+    }
+}
+
+impl Session for tokio_rustls::server::TlsStream<tokio::net::TcpStream> {
+    async fn answer_and_end(&mut self, bytes: &[u8]) -> bool {
+        let session = self.get_mut().1;
+        if std::io::Write::write_all(&mut session.writer(), bytes).is_err() {
+            return false;
+        }
+        session.send_close_notify();
+        self.flush().await.is_ok()
+    }
 }
 
 fn answer(raw: &str) -> Step {
@@ -115,11 +142,7 @@ fn start(tls: bool, scripts: Vec<Vec<Step>>) -> Server {
     }
 }
 
-async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
-    mut stream: S,
-    steps: Vec<Step>,
-    read: &AtomicUsize,
-) {
+async fn serve<S: Session>(mut stream: S, steps: Vec<Step>, read: &AtomicUsize) {
     let mut buf = Vec::new();
     for step in steps {
         let ok = match step {
@@ -135,6 +158,13 @@ async fn serve<S: AsyncRead + AsyncWrite + Unpin>(
                     ok = ok && stream.write_all(part).await.is_ok() && stream.flush().await.is_ok();
                 }
                 ok
+            }
+            Step::AnswerAndEnd(bytes) => {
+                if stream.answer_and_end(&bytes).await {
+                    // Held open, read and ignored, until the client closes it.
+                    while matches!(stream.read(&mut [0u8; 512]).await, Ok(n) if n > 0) {}
+                }
+                return;
             }
             Step::CloseOnRequest => {
                 // One byte taken, the rest left unread, and the connection dropped.
@@ -504,6 +534,20 @@ fn a_connection_closed_while_idle_is_not_used() {
             Outcome::Answer(b"{}".to_vec())
         ]
     );
+    assert_eq!((run.connections, run.requests), (2, 2));
+}
+
+/// A session the server ended right after its answer (over TLS `close_notify` in the same
+/// packet, taken in with the answer, the TCP connection left open) is not used again.
+#[test]
+fn a_session_ended_with_the_answer_is_not_used_again() {
+    let ok = || Outcome::Answer(b"{}".to_vec());
+    let run = both(
+        vec![vec![Step::Read, Step::AnswerAndEnd(OK.as_bytes().to_vec())]],
+        &|_| {},
+        &|t, _| (0..2).map(|_| get(t, "/x")).collect(),
+    );
+    assert_eq!(run.outcomes, vec![ok(), ok()]);
     assert_eq!((run.connections, run.requests), (2, 2));
 }
 
