@@ -1,5 +1,6 @@
 //! The HTTP clients of a transport and its mirrors, and the connections they keep: reqwest's
-//! (HTTPS) and showctl's own plain-HTTP ones (`http1`), each kept by the process runtime and by
+//! (a caller's own runtime, a path it would rewrite) and showctl's own ones (`http1`, plain or
+//! over TLS), each kept by the process runtime and by
 //! every lane (a thread's blocking calls) apart, and forgotten in a forked child.
 
 use std::cell::RefCell;
@@ -56,8 +57,8 @@ struct LaneClients {
     clients: Vec<LaneEntry>,
 }
 
-/// What one thread's lane keeps for one [`Clients`]: its reqwest client (HTTPS targets, built
-/// on first use) and its own plain-HTTP connections (see [`http1`]).
+/// What one thread's lane keeps for one [`Clients`]: its reqwest client (built on first use,
+/// for a path reqwest would rewrite) and its own connections (see [`http1`]).
 struct LaneEntry {
     owner: Weak<Clients>,
     reqwest: Option<reqwest::Client>,
