@@ -18,7 +18,7 @@ from netkit import MODES
 from pytest_httpserver import HTTPServer
 from recording import load, sent, serve
 
-PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
 
 
 @pytest.fixture
@@ -32,27 +32,26 @@ def proxy(monkeypatch: pytest.MonkeyPatch) -> Iterator[socket.socket]:
     url = f"http://127.0.0.1:{listener.getsockname()[1]}"
     for name in PROXY_VARIABLES:
         monkeypatch.setenv(name, url)
+        monkeypatch.setenv(name.lower(), url)
     monkeypatch.delenv("NO_PROXY", raising=False)
     monkeypatch.delenv("no_proxy", raising=False)
     yield listener
     listener.close()
 
 
-def board_for(scheme: str, tmp_path: Path) -> Iterator[tuple[showctl.MediaPlayer, HTTPServer]]:
-    if scheme == "http":
-        server = HTTPServer(host="127.0.0.1", port=0)
-        server.start()
-        servers: Iterator[HTTPServer] = iter([server])
-        pin = None
-    else:
+def servers(scheme: str, tmp_path: Path) -> Iterator[tuple[HTTPServer, str | None]]:
+    """A server of the scheme on loopback, and the pin of its certificate (None over http)."""
+    if scheme == "https":
         cert = make_cert(tmp_path)
-        servers = https_server(cert)
-        pin = cert.fingerprint
-    for server in servers:
-        serve(server, load("scoreboard/hockey"))
-        yield showctl.MediaPlayer(f"{scheme}://127.0.0.1:{server.port}", tls_fingerprint=pin), server
-        if server.is_running():
-            server.stop()
+        for server in https_server(cert):
+            yield server, cert.fingerprint
+        return
+    server = HTTPServer(host="127.0.0.1", port=0)
+    server.start()
+    try:
+        yield server, None
+    finally:
+        server.stop()
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -60,7 +59,9 @@ def board_for(scheme: str, tmp_path: Path) -> Iterator[tuple[showctl.MediaPlayer
 def test_proxy_variables_are_ignored(
     proxy: socket.socket, scheme: str, mode: str, tmp_path: Path
 ) -> None:
-    for board, server in board_for(scheme, tmp_path):
+    for server, pin in servers(scheme, tmp_path):
+        serve(server, load("scoreboard/hockey"))
+        board = showctl.MediaPlayer(f"{scheme}://127.0.0.1:{server.port}", tls_fingerprint=pin)
         for _ in range(2):
             if mode == "sync":
                 answer = board.request("GET", "/data/scores")
