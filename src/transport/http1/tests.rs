@@ -458,3 +458,24 @@ async fn a_connection_idle_too_long_is_not_used_again() {
     }
     assert!(kept.take(&authority).is_none());
 }
+
+#[test]
+fn addresses_are_tried_families_interleaved_from_the_first_ones() {
+    let a = |s: &str| s.parse::<std::net::SocketAddr>().unwrap();
+    let (v6a, v6b, v4a, v4b) = (
+        a("[::1]:1"),
+        a("[::2]:1"),
+        a("127.0.0.1:1"),
+        a("127.0.0.2:1"),
+    );
+    assert_eq!(
+        stream::interleave(vec![v6a, v6b, v4a, v4b]),
+        vec![v6a, v4a, v6b, v4b]
+    );
+    assert_eq!(
+        stream::interleave(vec![v4a, v6a, v6b, v4b]),
+        vec![v4a, v6a, v4b, v6b]
+    );
+    assert_eq!(stream::interleave(vec![v4b, v4a]), vec![v4b, v4a]);
+    assert!(stream::interleave(Vec::new()).is_empty());
+}
