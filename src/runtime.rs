@@ -154,7 +154,7 @@ thread_local! {
     static LANE_WAIT: Cell<WaitRule> = const { Cell::new(WaitRule::new()) };
     /// True on the process runtime's own threads (its workers and blocking pool).
     static PROCESS_THREAD: Cell<bool> = const { Cell::new(false) };
-    /// Whether this thread's lane has connection tasks (reqwest's, for HTTPS): only they need
+    /// Whether this thread's lane has connection tasks (reqwest's): only they need
     /// to catch up after a pause (see [`block_on_here`]).
     static LANE_TASKS: Cell<bool> = const { Cell::new(false) };
 }
@@ -259,8 +259,8 @@ fn lane() -> Rc<Runtime> {
 /// documentation). Must not be called from inside a runtime (see [`inside_runtime`]).
 ///
 /// While the thread was away, nothing watched the lane's connections: a server may have closed
-/// an idle one. A lane's own plain-HTTP connections are checked when they are taken
-/// (`transport::http1`); a lane that runs connection tasks (reqwest's, for HTTPS:
+/// an idle one. A lane's own connections (plain or TLS) are checked when they are taken
+/// (`transport::http1`); a lane that runs connection tasks (reqwest's:
 /// [`lane_has_tasks`]) first lets them see their sockets after a pause (two turns of its
 /// driver, about a microsecond), and a closed connection leaves the pool before the call could
 /// pick it (a command sent on it would fail, and is not retried).

@@ -1,7 +1,9 @@
 //! The HTTP transport: base URL forms, the `/api/0` prefix, the Bearer key, TLS options,
 //! per-attempt timeouts, retries with backoff and jitter, a cap on body size, and keep-alive
-//! connection reuse (one reqwest client per `Transport` and its mirrors, plus one per thread
-//! that makes blocking calls: see [`crate::runtime`]).
+//! connection reuse: showctl's own HTTP/1.1 exchange for both schemes ([`http1`]), its
+//! connections kept by the process runtime and by each thread that makes blocking calls (see
+//! [`crate::runtime`]); reqwest for what that exchange does not take (see
+//! [`Transport::exchange`]).
 
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,6 +33,8 @@ pub const DEFAULT_CONFIRM_TIMEOUT: Duration = Duration::from_millis(500);
 pub const DEFAULT_MAX_BODY: usize = 64 * 1024 * 1024;
 
 mod clients;
+#[cfg(test)]
+mod differential;
 pub(crate) mod errors;
 mod http1;
 mod request;
@@ -250,7 +254,7 @@ pub struct Target {
     auth: Option<HeaderValue>,
     /// Its own pinned certificate (a mirror's), instead of the primary's TLS options.
     pin: Option<Fingerprint>,
-    /// Where a plain-HTTP target is, for showctl's own exchange (`None` for HTTPS).
+    /// Where the target is, for showctl's own exchange (`http://` and `https://`).
     plain: Option<http1::Plain>,
 }
 
@@ -510,7 +514,9 @@ impl Transport {
         out
     }
 
-    /// One exchange (`url` is the base followed by `path_and_query`).
+    /// One exchange (`url` is the base followed by `path_and_query`): showctl's own, over TCP
+    /// or TLS, on the lanes and the process runtime; reqwest on a tokio runtime of the caller's
+    /// own (whose connections must stay there) and for a path its URL parser would rewrite.
     async fn exchange(&self, req: &Request, path_and_query: &str, url: &str) -> Result<Bytes> {
         let answer = match (&self.target.plain, Keeper::here()) {
             (Some(plain), Some(keeper)) if http1::sent_as_is(path_and_query) => {
@@ -537,7 +543,8 @@ impl Transport {
         }
     }
 
-    /// One exchange through reqwest (HTTPS, and a runtime of the caller's own).
+    /// One exchange through reqwest: a request made on a tokio runtime of the caller's own, or
+    /// whose path reqwest's URL parser would rewrite (see [`http1::sent_as_is`]).
     async fn exchange_reqwest(&self, req: &Request, url: &str) -> Result<http1::Answer> {
         let method = req.method.as_str();
         let client = self.clients.get()?;
@@ -586,7 +593,7 @@ impl Transport {
         })
     }
 
-    /// One plain-HTTP exchange of showctl's own, on a connection kept by the calling thread's
+    /// One exchange of showctl's own (plain or over TLS), on a connection kept by the calling thread's
     /// lane or by the process runtime (see [`http1`]).
     async fn exchange_plain(
         &self,
@@ -599,7 +606,12 @@ impl Transport {
         let failed = |f| plain_error(method, url, &plain.host, f);
         let conn = match self.clients.take_kept(keeper, &plain.authority) {
             Some(conn) => conn,
-            None => http1::connect(plain).await.map_err(failed)?,
+            None => {
+                let tls = plain.tls.then(|| self.clients.tls_h1());
+                http1::connect(plain, tls, self.timeout)
+                    .await
+                    .map_err(failed)?
+            }
         };
         let outgoing = http1::Outgoing {
             method,

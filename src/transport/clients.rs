@@ -1,5 +1,6 @@
 //! The HTTP clients of a transport and its mirrors, and the connections they keep: reqwest's
-//! (HTTPS) and showctl's own plain-HTTP ones (`http1`), each kept by the process runtime and by
+//! (a caller's own runtime, a path it would rewrite) and showctl's own ones (`http1`, plain or
+//! over TLS), each kept by the process runtime and by
 //! every lane (a thread's blocking calls) apart, and forgotten in a forked child.
 
 use std::cell::RefCell;
@@ -18,6 +19,8 @@ pub(super) struct Clients {
     /// The TLS configuration, built once (loading the system's trust store takes tens of
     /// milliseconds) and shared by every client built from it.
     tls: Arc<rustls::ClientConfig>,
+    /// The same, offering HTTP/1.1 only (ALPN), for showctl's own exchange over TLS.
+    tls_h1: Arc<rustls::ClientConfig>,
     /// The process runtime's client, and the process it was built in.
     shared: Mutex<(u32, reqwest::Client)>,
     /// The process runtime's own plain-HTTP connections (see [`http1`]), and the process they
@@ -54,8 +57,8 @@ struct LaneClients {
     clients: Vec<LaneEntry>,
 }
 
-/// What one thread's lane keeps for one [`Clients`]: its reqwest client (HTTPS targets, built
-/// on first use) and its own plain-HTTP connections (see [`http1`]).
+/// What one thread's lane keeps for one [`Clients`]: its reqwest client (built on first use,
+/// for a path reqwest would rewrite) and its own connections (see [`http1`]).
 struct LaneEntry {
     owner: Weak<Clients>,
     reqwest: Option<reqwest::Client>,
@@ -71,12 +74,20 @@ impl Clients {
     pub(super) fn new(config: &Config) -> Result<Self> {
         install_crypto_provider();
         let tls = crate::tls::client_config(&config.tls_options())?;
+        let mut h1 = (*tls).clone();
+        h1.alpn_protocols = vec![b"http/1.1".to_vec()];
         Ok(Clients {
+            tls_h1: Arc::new(h1),
             config: config.clone(),
             shared: Mutex::new((std::process::id(), build_client(config, &tls)?)),
             kept: Mutex::new((crate::runtime::pid(), http1::Kept::for_process())),
             tls,
         })
+    }
+
+    /// The TLS configuration of showctl's own exchange (ALPN `http/1.1`).
+    pub(super) fn tls_h1(&self) -> &Arc<rustls::ClientConfig> {
+        &self.tls_h1
     }
 
     /// The process runtime's client, in this process.

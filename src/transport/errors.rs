@@ -121,11 +121,11 @@ fn hint(cause: Cause, url: &str) -> &'static str {
     }
 }
 
-/// Map a failure of showctl's own plain-HTTP exchange (see `http1`) to the core's error, worded
+/// Map a failure of showctl's own exchange (see `http1`) to the core's error, worded
 /// as the failures of reqwest are: what failed, the operating system's words, and the hint.
 pub(super) fn plain_error(method: &str, url: &str, host: &str, f: Failure) -> Error {
     let delivery = match f {
-        Failure::Resolve(_) | Failure::Connect(_) => Delivery::NotSent,
+        Failure::Resolve(_) | Failure::Connect(_) | Failure::Tls(_) => Delivery::NotSent,
         _ => Delivery::SentNoAnswer,
     };
     let (detail, cause) = match f {
@@ -137,6 +137,15 @@ pub(super) fn plain_error(method: &str, url: &str, host: &str, f: Failure) -> Er
             let cause = crate::error::cause(&e);
             (format!("cannot connect: {e}"), cause)
         }
+        Failure::Tls(e) => match crate::tls::refusal(&e) {
+            // The verifier said why and what would connect (see `crate::tls`), as through
+            // reqwest.
+            Some(why) => (format!("invalid peer certificate: {why}"), Cause::Other),
+            None => {
+                let cause = crate::error::cause(&e);
+                (format!("TLS handshake failed: {e}"), cause)
+            }
+        },
         Failure::Io(e) => {
             let cause = crate::error::cause(&e);
             (format!("connection broken: {e}"), cause)

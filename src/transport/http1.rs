@@ -1,28 +1,36 @@
-//! showctl's own HTTP/1.1 exchange, for `http://` targets (docs/architecture.md, "Plain
-//! HTTP/1.1 of its own").
+//! showctl's own HTTP/1.1 exchange, for `http://` and `https://` targets (docs/architecture.md,
+//! "HTTP/1.1 of its own").
 //!
 //! A paced call's CPU on a show machine is mostly the code it must fetch into a cold cache
 //! (`benches/cold_calls.py`): through reqwest a call touched about 4,200 lines, 1,900 of them
 //! in reqwest, hyper-util's pool, hyper, http, url and idna (the URL alone was parsed three
 //! times per request). A request to a plain-HTTP application needs none of that machinery:
-//! one request at a time per connection, no redirects, no proxy, no TLS. So the transport
-//! writes the request itself (the same bytes reqwest wrote) and reads the answer with
-//! `httparse` (hyper's own parser), on connections it keeps per authority: a lane keeps its
-//! own (its blocking calls), the process runtime keeps one set for its threads (asyncio calls,
-//! mirrors, the feed). TLS targets still go through reqwest.
+//! one request at a time per connection, no redirects, no proxy. So the transport writes the
+//! request itself (the same bytes reqwest wrote) and reads the answer with `httparse` (hyper's
+//! own parser), on connections it keeps per authority: a lane keeps its own (its blocking
+//! calls), the process runtime keeps one set for its threads (asyncio calls, mirrors, the
+//! feed). An `https://` target is the same exchange over tokio-rustls (see [`stream`]), so both
+//! schemes follow one set of rules (docs/reliability.md, "One set of rules").
 //!
-//! What it reads: a status line and headers (`1xx` skipped), then a body framed by
+//! What it reads: a status line and at most [`MAX_HEADERS`] headers in at most [`MAX_HEAD`]
+//! bytes, however TCP or TLS split them (`1xx` skipped), then a body framed by
 //! `Transfer-Encoding: chunked`, `Content-Length`, or the end of the connection; `204` and
 //! `304` carry none. A connection is kept for the next request only when the answer was
 //! HTTP/1.1, did not say `Connection: close`, was framed by its length or chunks, and nothing
 //! followed it. A kept connection is checked before it is used (a server may have closed it
-//! meanwhile) and dropped after [`IDLE_LIMIT`].
+//! meanwhile: over TLS, any byte that arrived, `close_notify` included) and dropped after
+//! [`IDLE_LIMIT`]. An answer that arrives while the request's body is still being written (a
+//! `413` before the server closes) is read and returned as that answer.
 
 use std::mem::MaybeUninit;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+
+mod stream;
+#[cfg(test)]
+pub(super) use stream::resolve_as;
+pub(super) use stream::Stream;
 
 /// A kept connection idle for longer than this is closed instead of used: servers close idle
 /// connections after a while (the simulator and the feed after 30 s), and a connection whose
@@ -35,12 +43,13 @@ const KEEP_PER_AUTHORITY: usize = 4;
 const KEEP_PER_AUTHORITY_SHARED: usize = 128;
 /// The largest status line plus headers read.
 pub(super) const MAX_HEAD: usize = 64 * 1024;
-/// Headers read of one answer.
-const MAX_HEADERS: usize = 64;
+/// Headers read of one answer (hyper's limit, which reqwest applies).
+pub(super) const MAX_HEADERS: usize = 100;
 /// A connection's read buffer larger than this after an answer is not kept with it.
 const KEEP_BUFFER: usize = 64 * 1024;
 
-/// Where a plain-HTTP target is, taken from its base URL once.
+/// Where a target is, taken from its base URL once (the name is from when only `http://`
+/// targets had an exchange of their own).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(super) struct Plain {
     /// `host[:port]` as the `Host` header carries it (IPv6 in brackets).
@@ -48,30 +57,36 @@ pub(super) struct Plain {
     /// The host to connect to (IPv6 without brackets).
     pub host: String,
     pub port: u16,
+    /// An `https://` target: the exchange runs over TLS.
+    pub tls: bool,
 }
 
 impl Plain {
-    /// The plain-HTTP parts of a normalized base (`http://host[:port]/…/api/0`); `None` for
-    /// `https://`.
+    /// The parts of a normalized base (`http[s]://host[:port]/…/api/0`).
     pub fn of(base: &str) -> Option<Plain> {
-        let rest = base.strip_prefix("http://")?;
+        let (rest, tls) = match base.strip_prefix("https://") {
+            Some(rest) => (rest, true),
+            None => (base.strip_prefix("http://")?, false),
+        };
         let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
         let (host, port) = match authority.rsplit_once(':') {
             Some((h, p)) if !p.contains(']') => (h, p.parse().ok()?),
-            _ => (authority, 80),
+            _ => (authority, if tls { 443 } else { 80 }),
         };
         let host = host.trim_start_matches('[').trim_end_matches(']');
         Some(Plain {
             authority: authority.to_string(),
             host: host.to_string(),
             port,
+            tls,
         })
     }
 
     /// The request target of a URL of this target (its base, then a path and query): the URL
-    /// without `http://` and the authority (`/api/0/…`, or `/prefix/api/0/…`).
+    /// without the scheme and the authority (`/api/0/…`, or `/prefix/api/0/…`).
     pub fn target_of<'u>(&self, url: &'u str) -> &'u str {
-        &url["http://".len() + self.authority.len()..]
+        let scheme = if self.tls { "https://" } else { "http://" };
+        &url[scheme.len() + self.authority.len()..]
     }
 }
 
@@ -165,6 +180,8 @@ pub(super) enum Failure {
     Resolve(std::io::Error),
     /// No connection could be made.
     Connect(std::io::Error),
+    /// The TLS handshake failed (the certificate refused, or no TLS server on the port).
+    Tls(std::io::Error),
     /// Writing the request or reading the answer failed.
     Io(std::io::Error),
     /// The connection ended before the answer was complete (`received` bytes of it).
@@ -177,7 +194,7 @@ pub(super) enum Failure {
 
 /// A connection kept between requests.
 pub(super) struct Conn {
-    stream: TcpStream,
+    stream: Stream,
     buf: Vec<u8>,
     idle_since: Instant,
 }
@@ -190,7 +207,7 @@ impl Conn {
             return false;
         }
         let mut byte = [MaybeUninit::<u8>::uninit(); 1];
-        match socket2::SockRef::from(&self.stream).peek(&mut byte) {
+        match socket2::SockRef::from(self.stream.tcp()).peek(&mut byte) {
             Err(e) => e.kind() == std::io::ErrorKind::WouldBlock,
             // End of stream, or bytes nobody asked for (a 408 before a close).
             Ok(_) => false,
@@ -250,35 +267,18 @@ impl Kept {
     }
 }
 
-/// Connect to a plain-HTTP target (every address the name resolves to, in turn).
-pub(super) async fn connect(plain: &Plain) -> Result<Conn, Failure> {
-    let addrs: Vec<std::net::SocketAddr> = match plain.host.parse::<std::net::IpAddr>() {
-        Ok(ip) => vec![(ip, plain.port).into()],
-        Err(_) => tokio::net::lookup_host((plain.host.as_str(), plain.port))
-            .await
-            .map_err(Failure::Resolve)?
-            .collect(),
-    };
-    let mut last = None;
-    for addr in addrs {
-        match TcpStream::connect(addr).await {
-            Ok(stream) => {
-                stream.set_nodelay(true).map_err(Failure::Connect)?;
-                return Ok(Conn {
-                    stream,
-                    buf: Vec::with_capacity(4096),
-                    idle_since: Instant::now(),
-                });
-            }
-            Err(e) => last = Some(e),
-        }
-    }
-    Err(Failure::Connect(last.unwrap_or_else(|| {
-        std::io::Error::new(
-            std::io::ErrorKind::NotFound,
-            format!("{} resolved to no address", plain.host),
-        )
-    })))
+/// Connect to a target (see [`stream::open`]: its addresses raced, each with a share of
+/// `limit`; TLS when `tls` is given).
+pub(super) async fn connect(
+    plain: &Plain,
+    tls: Option<&std::sync::Arc<rustls::ClientConfig>>,
+    limit: std::time::Duration,
+) -> Result<Conn, Failure> {
+    Ok(Conn {
+        stream: stream::open(plain, tls, limit).await?,
+        buf: Vec::with_capacity(4096),
+        idle_since: Instant::now(),
+    })
 }
 
 /// The request's bytes: what reqwest wrote for the same request, header for header.
@@ -335,14 +335,19 @@ struct Head {
 fn parse_head(buf: &[u8]) -> Result<Option<Head>, Failure> {
     let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
     let mut resp = httparse::Response::new(&mut headers);
+    let too_large =
+        || Failure::Invalid(format!("the answer's head is larger than {MAX_HEAD} bytes"));
+    // The limit holds for the head's size, whether it came in one read or many.
     let len = match resp.parse(buf) {
+        Ok(httparse::Status::Complete(len)) if len > MAX_HEAD => return Err(too_large()),
         Ok(httparse::Status::Complete(len)) => len,
-        Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => {
+        Ok(httparse::Status::Partial) if buf.len() > MAX_HEAD => return Err(too_large()),
+        Ok(httparse::Status::Partial) => return Ok(None),
+        Err(httparse::Error::TooManyHeaders) => {
             return Err(Failure::Invalid(format!(
-                "the answer's head is larger than {MAX_HEAD} bytes"
+                "the answer has more than {MAX_HEADERS} headers"
             )))
         }
-        Ok(httparse::Status::Partial) => return Ok(None),
         Err(e) => return Err(Failure::Invalid(e.to_string())),
     };
     let status = resp.code.unwrap_or_default();
@@ -351,16 +356,22 @@ fn parse_head(buf: &[u8]) -> Result<Option<Head>, Failure> {
     for h in resp.headers.iter() {
         let name = h.name;
         if name.eq_ignore_ascii_case("content-length") {
-            let value = std::str::from_utf8(h.value)
-                .ok()
-                .and_then(|v| v.trim().parse::<u64>().ok())
-                .ok_or_else(|| Failure::Invalid("invalid Content-Length".into()))?;
-            if length.is_some_and(|l| l != value) {
-                return Err(Failure::Invalid(
-                    "conflicting Content-Length headers".into(),
-                ));
+            // A list (`13, 13`) counts as that many headers: every value must be the same
+            // (RFC 9110, 8.6; as hyper reads it).
+            for item in h.value.split(|b| *b == b',') {
+                let item = item.trim_ascii();
+                let value = std::str::from_utf8(item)
+                    .ok()
+                    .filter(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .ok_or_else(|| Failure::Invalid("invalid Content-Length".into()))?;
+                if length.is_some_and(|l| l != value) {
+                    return Err(Failure::Invalid(
+                        "conflicting Content-Length headers".into(),
+                    ));
+                }
+                length = Some(value);
             }
-            length = Some(value);
         } else if name.eq_ignore_ascii_case("transfer-encoding") {
             encoded = true;
             // Chunked only when it is the last coding applied.
@@ -539,6 +550,9 @@ impl Conn {
             if empty {
                 return Ok(line);
             }
+            if line - pos > MAX_HEAD {
+                return Err(Failure::Invalid("the trailers are too large".into()));
+            }
         }
     }
 
@@ -551,12 +565,23 @@ impl Conn {
     ) -> Result<(Answer, Option<Conn>), Failure> {
         // The read buffer is empty between answers; it carries the request out meanwhile.
         write_request(&mut self.buf, req);
-        self.stream
-            .write_all(&self.buf)
-            .await
-            .map_err(Failure::Io)?;
+        let written = match self.stream.write_all(&self.buf).await {
+            Ok(()) => self.stream.flush().await,
+            Err(e) => Err(e),
+        };
         self.buf.clear();
-        let head = self.read_head().await?;
+        let head = match written {
+            Ok(()) => self.read_head().await?,
+            // The server may have answered before it stopped reading (a `413` to a large body,
+            // then a close): that answer is the outcome, and the connection is not kept.
+            Err(e) => match self.read_head().await {
+                Ok(head) => Head {
+                    keep_alive: false,
+                    ..head
+                },
+                Err(_) => return Err(Failure::Io(e)),
+            },
+        };
         let cap_here = caps.of(head.status);
         let (body, end) = match head.framing {
             Framing::Empty => (Vec::new(), head.len),
@@ -583,7 +608,7 @@ impl Conn {
                 (self.buf[head.len..].to_vec(), self.buf.len())
             }
         };
-        let again = head.keep_alive && end == self.buf.len();
+        let again = head.keep_alive && end == self.buf.len() && self.stream.quiet();
         let answer = Answer {
             status: head.status,
             location: head.location,

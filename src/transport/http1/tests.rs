@@ -33,7 +33,17 @@ fn plain_targets_are_read_from_the_base() {
     );
     let p = Plain::of("http://[::1]/api/0").unwrap();
     assert_eq!((p.host.as_str(), p.port), ("::1", 80));
-    assert_eq!(Plain::of("https://h:1/api/0"), None);
+    let p = Plain::of("https://h/api/0").unwrap();
+    assert_eq!(
+        (
+            p.host.as_str(),
+            p.port,
+            p.tls,
+            p.target_of("https://h/api/0/x")
+        ),
+        ("h", 443, true, "/api/0/x")
+    );
+    assert_eq!(Plain::of("ftp://h/api/0"), None);
 }
 
 #[test]
@@ -204,6 +214,8 @@ async fn scripted(replies: Vec<Then>) -> Scripted {
     }
 }
 
+const LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 const CAPS: Caps = Caps {
     success: 1 << 20,
     other: 1 << 20,
@@ -221,7 +233,7 @@ fn get<'a>(target: &'a str, authority: &'a str) -> Outgoing<'a> {
 
 /// One exchange on a new connection to the scripted server.
 async fn once(server: &Scripted, caps: Caps) -> Result<(Answer, Option<Conn>), Failure> {
-    let conn = connect(&server.plain)
+    let conn = connect(&server.plain, None, LIMIT)
         .await
         .map_err(|_| Failure::Invalid("connect".into()))?;
     conn.exchange(&get("/api/0/x", &server.plain.authority), caps)
@@ -232,7 +244,7 @@ async fn once(server: &Scripted, caps: Caps) -> Result<(Answer, Option<Conn>), F
 async fn the_request_is_written_as_reqwest_wrote_it() {
     let server = scripted(vec![Reply(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")]).await;
     let authority = server.plain.authority.clone();
-    let conn = connect(&server.plain).await.unwrap();
+    let conn = connect(&server.plain, None, LIMIT).await.unwrap();
     let post = Outgoing {
         method: "POST",
         target: "/api/0/opacity/layer/0",
@@ -420,7 +432,7 @@ async fn a_kept_connection_closed_by_the_server_is_not_used_again() {
         .await
         .unwrap();
     let conn = conn.expect("the answer itself left the connection usable");
-    conn.stream.readable().await.unwrap();
+    conn.stream.tcp().readable().await.unwrap();
     kept.put(&authority, conn);
     assert!(kept.take(&authority).is_none());
     assert!(kept.idle.is_empty());
@@ -445,4 +457,25 @@ async fn a_connection_idle_too_long_is_not_used_again() {
         conn.idle_since -= IDLE_LIMIT + Duration::from_secs(1);
     }
     assert!(kept.take(&authority).is_none());
+}
+
+#[test]
+fn addresses_are_tried_families_interleaved_from_the_first_ones() {
+    let a = |s: &str| s.parse::<std::net::SocketAddr>().unwrap();
+    let (v6a, v6b, v4a, v4b) = (
+        a("[::1]:1"),
+        a("[::2]:1"),
+        a("127.0.0.1:1"),
+        a("127.0.0.2:1"),
+    );
+    assert_eq!(
+        stream::interleave(vec![v6a, v6b, v4a, v4b]),
+        vec![v6a, v4a, v6b, v4b]
+    );
+    assert_eq!(
+        stream::interleave(vec![v4a, v6a, v6b, v4b]),
+        vec![v4a, v6a, v4b, v6b]
+    );
+    assert_eq!(stream::interleave(vec![v4b, v4a]), vec![v4b, v4a]);
+    assert!(stream::interleave(Vec::new()).is_empty());
 }
