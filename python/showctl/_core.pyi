@@ -2541,6 +2541,7 @@ class Simulator:
     @property
     def read_content_type(self) -> str | None:
         """The `Content-Type` of a read's answer (`None`: no `Content-Type`, the default)."""
+    @property
     def score_tick(self) -> float | None:
         """Seconds between two ticks of play while running (`None`: the score moves only when
         set). At each tick one team scores; every 5th tick the period ends (the quarter, the
