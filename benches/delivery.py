@@ -3,6 +3,7 @@ small server (the figures of docs/reliability.md, "Delivery").
 
     python benches/delivery.py                  # the re-send rule, 3 rounds each
     python benches/delivery.py --cap 4 8 16 64  # 1,000 gathered calls against 8 worker slots
+    python benches/delivery.py --cap 8 64 --slots 1000  # ... against a server without a limit
 
 Uses the fault servers of tests/ (tests/fakeserver.py, tests/test_delivery.py).
 """
@@ -47,8 +48,8 @@ def resend(rounds: int) -> None:
                 )
 
 
-def gathered(cap: int | None, calls: int, work: float) -> dict[str, Any]:
-    small = SmallServer(work=work)
+def gathered(cap: int | None, calls: int, work: float, slots: int) -> dict[str, Any]:
+    small = SmallServer(slots=slots, work=work)
     options: dict[str, Any] = {} if cap is None else {"max_connections": cap}
     with small.server:
         player = showctl.MediaPlayer(small.url, **options)
@@ -63,8 +64,9 @@ def gathered(cap: int | None, calls: int, work: float) -> dict[str, Any]:
         took = time.perf_counter() - started
         failed = [o for o in outcomes if isinstance(o, BaseException)]
         # Let the server finish what it was sent, to count what ran after its caller failed.
-        time.sleep(2 * work * calls / 8 + 1)
+        time.sleep(2 * work * calls / slots + 1)
         return {
+            "slots": slots,
             "cap": cap,
             "answered": calls - len(failed),
             "raised": len(failed),
@@ -82,12 +84,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--work", type=float, default=0.002, help="seconds per request")
+    parser.add_argument("--slots", type=int, default=8, help="the server's worker slots")
     args = parser.parse_args()
     if args.cap is None and not args.default:
         resend(args.rounds)
         return
     for cap in ([None] if args.default else []) + (args.cap or []):
-        print(gathered(cap, args.calls, args.work))
+        print(gathered(cap, args.calls, args.work, args.slots))
 
 
 if __name__ == "__main__":

@@ -209,25 +209,29 @@ def test_a_read_retried_keeps_the_strongest_delivery() -> None:
     assert info.value.delivery == "sent_no_answer"
 
 
-def test_a_call_that_waits_past_its_timeout_for_a_free_connection_is_not_sent() -> None:
+def test_calls_whose_time_runs_out_waiting_for_a_connection_are_not_sent() -> None:
     with FakeServer(stall()) as server:
         player = showctl.MediaPlayer(server.url, timeout=0.5, max_connections=1, retries=0)
 
         async def main() -> list[object]:
             return await asyncio.gather(
-                *(player.mute_async() for _ in range(4)), return_exceptions=True
+                *(player.mute_async() for _ in range(8)), return_exceptions=True
             )
 
-        errors = asyncio.run(main())
-        assert all(isinstance(e, showctl.Timeout) for e in errors), errors
-        # The first took the only connection and was sent (the server never answers); the
-        # others waited for it until their time ran out.
-        deliveries = [e.delivery for e in errors if isinstance(e, showctl.Timeout)]
-        assert deliveries == ["sent_no_answer", "not_sent", "not_sent", "not_sent"]
-        waited = [str(e) for e in errors if "was never sent" in str(e)]
-        assert waited, [str(e) for e in errors]
-        assert "waited 0.500s for a free connection (1 in use, max_connections=1)" in waited[0]
-        assert len(server.requests) == 1
+        errors = [e for e in asyncio.run(main()) if isinstance(e, showctl.Timeout)]
+        assert len(errors) == 8
+        # One took the only connection and was sent (the server never answers); the others
+        # waited for it. A waiter handed the connection as its own time ran out may have sent
+        # its request too: each one that says so reached the server, and no other did.
+        sent = [e for e in errors if e.delivery == "sent_no_answer"]
+        unsent = [e for e in errors if e.delivery == "not_sent"]
+        assert len(sent) + len(unsent) == 8
+        assert len(server.requests) == len(sent) >= 1
+        assert unsent, [str(e) for e in errors]
+        for e in errors:
+            if "was never sent" in str(e):
+                assert e.delivery == "not_sent"
+                assert "for a free connection (1 in use, max_connections=1)" in str(e)
 
 
 class SmallServer:
@@ -246,11 +250,12 @@ class SmallServer:
         self.url = self.server.url
 
     def closed(self, sock: socket.socket) -> bool:
+        """Whether the client closed ``sock`` (without waiting: the end of the stream is
+        readable at once)."""
         try:
-            return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
-        except BlockingIOError:
-            return False
-        except OSError:
+            ready, _, _ = select.select([sock], [], [], 0)
+            return bool(ready) and sock.recv(1, socket.MSG_PEEK) == b""
+        except (OSError, ValueError):
             return True
 
     def serve(self, conn: Conn) -> None:

@@ -343,3 +343,35 @@ fn a_call_is_as_delivered_as_its_furthest_attempt() {
     let e = timeout(Delivery::Answered).delivered_at_least(Delivery::SentNoAnswer);
     assert_eq!(e.delivery(), Delivery::Answered);
 }
+
+#[test]
+fn a_call_whose_time_runs_out_waiting_for_a_connection_was_never_sent() {
+    let rt = crate::runtime::get();
+    let server = rt.block_on(raw_server(Then::Close));
+    let mut config = Config::new(&server.url);
+    config.timeout = Duration::from_millis(200);
+    config.max_connections = 1;
+    let t = Arc::new(Transport::new(&config).unwrap());
+    let gate = t.clients.gates.of(&t.target.origin);
+    let held = rt.block_on(gate.acquire());
+    let req = Request::get("/x");
+    for lane in [true, false] {
+        let e = if lane {
+            crate::runtime::block_on_here(t.send(&req))
+        } else {
+            let (t, req) = (t.clone(), req.clone());
+            rt.block_on(rt.spawn(async move { t.send(&req).await }))
+                .unwrap()
+        }
+        .unwrap_err();
+        assert!(matches!(e, Error::Timeout { .. }), "{e}");
+        assert_eq!(e.delivery(), Delivery::NotSent, "{e}");
+        let said = "was never sent: it waited 0.200s for a free connection (1 in use, \
+                    max_connections=1) (3 attempts of 0.2 s)";
+        assert!(e.to_string().contains(said), "{e}");
+    }
+    assert!(server.bodies().is_empty());
+    drop(held.retire());
+    crate::runtime::block_on_here(t.send(&req)).unwrap();
+    assert_eq!(server.bodies().len(), 1);
+}
