@@ -375,3 +375,21 @@ fn a_call_whose_time_runs_out_waiting_for_a_connection_was_never_sent() {
     crate::runtime::block_on_here(t.send(&req)).unwrap();
     assert_eq!(server.bodies().len(), 1);
 }
+
+#[test]
+fn a_read_sent_once_then_refused_stays_sent_no_answer() {
+    let rt = crate::runtime::get();
+    // The first connection's request is read and left unanswered; then the port is closed.
+    let listener = rt.block_on(TcpListener::bind("127.0.0.1:0")).unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    rt.spawn(async move {
+        if let Ok((mut stream, _)) = listener.accept().await {
+            drop(listener);
+            read_one(&mut stream).await;
+        }
+    });
+    let t = transport(&url, 8);
+    let e = crate::runtime::block_on_here(t.send(&Request::get("/x"))).unwrap_err();
+    assert!(e.to_string().contains("(3 attempts)"), "{e}");
+    assert_eq!(e.delivery(), Delivery::SentNoAnswer, "{e}");
+}
