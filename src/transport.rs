@@ -517,15 +517,15 @@ impl Transport {
                     gate.cap()
                 )
             }
-            Stage::Connecting => format!(
-                "{method} {shown} timed out connecting: no connection within {secs:.3}s"
-            ),
+            Stage::Connecting => {
+                format!("{method} {shown} timed out connecting: no connection within {secs:.3}s")
+            }
             Stage::Writing | Stage::Sent | Stage::Started => format!(
                 "{method} {shown} timed out: no answer within {secs:.3}s of sending the request"
             ),
-            Stage::Answered => format!(
-                "{method} {shown} timed out: no complete answer within {secs:.3}s"
-            ),
+            Stage::Answered => {
+                format!("{method} {shown} timed out: no complete answer within {secs:.3}s")
+            }
         };
         Error::Timeout {
             method: method.to_string(),
@@ -611,9 +611,11 @@ impl Transport {
             }
         }
         let mut buf = Vec::with_capacity(resp.content_length().unwrap_or(0) as usize);
-        while let Some(chunk) = resp.chunk().await.map_err(|e| {
-            transport_error(method, url, &e).delivered_at_least(Delivery::Answered)
-        })? {
+        while let Some(chunk) = resp
+            .chunk()
+            .await
+            .map_err(|e| transport_error(method, url, &e).delivered_at_least(Delivery::Answered))?
+        {
             if buf.len() + chunk.len() > max {
                 return Err(self.refuse(req, url, status));
             }

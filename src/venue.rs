@@ -293,11 +293,7 @@ fn source(
     if let Some((at, v)) = get("max_connections") {
         match v.as_i64() {
             Some(n) if (1..=1024).contains(&n) => config.max_connections = n as usize,
-            _ => {
-                return Err(at.fail(&format!(
-                    "must be a whole number from 1 to 1024, got {v}"
-                )))
-            }
+            _ => return Err(at.fail(&format!("must be a whole number from 1 to 1024, got {v}"))),
         }
     }
     if let Some((at, v)) = get("verify") {

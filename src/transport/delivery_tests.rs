@@ -169,7 +169,12 @@ fn a_command_whose_answer_began_is_never_sent_again() {
         let t = transport(&server.url, 8);
         let errors = commands(&t, 2, lane);
         assert_eq!(errors.len(), 1, "{errors:?}");
-        assert_eq!(errors[0].delivery(), Delivery::SentNoAnswer, "{}", errors[0]);
+        assert_eq!(
+            errors[0].delivery(),
+            Delivery::SentNoAnswer,
+            "{}",
+            errors[0]
+        );
         assert_eq!(server.bodies(), sent(2));
     }
 }

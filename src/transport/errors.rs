@@ -52,7 +52,8 @@ impl Progress {
 
     /// The request goes out again on a new connection (see `Transport::exchange_plain`).
     pub(super) fn send_again(&self) {
-        self.0.store(SENT_BEFORE | Stage::Connecting as u8, Ordering::Relaxed);
+        self.0
+            .store(SENT_BEFORE | Stage::Connecting as u8, Ordering::Relaxed);
     }
 
     /// Whether the request went out, as far as the attempt got.

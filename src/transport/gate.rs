@@ -294,7 +294,10 @@ mod tests {
         while locked(&gate.state).waiting == 0 {
             tokio::task::yield_now().await;
         }
-        assert!(!lease.park(&gate, 0 as RawSock, false), "kept while a call waits");
+        assert!(
+            !lease.park(&gate, 0 as RawSock, false),
+            "kept while a call waits"
+        );
         drop(lease.retire());
         let second = waiter.await.unwrap();
         assert_eq!(gate.open(), 1);

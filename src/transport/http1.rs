@@ -284,8 +284,12 @@ impl Kept {
                 .as_ref()
                 .is_some_and(|c| c.idle_since.elapsed() <= IDLE_LIMIT)
         });
-        let full =
-            self.idle.iter().filter(|k| k.authority == authority).count() >= self.per_authority;
+        let full = self
+            .idle
+            .iter()
+            .filter(|k| k.authority == authority)
+            .count()
+            >= self.per_authority;
         if full || !lease.park(gate, conn.raw(), self.shared) {
             let permit = lease.retire();
             drop(conn);

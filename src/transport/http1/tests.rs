@@ -437,7 +437,11 @@ async fn a_connection_idle_too_long_is_not_used_again() {
         let (_, conn) = once(&server, CAPS).await.unwrap();
         kept.put(&authority, conn.unwrap(), gate.acquire().await, &gate);
     }
-    assert_eq!(gate.open(), KEEP_PER_AUTHORITY, "a connection not kept gives its permit back");
+    assert_eq!(
+        gate.open(),
+        KEEP_PER_AUTHORITY,
+        "a connection not kept gives its permit back"
+    );
     assert_eq!(
         kept.idle.len(),
         KEEP_PER_AUTHORITY,
