@@ -20,9 +20,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-import showctl  # noqa: E402
-from fakeserver import FakeServer  # noqa: E402
-from test_delivery import (  # noqa: E402
+import showctl
+from fakeserver import FakeServer
+from test_delivery import (
     SmallServer,
     answer_then_close,
     close_before_reading_the_next,
