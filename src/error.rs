@@ -70,8 +70,8 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Whether a failed call's request reached the application: what automation needs to know
-/// before it fires a command again.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// before it fires a command again. Ordered by how far the request got (`NotSent` first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Delivery {
     /// Nothing of the request left this process (refused before sending, no connection, the
     /// time ran out waiting for one): firing it again cannot run it twice.
@@ -184,6 +184,16 @@ impl Error {
             Error::InvalidInput(_) | Error::Lookup(_) | Error::Closed => Delivery::NotSent,
             Error::Internal(_) => Delivery::SentNoAnswer,
         }
+    }
+
+    /// This error, saying the request got at least as far as `delivery` (an earlier attempt of
+    /// the same call went out, or was answered: the last one failing before it was sent does
+    /// not make the call unsent).
+    pub fn delivered_at_least(mut self, delivery: Delivery) -> Self {
+        if let Error::Connect { delivery: d, .. } | Error::Timeout { delivery: d, .. } = &mut self {
+            *d = (*d).max(delivery);
+        }
+        self
     }
 
     /// Status of an `Api` error.

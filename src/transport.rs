@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
 
-use crate::error::{chain, shown_url, Error, Result, BODY_EXCERPT};
+use crate::error::{chain, shown_url, Delivery, Error, Result, BODY_EXCERPT};
 use crate::tls::{Fingerprint, TlsOptions};
 
 /// API path prefix the client adds to every base URL.
@@ -31,16 +31,21 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 pub const DEFAULT_CONFIRM_TIMEOUT: Duration = Duration::from_millis(500);
 /// Default largest response body accepted (bytes).
 pub const DEFAULT_MAX_BODY: usize = 64 * 1024 * 1024;
+/// Default cap on connections open at once to one application (`max_connections`): see
+/// docs/reliability.md for the measurement it was chosen by.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 8;
 
 mod clients;
 #[cfg(test)]
 mod differential;
 pub(crate) mod errors;
+mod gate;
 mod http1;
 mod request;
 
 use clients::{Clients, Keeper};
-use errors::{plain_error, reply_too_large, short, too_large, transport_error};
+use errors::{plain_error, reply_too_large, short, too_large, transport_error, Progress, Stage};
+use gate::Gate;
 pub use request::{Method, Request};
 
 /// Everything a client is built from.
@@ -60,6 +65,9 @@ pub struct Config {
     pub backoff: Duration,
     /// How long a confirmed command reads its value back (see `media::confirm`).
     pub confirm_timeout: Duration,
+    /// Connections open at once to one application, in use or kept idle; calls beyond it wait
+    /// for a free one (see `transport::gate`).
+    pub max_connections: usize,
 }
 
 impl std::fmt::Debug for Config {
@@ -74,6 +82,7 @@ impl std::fmt::Debug for Config {
             .field("retries", &self.retries)
             .field("retry_commands", &self.retry_commands)
             .field("confirm_timeout", &self.confirm_timeout)
+            .field("max_connections", &self.max_connections)
             .finish()
     }
 }
@@ -101,6 +110,7 @@ impl Config {
             max_body: DEFAULT_MAX_BODY,
             backoff: Duration::from_millis(100),
             confirm_timeout: DEFAULT_CONFIRM_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
         }
     }
 }
@@ -241,6 +251,7 @@ pub fn build_client(config: &Config, tls: &rustls::ClientConfig) -> Result<reqwe
         .no_proxy()
         .tcp_nodelay(true)
         .pool_idle_timeout(Duration::from_secs(60))
+        .pool_max_idle_per_host(config.max_connections)
         .connect_timeout(config.timeout)
         .tls_backend_preconfigured(tls.clone())
         .build()
@@ -256,12 +267,19 @@ pub struct Target {
     pin: Option<Fingerprint>,
     /// Where the target is, for showctl's own exchange (`http://` and `https://`).
     plain: Option<http1::Plain>,
+    /// `scheme://host:port`: the application, as its connections are counted (see
+    /// `max_connections`).
+    origin: String,
 }
 
 impl Target {
     pub fn new(url: &str, api_key: Option<&str>) -> Result<Self> {
         let base = normalize_base(url)?;
+        let authority_end = base["https://".len()..]
+            .find('/')
+            .map_or(base.len(), |i| i + "https://".len());
         Ok(Target {
+            origin: base[..authority_end].to_string(),
             plain: http1::Plain::of(&base),
             base,
             auth: api_key.map(auth_header).transpose()?,
@@ -443,6 +461,9 @@ impl Transport {
             0
         };
         let mut attempt = 0u32;
+        // How far the call's attempts got: an earlier one sent or answered makes the call so,
+        // whatever the last one says.
+        let mut reached = Delivery::NotSent;
         loop {
             if self.is_closed() {
                 return (Err(Error::Closed), attempt);
@@ -450,6 +471,7 @@ impl Transport {
             match self.attempt(req).await {
                 Ok(body) => return (Ok(body), attempt + 1),
                 Err(e) if attempt < retries && e.is_retryable() => {
+                    reached = reached.max(e.delivery());
                     let delay = self.backoff_delay(attempt);
                     log::info!(
                         "{} {} failed ({}); retry {} of {} in {:.0?}",
@@ -461,11 +483,17 @@ impl Transport {
                         delay
                     );
                     tokio::time::sleep(delay).await;
+                    if self.is_closed() && reached > Delivery::NotSent {
+                        // Closed meanwhile: the call's error is that of what went out.
+                        return (Err(e), attempt + 1);
+                    }
                     attempt += 1;
                 }
                 Err(e) if attempt > 0 => {
                     return (
-                        Err(e.after_attempts(attempt + 1, self.timeout)),
+                        Err(e
+                            .after_attempts(attempt + 1, self.timeout)
+                            .delivered_at_least(reached)),
                         attempt + 1,
                     )
                 }
@@ -481,27 +509,19 @@ impl Transport {
         Duration::from_secs_f64(capped * jitter)
     }
 
-    /// One attempt, bounded by the timeout from connecting to the last body byte.
+    /// One attempt, bounded by the timeout from waiting for a free connection to the last body
+    /// byte.
     pub async fn attempt(&self, req: &Request) -> Result<Bytes> {
         let path_and_query = req.path_and_query();
         let url = format!("{}{path_and_query}", self.target.base);
         let method = req.method.as_str();
         let started = Instant::now();
-        let exchange = self.exchange(req, &path_and_query, &url);
+        let progress = Progress::default();
+        let exchange = self.exchange(req, &path_and_query, &url, &progress);
         let result = tokio::time::timeout(self.timeout, exchange).await;
         let out = match result {
             Ok(r) => r,
-            Err(_) => Err(Error::Timeout {
-                method: method.to_string(),
-                url: url.clone(),
-                message: format!(
-                    "{method} {} timed out: no complete answer within {:.3}s",
-                    shown_url(&url),
-                    self.timeout.as_secs_f64()
-                ),
-                // Where the time ran out is not tracked yet: the request may have gone out.
-                delivery: crate::error::Delivery::SentNoAnswer,
-            }),
+            Err(_) => Err(self.timed_out(method, &url, &progress)),
         };
         match &out {
             Ok(b) => log::debug!(
@@ -514,15 +534,55 @@ impl Transport {
         out
     }
 
-    /// One exchange (`url` is the base followed by `path_and_query`): showctl's own, over TCP
-    /// or TLS, on the lanes and the process runtime; reqwest on a tokio runtime of the caller's
-    /// own (whose connections must stay there) and for a path its URL parser would rewrite.
-    async fn exchange(&self, req: &Request, path_and_query: &str, url: &str) -> Result<Bytes> {
+    /// The error of an attempt whose time ran out, saying how far it got.
+    fn timed_out(&self, method: &str, url: &str, progress: &Progress) -> Error {
+        let (shown, secs) = (shown_url(url), self.timeout.as_secs_f64());
+        let message = match progress.stage() {
+            Stage::Waiting => {
+                let gate = self.clients.gates.of(&self.target.origin);
+                format!(
+                    "{method} {shown} was never sent: it waited {secs:.3}s for a free \
+                     connection ({} in use, max_connections={})",
+                    gate.open(),
+                    gate.cap()
+                )
+            }
+            Stage::Connecting => {
+                format!("{method} {shown} timed out connecting: no connection within {secs:.3}s")
+            }
+            Stage::Writing | Stage::Sent | Stage::Started => format!(
+                "{method} {shown} timed out: no answer within {secs:.3}s of sending the request"
+            ),
+            Stage::Answered => {
+                format!("{method} {shown} timed out: no complete answer within {secs:.3}s")
+            }
+        };
+        Error::Timeout {
+            method: method.to_string(),
+            url: url.to_string(),
+            message,
+            delivery: progress.delivery(),
+        }
+    }
+
+    /// One exchange (`url` is the base followed by `path_and_query`), noting in `progress`
+    /// how far it got: showctl's own, over TCP or TLS, on the lanes and the process runtime;
+    /// reqwest on a tokio runtime of the caller's own (whose connections must stay there) and
+    /// for a path its URL parser would rewrite.
+    async fn exchange(
+        &self,
+        req: &Request,
+        path_and_query: &str,
+        url: &str,
+        progress: &Progress,
+    ) -> Result<Bytes> {
+        let gate = self.clients.gates.of(&self.target.origin);
         let answer = match (&self.target.plain, Keeper::here()) {
             (Some(plain), Some(keeper)) if http1::sent_as_is(path_and_query) => {
-                self.exchange_plain(plain, keeper, req, url).await?
+                let call = Call { req, url, progress };
+                self.exchange_plain(plain, keeper, &gate, call).await?
             }
-            _ => self.exchange_reqwest(req, url).await?,
+            _ => self.exchange_reqwest(req, url, &gate, progress).await?,
         };
         self.accept(req, url, answer)
     }
@@ -543,11 +603,23 @@ impl Transport {
         }
     }
 
-    /// One exchange through reqwest: a request made on a tokio runtime of the caller's own, or
-    /// whose path reqwest's URL parser would rewrite (see [`http1::sent_as_is`]).
-    async fn exchange_reqwest(&self, req: &Request, url: &str) -> Result<http1::Answer> {
+    /// One exchange through reqwest (a request made on a tokio runtime of the
+    /// caller's own, or whose path reqwest's URL parser would rewrite: see
+    /// [`http1::sent_as_is`]), holding a
+    /// permit of the application's gate throughout (reqwest keeps no more idle connections
+    /// than the gate has permits).
+    async fn exchange_reqwest(
+        &self,
+        req: &Request,
+        url: &str,
+        gate: &Arc<Gate>,
+        progress: &Progress,
+    ) -> Result<http1::Answer> {
         let method = req.method.as_str();
         let client = self.clients.get()?;
+        let _permit = gate.acquire().await;
+        // reqwest does not say when the request went out: once past connecting, it may have.
+        progress.set(Stage::Writing);
         let mut builder = match req.method {
             Method::Get => client.get(url),
             Method::Post => client.post(url),
@@ -564,6 +636,7 @@ impl Transport {
             .send()
             .await
             .map_err(|e| transport_error(method, url, &e))?;
+        progress.set(Stage::Answered);
         let status = resp.status().as_u16();
         let max = self.reply_cap(req, status).0;
         if let Some(len) = resp.content_length() {
@@ -575,7 +648,7 @@ impl Transport {
         while let Some(chunk) = resp
             .chunk()
             .await
-            .map_err(|e| transport_error(method, url, &e))?
+            .map_err(|e| transport_error(method, url, &e).delivered_at_least(Delivery::Answered))?
         {
             if buf.len() + chunk.len() > max {
                 return Err(self.refuse(req, url, status));
@@ -594,23 +667,30 @@ impl Transport {
     }
 
     /// One exchange of showctl's own (plain or over TLS), on a connection kept by the calling thread's
-    /// lane or by the process runtime (see [`http1`]).
+    /// lane or by the process runtime (see [`http1`]), or a new one once the application's gate
+    /// gives a permit for it.
+    ///
+    /// A request that fails on a kept connection before a byte of its answer arrived (reset,
+    /// end of stream, broken pipe) is sent once more, at once, on a new connection, commands
+    /// included: the application closed that connection without reading it (curl's rule). A
+    /// new connection's request is never sent again here.
     async fn exchange_plain(
         &self,
         plain: &http1::Plain,
         keeper: Keeper,
-        req: &Request,
-        url: &str,
+        gate: &Arc<Gate>,
+        call: Call<'_>,
     ) -> Result<http1::Answer> {
+        let Call { req, url, progress } = call;
         let method = req.method.as_str();
-        let failed = |f| plain_error(method, url, &plain.host, f);
-        let conn = match self.clients.take_kept(keeper, &plain.authority) {
-            Some(conn) => conn,
-            None => {
-                let tls = plain.tls.then(|| self.clients.tls_h1());
-                http1::connect(plain, tls, self.timeout)
-                    .await
-                    .map_err(failed)?
+        let failed = |f| plain_error(method, url, &plain.host, f, progress.delivery());
+        let kept = || self.clients.take_kept(keeper, &plain.authority);
+        let (mut conn, lease, mut reused) = match gate.acquire_or(kept).await {
+            gate::Got::Kept((conn, lease)) => (conn, lease, true),
+            gate::Got::New(lease) => {
+                progress.set(Stage::Connecting);
+                // On failure the lease goes back after the connection attempt was closed.
+                (self.connect(plain).await.map_err(failed)?, lease, false)
             }
         };
         let outgoing = http1::Outgoing {
@@ -624,15 +704,43 @@ impl Transport {
             success: self.reply_cap(req, 200).0,
             other: self.reply_cap(req, 500).0,
         };
-        let (answer, again) = match conn.exchange(&outgoing, caps).await {
-            Ok(done) => done,
-            Err(http1::Failure::TooLarge { status }) => return Err(self.refuse(req, url, status)),
-            Err(f) => return Err(failed(f)),
+        let (answer, again) = loop {
+            match conn.exchange_noting(&outgoing, caps, progress).await {
+                Ok(done) => break done,
+                Err(http1::Failure::TooLarge { status }) => {
+                    return Err(self.refuse(req, url, status))
+                }
+                Err(f @ (http1::Failure::Io(_) | http1::Failure::Closed { .. }))
+                    if reused && progress.stage() <= Stage::Sent =>
+                {
+                    log::debug!(
+                        "{method} {url}: the kept connection ended before any answer ({}); \
+                         sending it again on a new connection",
+                        failed(f)
+                    );
+                    progress.send_again();
+                    conn = self.connect(plain).await.map_err(failed)?;
+                    reused = false;
+                }
+                Err(f) => return Err(failed(f)),
+            }
         };
-        if let Some(conn) = again {
-            self.clients.put_kept(keeper, &plain.authority, conn);
+        match again {
+            Some(conn) => self
+                .clients
+                .put_kept(keeper, &plain.authority, conn, lease, gate),
+            None => drop(lease.retire()),
         }
         Ok(answer)
+    }
+
+    /// A new connection to `plain`'s application, over TLS for an `https://` one.
+    async fn connect(
+        &self,
+        plain: &http1::Plain,
+    ) -> std::result::Result<http1::Conn, http1::Failure> {
+        let tls = plain.tls.then(|| self.clients.tls_h1());
+        http1::connect(plain, tls, self.timeout).await
     }
 
     /// A complete answer: the body of a 2xx (its text repaired where it must be), or the
@@ -671,6 +779,13 @@ impl Transport {
         }
         Ok(Bytes::from(buf))
     }
+}
+
+/// One attempt's request, its URL and where it notes how far it got.
+struct Call<'a> {
+    req: &'a Request,
+    url: &'a str,
+    progress: &'a Progress,
 }
 
 /// Read the URL and key from arguments or environment variables.
@@ -836,6 +951,9 @@ pub(crate) mod test_server {
         stream.shutdown().await
     }
 }
+
+#[cfg(test)]
+mod delivery_tests;
 
 #[cfg(test)]
 mod tests {

@@ -199,7 +199,14 @@ pub fn one_source(
     source(&at, name, &Value::Object(table), &Map::new(), None, env)
 }
 
-const DEFAULT_FIELDS: &[&str] = &["timeout", "interval", "retries", "verify", "api_key_env"];
+const DEFAULT_FIELDS: &[&str] = &[
+    "timeout",
+    "interval",
+    "retries",
+    "max_connections",
+    "verify",
+    "api_key_env",
+];
 const SOURCE_FIELDS: &[&str] = &[
     "kind",
     "url",
@@ -211,6 +218,7 @@ const SOURCE_FIELDS: &[&str] = &[
     "timeout",
     "interval",
     "retries",
+    "max_connections",
     "mirrors",
     "workspace",
 ];
@@ -280,6 +288,12 @@ fn source(
         match v.as_i64() {
             Some(n) if (0..=10).contains(&n) => config.retries = n as u32,
             _ => return Err(at.fail(&format!("must be a whole number from 0 to 10, got {v}"))),
+        }
+    }
+    if let Some((at, v)) = get("max_connections") {
+        match v.as_i64() {
+            Some(n) if (1..=1024).contains(&n) => config.max_connections = n as usize,
+            _ => return Err(at.fail(&format!("must be a whole number from 1 to 1024, got {v}"))),
         }
     }
     if let Some((at, v)) = get("verify") {

@@ -603,6 +603,7 @@ class Scoreboard(_Client):
         retries: int = 2,
         retry_commands: bool = False,
         max_body: int | None = None,
+        max_connections: int = 8,
     ) -> Self:
         """Create the client: the options are checked here, and nothing is sent until the first
         call.
@@ -632,6 +633,11 @@ class Scoreboard(_Client):
                 documented command sets a state, so repeating one is safe).
             max_body: The largest answer accepted, in bytes (64 MiB when not given); a bigger
                 one raises `DecodeError`. Must be a positive number of bytes.
+            max_connections: Connections open at once to the application, in use or kept idle,
+                across every thread and the event loop; calls beyond it wait for a free one
+                within their `timeout` (one whose time runs out raises `TimeoutError` with
+                `delivery` `"not_sent"`). Small embedded servers have few workers: see
+                docs/reliability.md. Must be between 1 and 1024.
         """
     # end of generated
 
@@ -1712,6 +1718,7 @@ class MediaPlayer(_Client):
         retries: int = 2,
         retry_commands: bool = False,
         max_body: int | None = None,
+        max_connections: int = 8,
         confirm_timeout: float = 0.5,
         mirrors: Iterable[
             str | tuple[str, str | None] | tuple[str, str | None, str | None] | MirrorSpec
@@ -1746,6 +1753,11 @@ class MediaPlayer(_Client):
                 documented command sets a state, so repeating one is safe).
             max_body: The largest answer accepted, in bytes (64 MiB when not given); a bigger
                 one raises `DecodeError`. Must be a positive number of bytes.
+            max_connections: Connections open at once to the application, in use or kept idle,
+                across every thread and the event loop; calls beyond it wait for a free one
+                within their `timeout` (one whose time runs out raises `TimeoutError` with
+                `delivery` `"not_sent"`). Small embedded servers have few workers: see
+                docs/reliability.md. Must be between 1 and 1024.
             confirm_timeout: How long `confirm=True` reads the value back after the command's
                 200 (five reads, evenly spaced, the first at once) before raising
                 `NotConfirmedError`: half a second when not given. Must be a number of seconds

@@ -90,6 +90,13 @@ macro_rules! client_options {
             max_body: Option<i64> = None, py "int | None", cli "--max-body" "BYTES", env [],
                 range "a positive number of bytes" if |v: Option<i64>| v.is_none_or(|n| n > 0),
                 set |b, v| { b.config.max_body = v.map_or(DEFAULT_MAX_BODY, |n| n as usize); };
+            /// Connections open at once to the application, in use or kept idle, across every
+            /// thread and the event loop; calls beyond it wait for a free one within their
+            /// `timeout` (one whose time runs out raises `TimeoutError` with `delivery`
+            /// `"not_sent"`). Small embedded servers have few workers: see docs/reliability.md.
+            max_connections: i64 = 8, py "int", cli "--max-connections" "N", env [],
+                range "between 1 and 1024" if |v: i64| (1..=1024).contains(&v),
+                set |b, v| { b.config.max_connections = v as usize; };
         }
         media_config {
             /// How long `confirm=True` reads the value back after the command's 200 (five

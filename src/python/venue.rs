@@ -97,6 +97,7 @@ pub fn _load_venue(
             d.set_item("has_api_key", s.config.api_key.is_some())?;
             d.set_item("timeout", s.config.timeout.as_secs_f64())?;
             d.set_item("retries", s.config.retries)?;
+            d.set_item("max_connections", s.config.max_connections)?;
             d.set_item("verify", s.config.verify)?;
             d.set_item("ca_cert", s.config.ca_cert.as_ref())?;
             d.set_item(

@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, Weak};
 
+use super::gate::{Gate, Gates, Lease};
 use super::{build_client, http1, install_crypto_provider, Config};
 use crate::error::Result;
 
@@ -26,6 +27,9 @@ pub(super) struct Clients {
     /// The process runtime's own plain-HTTP connections (see [`http1`]), and the process they
     /// were made in.
     kept: Mutex<(u32, http1::Kept)>,
+    /// The cap on connections per application (`max_connections`), shared by the process
+    /// runtime and every lane.
+    pub(super) gates: Gates,
 }
 
 /// Where the plain-HTTP connections of an exchange made on the calling thread are kept.
@@ -81,6 +85,7 @@ impl Clients {
             config: config.clone(),
             shared: Mutex::new((std::process::id(), build_client(config, &tls)?)),
             kept: Mutex::new((crate::runtime::pid(), http1::Kept::for_process())),
+            gates: Gates::new(config.max_connections),
             tls,
         })
     }
@@ -126,23 +131,31 @@ impl Clients {
         })
     }
 
-    /// A usable kept plain-HTTP connection to `authority`.
+    /// A usable kept plain-HTTP connection to `authority`, and its lease.
     pub(super) fn take_kept(
         self: &Arc<Self>,
         keeper: Keeper,
         authority: &str,
-    ) -> Option<http1::Conn> {
+    ) -> Option<(http1::Conn, Lease)> {
         match keeper {
             Keeper::Lane => self.on_lane(|e| e.kept.take(authority)),
             Keeper::Process => self.process_kept(|k| k.take(authority)),
         }
     }
 
-    /// Keep a plain-HTTP connection for the next request to `authority`.
-    pub(super) fn put_kept(self: &Arc<Self>, keeper: Keeper, authority: &str, conn: http1::Conn) {
+    /// Keep a plain-HTTP connection for the next request to `authority` (see
+    /// [`http1::Kept::put`]).
+    pub(super) fn put_kept(
+        self: &Arc<Self>,
+        keeper: Keeper,
+        authority: &str,
+        conn: http1::Conn,
+        lease: Lease,
+        gate: &Gate,
+    ) {
         match keeper {
-            Keeper::Lane => self.on_lane(|e| e.kept.put(authority, conn)),
-            Keeper::Process => self.process_kept(|k| k.put(authority, conn)),
+            Keeper::Lane => self.on_lane(|e| e.kept.put(authority, conn, lease, gate)),
+            Keeper::Process => self.process_kept(|k| k.put(authority, conn, lease, gate)),
         }
     }
 

@@ -32,6 +32,9 @@ mod stream;
 pub(super) use stream::resolve_as;
 pub(super) use stream::Stream;
 
+use super::errors::{Progress, Stage};
+use super::gate::{Gate, Lease, RawSock};
+
 /// A kept connection idle for longer than this is closed instead of used: servers close idle
 /// connections after a while (the simulator and the feed after 30 s), and a connection whose
 /// close went unseen (a NAT or firewall forgot it) would hold the call until its timeout.
@@ -200,6 +203,14 @@ pub(super) struct Conn {
 }
 
 impl Conn {
+    /// The socket, for its gate to shut down while it is kept idle (see [`Lease::park`]).
+    fn raw(&self) -> RawSock {
+        #[cfg(unix)]
+        return std::os::fd::AsRawFd::as_raw_fd(self.stream.tcp());
+        #[cfg(windows)]
+        return std::os::windows::io::AsRawSocket::as_raw_socket(self.stream.tcp());
+    }
+
     /// Whether a kept connection can carry the next request: not idle too long, and not closed
     /// (or written to) by the server meanwhile. One non-blocking peek, no read from the driver.
     fn usable(&self) -> bool {
@@ -217,8 +228,28 @@ impl Conn {
 
 /// Kept connections, by authority: a lane's, or the process runtime's.
 pub(super) struct Kept {
-    idle: Vec<(String, Conn)>,
+    idle: Vec<Idle>,
     per_authority: usize,
+    /// The process runtime's (any of its calls can use one): see [`Lease::park`].
+    shared: bool,
+}
+
+/// A kept connection and its lease (see [`super::gate`]).
+struct Idle {
+    authority: String,
+    /// Both taken out together when the connection is used again.
+    lease: Option<Lease>,
+    conn: Option<Conn>,
+}
+
+impl Drop for Idle {
+    /// The lease is given back under its lock before the socket closes (a waiter may be about
+    /// to shut it down), and the permit freed after it (the server counts it open until then).
+    fn drop(&mut self) {
+        let permit = self.lease.as_ref().and_then(Lease::retire);
+        drop(self.conn.take());
+        drop(permit);
+    }
 }
 
 impl Kept {
@@ -227,6 +258,7 @@ impl Kept {
         Kept {
             idle: Vec::new(),
             per_authority: KEEP_PER_AUTHORITY,
+            shared: false,
         }
     }
 
@@ -235,6 +267,7 @@ impl Kept {
         Kept {
             idle: Vec::new(),
             per_authority: KEEP_PER_AUTHORITY_SHARED,
+            shared: true,
         }
     }
 
@@ -244,27 +277,64 @@ impl Kept {
         self.idle.len()
     }
 
-    /// A usable kept connection to `authority` (the unusable ones met on the way are closed).
-    pub fn take(&mut self, authority: &str) -> Option<Conn> {
-        while let Some(i) = self.idle.iter().rposition(|(a, _)| a == authority) {
-            let (_, conn) = self.idle.swap_remove(i);
-            if conn.usable() {
-                return Some(conn);
+    /// A usable kept connection to `authority` and its lease (the unusable ones met on the
+    /// way, and those a waiter closed, are closed).
+    pub fn take(&mut self, authority: &str) -> Option<(Conn, Lease)> {
+        while let Some(i) = self.idle.iter().rposition(|k| k.authority == authority) {
+            let mut kept = self.idle.swap_remove(i);
+            let ready = kept.lease.as_ref().is_some_and(Lease::unpark)
+                && kept.conn.as_ref().is_some_and(Conn::usable);
+            if ready {
+                if let (Some(conn), Some(lease)) = (kept.conn.take(), kept.lease.take()) {
+                    return Some((conn, lease));
+                }
             }
         }
         None
     }
 
-    /// Keep a connection for the next call to `authority`.
-    pub fn put(&mut self, authority: &str, mut conn: Conn) {
-        self.idle
-            .retain(|(_, c)| c.idle_since.elapsed() <= IDLE_LIMIT);
-        if self.idle.iter().filter(|(a, _)| a == authority).count() >= self.per_authority {
+    /// Keep a connection for the next call to `authority` (see [`Lease::park`]: a lane's is
+    /// closed while calls wait for one of `gate`'s permits).
+    pub fn put(&mut self, authority: &str, mut conn: Conn, lease: Lease, gate: &Gate) {
+        self.idle.retain(|k| {
+            k.conn
+                .as_ref()
+                .is_some_and(|c| c.idle_since.elapsed() <= IDLE_LIMIT)
+        });
+        let full = self
+            .idle
+            .iter()
+            .filter(|k| k.authority == authority)
+            .count()
+            >= self.per_authority;
+        if full || !lease.park(gate, conn.raw(), self.shared) {
+            let permit = lease.retire();
+            drop(conn);
+            drop(permit);
             return;
         }
         conn.idle_since = Instant::now();
-        self.idle.push((authority.to_string(), conn));
+        self.idle.push(Idle {
+            authority: authority.to_string(),
+            lease: Some(lease),
+            conn: Some(conn),
+        });
     }
+}
+
+/// Note how much of the answer `buf` holds: a final status line (`HTTP/1.x NNN ...` and its end,
+/// not `1xx`) means the application acted on the request.
+fn note_answer(buf: &[u8], progress: &Progress) {
+    if buf.is_empty() || progress.stage() == Stage::Answered {
+        return;
+    }
+    let line_ended = memchr::memchr(b'\n', buf).is_some();
+    let informational = buf.get(9) == Some(&b'1');
+    progress.set(if line_ended && !informational {
+        Stage::Answered
+    } else {
+        Stage::Started
+    });
 }
 
 /// Connect to a target (see [`stream::open`]: its addresses raced, each with a share of
@@ -441,8 +511,9 @@ impl Conn {
     }
 
     /// Read the head of the answer (skipping `1xx` answers).
-    async fn read_head(&mut self) -> Result<Head, Failure> {
+    async fn read_head(&mut self, progress: &Progress) -> Result<Head, Failure> {
         loop {
+            note_answer(&self.buf, progress);
             if let Some(head) = parse_head(&self.buf)? {
                 if head.status == 101 {
                     return Err(Failure::Invalid("101 Switching Protocols".into()));
@@ -558,23 +629,39 @@ impl Conn {
 
     /// Send a request and read its whole answer; the connection comes back when it can carry
     /// another.
+    #[cfg(test)]
     pub async fn exchange(
-        mut self,
+        self,
         req: &Outgoing<'_>,
         caps: Caps,
     ) -> Result<(Answer, Option<Conn>), Failure> {
+        self.exchange_noting(req, caps, &Progress::default()).await
+    }
+
+    /// [`Conn::exchange`], noting in `progress` how far it got: written, part of the answer
+    /// read, a final status line read.
+    pub async fn exchange_noting(
+        mut self,
+        req: &Outgoing<'_>,
+        caps: Caps,
+        progress: &Progress,
+    ) -> Result<(Answer, Option<Conn>), Failure> {
         // The read buffer is empty between answers; it carries the request out meanwhile.
         write_request(&mut self.buf, req);
+        progress.set(Stage::Writing);
         let written = match self.stream.write_all(&self.buf).await {
             Ok(()) => self.stream.flush().await,
             Err(e) => Err(e),
         };
         self.buf.clear();
         let head = match written {
-            Ok(()) => self.read_head().await?,
+            Ok(()) => {
+                progress.set(Stage::Sent);
+                self.read_head(progress).await?
+            }
             // The server may have answered before it stopped reading (a `413` to a large body,
             // then a close): that answer is the outcome, and the connection is not kept.
-            Err(e) => match self.read_head().await {
+            Err(e) => match self.read_head(progress).await {
                 Ok(head) => Head {
                     keep_alive: false,
                     ..head

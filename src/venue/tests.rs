@@ -55,6 +55,7 @@ tls_fingerprint = "sha256:000000000000000000000000000000000000000000000000000000
 ca_cert = "certs/main.pem"
 verify = false
 retries = 0
+max_connections = 4
 mirrors = ["http://127.0.0.1:1026", { url = "http://127.0.0.1:1027", api_key = "backup" }]
 
 [sources.lobby]
@@ -84,6 +85,7 @@ fn a_venue_of_eight_courts_and_two_screens_reads_in_order_with_defaults() {
     let main = v.get("main").unwrap();
     assert!(!main.config.verify);
     assert_eq!(main.config.retries, 0);
+    assert_eq!(main.config.max_connections, 4);
     assert!(main.config.tls_fingerprint.is_some());
     assert_eq!(
         main.config.ca_cert.as_deref(),
@@ -97,6 +99,7 @@ fn a_venue_of_eight_courts_and_two_screens_reads_in_order_with_defaults() {
         Duration::from_secs(9)
     );
     assert_eq!(v.get("lobby").unwrap().config.retries, 2);
+    assert_eq!(v.get("lobby").unwrap().config.max_connections, 8);
     assert_eq!(
         v.get("lobby").unwrap().workspace.as_deref(),
         Some(Path::new("/show/lobby"))
@@ -185,6 +188,10 @@ fn errors_name_the_file_the_source_and_the_field() {
         (
             "[sources.court1]\nkind = \"media\"\nurl = \"http://h:1\"\nretries = 11\n",
             "venue.toml: sources.court1.retries: must be a whole number from 0 to 10",
+        ),
+        (
+            "[sources.court1]\nkind = \"media\"\nurl = \"http://h:1\"\nmax_connections = 0\n",
+            "venue.toml: sources.court1.max_connections: must be a whole number from 1 to 1024",
         ),
         (
             "[sources.court1]\nkind = \"media\"\nurl = \"http://h:1\"\nverify = \"no\"\n",

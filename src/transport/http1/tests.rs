@@ -420,9 +420,10 @@ async fn a_kept_connection_closed_by_the_server_is_not_used_again() {
     .await;
     let authority = server.plain.authority.clone();
     let mut kept = Kept::for_lane();
+    let gate = super::super::gate::Gates::new(64).of(&authority);
     let (_, conn) = once(&server, CAPS).await.unwrap();
-    kept.put(&authority, conn.unwrap());
-    let conn = kept
+    kept.put(&authority, conn.unwrap(), gate.acquire().await, &gate);
+    let (conn, lease) = kept
         .take(&authority)
         .expect("an open connection is used again");
     // The second answer is followed by the server's close: once it has arrived, the kept
@@ -433,7 +434,7 @@ async fn a_kept_connection_closed_by_the_server_is_not_used_again() {
         .unwrap();
     let conn = conn.expect("the answer itself left the connection usable");
     conn.stream.tcp().readable().await.unwrap();
-    kept.put(&authority, conn);
+    kept.put(&authority, conn, lease, &gate);
     assert!(kept.take(&authority).is_none());
     assert!(kept.idle.is_empty());
 }
@@ -443,17 +444,23 @@ async fn a_connection_idle_too_long_is_not_used_again() {
     let server = scripted(vec![Reply(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")]).await;
     let authority = server.plain.authority.clone();
     let mut kept = Kept::for_lane();
+    let gate = super::super::gate::Gates::new(64).of(&authority);
     for _ in 0..KEEP_PER_AUTHORITY + 2 {
         let (_, conn) = once(&server, CAPS).await.unwrap();
-        kept.put(&authority, conn.unwrap());
+        kept.put(&authority, conn.unwrap(), gate.acquire().await, &gate);
     }
+    assert_eq!(
+        gate.open(),
+        KEEP_PER_AUTHORITY,
+        "a connection not kept gives its permit back"
+    );
     assert_eq!(
         kept.idle.len(),
         KEEP_PER_AUTHORITY,
         "at most this many are kept"
     );
     assert!(kept.take("elsewhere:80").is_none());
-    for (_, conn) in &mut kept.idle {
+    for conn in kept.idle.iter_mut().filter_map(|k| k.conn.as_mut()) {
         conn.idle_since -= IDLE_LIMIT + Duration::from_secs(1);
     }
     assert!(kept.take(&authority).is_none());
