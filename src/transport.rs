@@ -5,7 +5,6 @@
 //! [`crate::runtime`]); reqwest for what that exchange does not take (see
 //! [`Transport::exchange`]).
 
-use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -13,7 +12,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
 
-use crate::error::{chain, shown_url, Delivery, Error, Result, BODY_EXCERPT};
+use crate::error::{chain, shown_url, Delivery, Error, Result};
 use crate::tls::{Fingerprint, TlsOptions};
 
 /// API path prefix the client adds to every base URL.
@@ -42,11 +41,13 @@ pub(crate) mod errors;
 mod gate;
 mod http1;
 mod request;
+mod target;
 
 use clients::{Clients, Keeper};
 use errors::{plain_error, reply_too_large, short, too_large, transport_error, Progress, Stage};
 use gate::Gate;
 pub use request::{Method, Request};
+pub use target::Target;
 
 /// Everything a client is built from.
 #[derive(Clone)]
@@ -258,89 +259,6 @@ pub fn build_client(config: &Config, tls: &rustls::ClientConfig) -> Result<reqwe
         .map_err(|e| Error::Internal(format!("cannot build the HTTP client: {}", chain(&e))))
 }
 
-/// One application endpoint: a base URL and its key.
-#[derive(Clone)]
-pub struct Target {
-    base: String,
-    auth: Option<HeaderValue>,
-    /// Its own pinned certificate (a mirror's), instead of the primary's TLS options.
-    pin: Option<Fingerprint>,
-    /// Where the target is, for showctl's own exchange (`http://` and `https://`).
-    plain: Option<http1::Plain>,
-    /// `scheme://host:port`: the application, as its connections are counted (see
-    /// `max_connections`).
-    origin: String,
-}
-
-impl Target {
-    pub fn new(url: &str, api_key: Option<&str>) -> Result<Self> {
-        let base = normalize_base(url)?;
-        let authority_end = base["https://".len()..]
-            .find('/')
-            .map_or(base.len(), |i| i + "https://".len());
-        Ok(Target {
-            origin: base[..authority_end].to_string(),
-            plain: http1::Plain::of(&base),
-            base,
-            auth: api_key.map(auth_header).transpose()?,
-            pin: None,
-        })
-    }
-    /// This target with its own pinned certificate (a mirror's `tls_fingerprint`).
-    pub fn pinned(mut self, pin: Option<Fingerprint>) -> Self {
-        self.pin = pin;
-        self
-    }
-    /// `scheme://host:port/api/0`, never with the key.
-    pub fn base(&self) -> &str {
-        &self.base
-    }
-    /// Whether requests carry an API key (the probe reports what the application made of it).
-    pub fn has_key(&self) -> bool {
-        self.auth.is_some()
-    }
-
-    /// What a server sent, as kept in an error: with the key replaced by `***` wherever the
-    /// server echoed it (a debug page listing the request's headers). Only the start of a body
-    /// is kept in an error, so only that part is searched (and returned when changed).
-    pub fn scrub<'a>(&self, body: &'a [u8]) -> Cow<'a, [u8]> {
-        self.scrub_within(body, 4 * BODY_EXCERPT)
-    }
-
-    /// A whole body with the key replaced by `***` wherever it appears (for recordings).
-    pub fn scrub_all<'a>(&self, body: &'a [u8]) -> Cow<'a, [u8]> {
-        self.scrub_within(body, usize::MAX)
-    }
-
-    /// The key, as [`crate::scrub`] looks for it (empty without a key).
-    pub fn secret(&self) -> &[u8] {
-        self.auth
-            .as_ref()
-            .and_then(|a| a.as_bytes().strip_prefix(b"Bearer ".as_slice()))
-            .unwrap_or_default()
-    }
-
-    fn scrub_within<'a>(&self, body: &'a [u8], limit: usize) -> Cow<'a, [u8]> {
-        let key = self.secret();
-        if key.is_empty() {
-            return Cow::Borrowed(body);
-        }
-        // An occurrence that starts within the limit is caught whole, in its widest form.
-        let end = limit.saturating_add(key.len() * crate::scrub::WIDEST_FORM);
-        let head = &body[..body.len().min(end)];
-        match crate::scrub::scrub(head, key) {
-            Cow::Owned(clean) => Cow::Owned(clean),
-            Cow::Borrowed(_) => Cow::Borrowed(body),
-        }
-    }
-}
-
-impl std::fmt::Debug for Target {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Target({})", self.base)
-    }
-}
-
 /// A client for one application (plus the options shared by its requests).
 pub struct Transport {
     clients: Arc<Clients>,
@@ -517,7 +435,9 @@ impl Transport {
         let method = req.method.as_str();
         let started = Instant::now();
         let progress = Progress::default();
-        let exchange = self.exchange(req, &path_and_query, &url, &progress);
+        // On the heap: a blocking call runs this future on the caller's own thread, whose stack
+        // may be small (a connection over TLS, racing its addresses, is a large future).
+        let exchange = Box::pin(self.exchange(req, &path_and_query, &url, &progress));
         let result = tokio::time::timeout(self.timeout, exchange).await;
         let out = match result {
             Ok(r) => r,
@@ -958,6 +878,7 @@ mod delivery_tests;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::borrow::Cow;
 
     #[test]
     fn base_forms() {

@@ -211,10 +211,18 @@ pub(super) fn plain_error(
             // The verifier said why and what would connect (see `crate::tls`), as through
             // reqwest.
             Some(why) => (format!("invalid peer certificate: {why}"), Cause::Other),
-            None => {
-                let cause = crate::error::cause(&e);
-                (format!("TLS handshake failed: {e}"), cause)
-            }
+            None => match crate::error::cause(&e) {
+                // The library's words ("received corrupt message of type InvalidContentType")
+                // say nothing a user can act on: the fix alone, and what was seen.
+                Cause::PlainHttp => (
+                    format!(
+                        "{} (the answer to the TLS handshake was not TLS)",
+                        plain_http_hint(url)
+                    ),
+                    Cause::Other,
+                ),
+                cause => (format!("TLS handshake failed: {e}"), cause),
+            },
         },
         Failure::Io(e) => {
             let cause = crate::error::cause(&e);
