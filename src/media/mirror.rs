@@ -267,8 +267,10 @@ impl Mirror {
 
     /// Close the mirror: what is still queued or in flight is dropped (not sent).
     pub fn close(&self) {
-        self.shared.sender.transport().close();
+        // The flag first: a command in flight is then dropped at close, never recorded as
+        // failed with the transport's "client is closed".
         self.shared.closed.send_replace(true);
+        self.shared.sender.transport().close();
     }
 }
 
@@ -279,9 +281,12 @@ async fn work(shared: Arc<Shared>, mut rx: mpsc::Receiver<Job>) {
         let exchange = shared.sender.exchange(&job.request, job.fallback.as_ref());
         let sent = crate::journal::record(job.operation, false, exchange);
         tokio::select! {
-            result = sent, if !*closed.borrow() => {
-                shared.record(result.map(|_| ()), rx.len() as u64)
-            }
+            result = sent, if !*closed.borrow() => match result {
+                // The transport was closed for `close` while this was on its way: dropped at
+                // close, not a failure of the mirror.
+                Err(crate::error::Error::Closed) => shared.dropped_at_close(),
+                result => shared.record(result.map(|_| ()), rx.len() as u64),
+            },
             _ = closed.wait_for(|c| *c) => shared.dropped_at_close(),
         }
         shared.finish(1);
