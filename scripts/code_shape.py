@@ -1,0 +1,66 @@
+"""The shape issue 33 asks of the code, measured: the binding's production lines against the
+client core's, the `macro_rules!` in the binding and the operation grammar, and the test files
+standing flat in tests/.
+
+Production lines are non-blank lines outside tests (a `tests.rs`, a `tests/` folder, or what
+follows a top-level `#[cfg(test)]`). The binding is src/python/; the client core is src/media/
+and src/score/ (the clients it binds); the grammar is src/operation.rs and the tables.
+
+    python scripts/code_shape.py          # print the figures
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def production_lines(path: Path) -> list[str]:
+    lines: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#[cfg(test)]"):
+            break
+        if line.strip():
+            lines.append(line)
+    return lines
+
+
+def rust_files(*folders: str) -> list[Path]:
+    out: list[Path] = []
+    for folder in folders:
+        base = ROOT / folder
+        files = [base] if base.is_file() else sorted(base.rglob("*.rs"))
+        out.extend(p for p in files if p.name != "tests.rs" and "tests" not in p.parts)
+    return out
+
+
+def count(files: list[Path]) -> int:
+    return sum(len(production_lines(p)) for p in files)
+
+
+def shape() -> dict[str, float | int]:
+    binding = count(rust_files("src/python"))
+    core = count(rust_files("src/media", "src/score"))
+    grammar = rust_files(
+        "src/python", "src/operation.rs", "src/media/table.rs", "src/score/table.rs"
+    )
+    macros = sum(
+        len(re.findall(r"^\s*macro_rules!", p.read_text(encoding="utf-8"), re.M)) for p in grammar
+    )
+    flat = sorted(p.name for p in (ROOT / "tests").glob("*.py"))
+    return {
+        "binding_lines": binding,
+        "core_lines": core,
+        "ratio": round(binding / core, 3),
+        "macro_rules": macros,
+        "flat_test_files": len(flat),
+    }
+
+
+if __name__ == "__main__":
+    json.dump(shape(), sys.stdout, indent=1)
+    print()
