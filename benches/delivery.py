@@ -5,7 +5,7 @@ small server (the figures of docs/reliability.md, "Delivery").
     python benches/delivery.py --cap 4 8 16 64  # 1,000 gathered calls against 8 worker slots
     python benches/delivery.py --cap 8 64 --slots 1000  # ... against a server without a limit
 
-Uses the fault servers of tests/ (tests/fakeserver.py, tests/test_delivery.py).
+Uses the fault servers of tests/ (tests/kit/fakeserver.py, tests/client/test_delivery.py).
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ simulator): every class and method keeps its signature. Generated from the exten
   stubs show the same documentation as ``help()``.
 
 The generated sections sit between ``generated`` markers; the test suite fails when the
-checked-in files differ from what this writes (tests/test_operation_table.py).
+checked-in files differ from what this writes (tests/project/test_operation_table.py).
 """
 
 from __future__ import annotations

@@ -8,9 +8,9 @@ markers, written by ``python scripts/gen_stubs.py`` with the stub (and checked b
 - README.md: the method tables of ``MediaPlayer``, ``Layer`` and ``Scoreboard`` (each method
   of the tables with its request; the methods written by hand are listed below each table);
 - docs/simulator.md: the simulator's routes, one row per path: every endpoint of the tables
-  (the simulator serves each: tests/test_simulator_routes.py) and the simulator's own routes,
-  the path literals of ``src/simulator/`` that the tables do not have, each with the methods a
-  running simulator answers on it.
+  (the simulator serves each: tests/simulator/test_simulator_routes.py) and the simulator's own
+  routes, the path literals of ``src/simulator/`` that the tables do not have, each with the
+  methods a running simulator answers on it.
 
 docs/media.md links to the operation table of docs/api.md instead of holding a copy.
 

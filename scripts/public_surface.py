@@ -11,7 +11,7 @@ differently from one Python to the next, so the snapshot is kept per minor versi
     python scripts/public_surface.py            # print the snapshot
     python scripts/public_surface.py --write    # rewrite the snapshot of this Python
 
-``tests/test_public_surface.py`` compares the build with the snapshot.
+``tests/docs/test_public_surface.py`` compares the build with the snapshot.
 """
 
 from __future__ import annotations

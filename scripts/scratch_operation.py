@@ -13,9 +13,10 @@ variable: a fixed place, so cargo's incremental cache serves the next run), this
 4. checks that the files that changed are exactly the two edited by hand and the generated
    copies (the stub, docs/api.md, README.md, docs/simulator.md, ``showctl.cmd``), each of which
    now has the operation, and that ``gen_stubs.py --check`` passes;
-5. runs the table's guards in the copy (tests/test_operation_table.py: methods, ``_async``
-   twins, ``cmd`` functions, stub entries, docs rows, stale copies; tests/test_simulator_routes.py:
-   a route for every endpoint) and calls the new operation against the simulator, confirmed.
+5. runs the table's guards in the copy (tests/project/test_operation_table.py: methods,
+   ``_async`` twins, ``cmd`` functions, stub entries, docs rows, stale copies;
+   tests/simulator/test_simulator_routes.py: a route for every endpoint) and calls the new
+   operation against the simulator, confirmed.
 
 Exit status 0 when all of it holds; otherwise each problem is printed. Run by .ci/run::
 
@@ -74,7 +75,7 @@ GENERATED = {
     "docs/simulator.md": ["| POST | `/scratchDim/layer/{id}` | `Layer.scratch_dim` |"],
     "python/showctl/cmd.py": ['    "scratch_dim",', "scratch_dim: Final = Command.scratch_dim"],
 }
-GUARDS = ["tests/test_operation_table.py", "tests/test_simulator_routes.py"]
+GUARDS = ["tests/project/test_operation_table.py", "tests/simulator/test_simulator_routes.py"]
 USE = """
 import showctl
 from showctl import cmd

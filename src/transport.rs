@@ -1083,7 +1083,7 @@ mod tests {
     }
 
     /// Every failure of a lane's own exchange is the error the same failure gave through
-    /// reqwest (the fault matrix of tests/test_faults.py checks the Python side).
+    /// reqwest (the fault matrix of tests/client/test_faults.py checks the Python side).
     #[test]
     fn a_lanes_failures_are_typed_as_reqwest_failures_were() {
         let rt = crate::runtime::get();

@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sys
 import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,8 +12,6 @@ from pytest_httpserver import HTTPServer
 
 if TYPE_CHECKING:
     import showctl
-
-sys.path.insert(0, str(Path(__file__).parent))
 
 
 def pytest_report_header() -> str:

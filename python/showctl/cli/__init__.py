@@ -11,9 +11,9 @@
 - the commands: ``media_commands``, ``score_commands``, ``servers`` (``simulate``, ``feed``),
   ``preshow`` (``probe``, ``record``), ``demo``.
 
-Modules import only modules listed after them here (tests/test_module_graph.py checks there is
-no cycle). Human tables by default; ``--json`` prints JSON lines. Exit codes: 0 ok, 1 the
-application failed, 2 a usage error; errors are one line on stderr, never a traceback.
+Modules import only modules listed after them here (tests/project/test_module_graph.py checks
+there is no cycle). Human tables by default; ``--json`` prints JSON lines. Exit codes: 0 ok, 1
+the application failed, 2 a usage error; errors are one line on stderr, never a traceback.
 """
 
 from __future__ import annotations

@@ -1,0 +1,76 @@
+"""What the guides say about the package matches the package: the README's error tree, the
+testing guide's fixture, the example venue's keys, and where the ``_async`` twins are
+introduced, the warning about blocking calls inside a coroutine."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+import showctl
+import showctl.exceptions
+from showctl.testing import SimulatorFactory
+
+ROOT = Path(__file__).resolve().parents[2]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_error_tree_names_every_exception() -> None:
+    tree = re.search(r"```\nshowctl\.ShowctlError\n(.*?)```", README, re.DOTALL)
+    assert tree, "README.md: the error tree is gone"
+    named = set(re.findall(r"\b([A-Z]\w+(?:Error|Timeout)|Timeout)\b", tree.group(1)))
+    classes = {
+        name
+        for name in showctl.exceptions.__all__
+        if isinstance(getattr(showctl.exceptions, name), type)
+        and issubclass(getattr(showctl.exceptions, name), showctl.ShowctlError)
+        and name != "ShowctlError"
+    }
+    assert classes - named == set()
+
+
+def test_the_testing_guide_calls_the_factory_as_it_is(
+    showctl_simulator_factory: SimulatorFactory,
+) -> None:
+    """docs/testing.md shows the call; the fixture is that function, with those parameters."""
+    text = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
+    calls = re.findall(r"`showctl_simulator_factory\((.*?)\)`", text)
+    assert calls, "docs/testing.md no longer shows how to call the factory"
+    parts: list[str] = []
+    for p in inspect.signature(showctl_simulator_factory).parameters.values():
+        if p.kind is p.KEYWORD_ONLY and "*" not in parts:
+            parts.append("*")
+        parts.append(f"{p.name}={p.default!r}")
+    for call in calls:
+        assert call == ", ".join(parts)
+    assert ".start(" not in text.split("## A cue sheet")[0]
+    sim = showctl_simulator_factory(score_tick=0.05, strict=False)
+    assert sim.running and sim.score_tick == 0.05 and not sim.strict
+
+
+def test_the_example_venue_reads_its_keys_from_the_environment_as_the_readme_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    example = ROOT / "examples" / "venue.toml"
+    text = example.read_text(encoding="utf-8")
+    variables = set(re.findall(r'^api_key_env = "(\w+)"', text, flags=re.MULTILINE))
+    assert variables, "examples/venue.toml reads no key from the environment"
+    # The README's commands export each variable the file names, before they run.
+    venue_block = re.search(r"```sh\n(export [^\n]*)\nshowctl simulate --venue", README)
+    assert venue_block, "README.md: the venue commands do not export the keys first"
+    exported = set(re.findall(r"(\w+)=", venue_block.group(1)))
+    assert variables <= exported
+    for name in variables:
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(ValueError, match="which is not set"):
+        showctl.probe_venue(example)
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/media.md", "docs/scoreboard.md"])
+def test_where_the_twins_are_introduced_a_blocking_call_in_a_coroutine_is_warned_of(
+    page: str,
+) -> None:
+    text = " ".join((ROOT / page).read_text(encoding="utf-8").split())
+    assert re.search(r"blocking (method|call).{0,120}?(stalls|holds) the event loop", text), page
