@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING
 import pytest
 from pytest_httpserver import HTTPServer
 
+from tests.kit.certkit import Cert, https_server, make_cert
+from tests.kit.recording import load, serve
+
 if TYPE_CHECKING:
     import showctl
 
@@ -71,3 +74,18 @@ def sim(showctl_simulator: showctl.Simulator) -> showctl.Simulator:
 @pytest.fixture
 def player(showctl_player: showctl.MediaPlayer) -> showctl.MediaPlayer:
     return showctl_player
+
+
+# The certificate of the media application's kind (self-signed, CA:TRUE, expired) and a
+# scoreboard answering over HTTPS with it: pinning it is what connects (the client's TLS tests
+# and the command line's pin flags).
+@pytest.fixture
+def expired(tmp_path: Path) -> Cert:
+    return make_cert(tmp_path, name="expired", expired=True, ca=True)
+
+
+@pytest.fixture
+def expired_server(expired: Cert) -> Iterator[HTTPServer]:
+    for server in https_server(expired):
+        serve(server, load("scoreboard/hockey"))
+        yield server

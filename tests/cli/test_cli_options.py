@@ -12,7 +12,6 @@ import queue
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,11 +19,10 @@ import showctl
 from pytest_httpserver import HTTPServer
 from showctl import _core
 
-from tests.kit.certkit import Cert, https_server, make_cert
+from tests.kit.certkit import Cert
 from tests.kit.clikit import COMMANDS, env, one_error_line, showctl_cli
 from tests.kit.fakeserver import late, serving
 from tests.kit.netkit import free_port
-from tests.kit.recording import load, serve
 from tests.project.test_operation_table import gen_stubs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,18 +105,6 @@ def test_the_stub_documents_each_constructor_parameter() -> None:
 
 
 # --- the same options everywhere, in command-line syntax -------------------------------------
-
-
-@pytest.fixture
-def expired(tmp_path: Path) -> Cert:
-    return make_cert(tmp_path, name="expired", expired=True, ca=True)
-
-
-@pytest.fixture
-def expired_server(expired: Cert) -> Iterator[HTTPServer]:
-    for server in https_server(expired):
-        serve(server, load("scoreboard/hockey"))
-        yield server
 
 
 def test_a_pin_on_the_command_line_works_for_scores_and_the_tls_error_says_the_flag(

@@ -31,17 +31,6 @@ def scoreboard_server(cert: Cert) -> Iterator[HTTPServer]:
 
 
 @pytest.fixture
-def expired(tmp_path: Path) -> Cert:
-    """The media application's kind: self-signed, CA:TRUE, expired."""
-    return make_cert(tmp_path, name="expired", expired=True, ca=True)
-
-
-@pytest.fixture
-def expired_server(expired: Cert) -> Iterator[HTTPServer]:
-    yield from scoreboard_server(expired)
-
-
-@pytest.fixture
 def ca_true(tmp_path: Path) -> Cert:
     """Valid, self-signed and CA:TRUE (what webpki calls CaUsedAsEndEntity)."""
     return make_cert(tmp_path, name="ca-true", ca=True)
