@@ -4,20 +4,16 @@ and keep their connections apart."""
 
 from __future__ import annotations
 
-import _thread
 import asyncio
 import socket
 import threading
-import time
 from typing import Any
 
 import pytest
 import showctl
 from pytest_httpserver import HTTPServer
-from werkzeug import Request, Response
 
 from tests.kit.recording import load, serve
-from tests.kit.wait import until
 
 
 def _serve_scores(httpserver: HTTPServer) -> None:
@@ -111,39 +107,6 @@ def test_other_kinds_of_loop(
         loop.close()
 
 
-def _slow(seconds: float) -> tuple[Any, threading.Event]:
-    """A handler that answers late on purpose (the call must give up first), and an event set
-    once the request has reached it."""
-    received = threading.Event()
-
-    def handler(_: Request) -> Response:
-        received.set()
-        time.sleep(seconds)  # the slow server itself
-        return Response("{}", content_type="application/json")
-
-    return handler, received
-
-
-def _finished(httpserver: HTTPServer) -> None:
-    """Wait until the late answer is logged, so that it does not land in the next test's log."""
-    until(lambda: len(httpserver.log) == 1, "the server to log its late answer")
-
-
-def test_cancelling_an_awaitable(httpserver: HTTPServer, base_url: str) -> None:
-    handler, _ = _slow(1.0)
-    httpserver.expect_request("/api/0/data/scores").respond_with_handler(handler)
-    board = showctl.Scoreboard(base_url, retries=0)
-
-    async def main() -> float:
-        t0 = time.monotonic()
-        with pytest.raises(asyncio.TimeoutError):
-            await asyncio.wait_for(board.scores_async(), 0.1)
-        return time.monotonic() - t0
-
-    assert asyncio.run(main()) < 0.9
-    _finished(httpserver)
-
-
 def test_blocking_calls_from_threads_and_loops_share_a_client(
     httpserver: HTTPServer, base_url: str
 ) -> None:
@@ -168,22 +131,3 @@ def test_blocking_calls_from_threads_and_loops_share_a_client(
         for t in threads:
             t.join(30)
     assert errors == []
-
-
-def test_ctrl_c_interrupts_a_blocking_call(httpserver: HTTPServer, base_url: str) -> None:
-    handler, received = _slow(2.0)
-    httpserver.expect_request("/api/0/data/scores").respond_with_handler(handler)
-    board = showctl.Scoreboard(base_url, retries=0)
-
-    def interrupt_once_the_call_is_waiting() -> None:
-        received.wait(5)
-        _thread.interrupt_main()
-
-    interrupter = threading.Thread(target=interrupt_once_the_call_is_waiting)
-    t0 = time.monotonic()
-    interrupter.start()
-    with pytest.raises(KeyboardInterrupt):
-        board.scores()
-    assert time.monotonic() - t0 < 1.5
-    interrupter.join()
-    _finished(httpserver)

@@ -4,6 +4,7 @@ call."""
 
 from __future__ import annotations
 
+import _thread
 import asyncio
 import signal
 import subprocess
@@ -13,9 +14,12 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 import showctl
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
 
 from tests.kit.fakeserver import FakeServer, Reply, Seen, late, respond, serve, serving, stall
 from tests.kit.mediakit import MODES, invoke
@@ -309,3 +313,55 @@ def test_mirror_status_while_mirrors_fail_and_log() -> None:
         done = run_script(MIRROR_STATUS, ok.url, failing.url, dead)
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout == "done True\n"
+
+
+def _slow(seconds: float) -> tuple[Any, threading.Event]:
+    """A handler that answers late on purpose (the call must give up first), and an event set
+    once the request has reached it."""
+    received = threading.Event()
+
+    def handler(_: Request) -> Response:
+        received.set()
+        time.sleep(seconds)  # the slow server itself
+        return Response("{}", content_type="application/json")
+
+    return handler, received
+
+
+def _finished(httpserver: HTTPServer) -> None:
+    """Wait until the late answer is logged, so that it does not land in the next test's log."""
+    until(lambda: len(httpserver.log) == 1, "the server to log its late answer")
+
+
+def test_cancelling_an_awaitable(httpserver: HTTPServer, base_url: str) -> None:
+    handler, _ = _slow(1.0)
+    httpserver.expect_request("/api/0/data/scores").respond_with_handler(handler)
+    board = showctl.Scoreboard(base_url, retries=0)
+
+    async def main() -> float:
+        t0 = time.monotonic()
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(board.scores_async(), 0.1)
+        return time.monotonic() - t0
+
+    assert asyncio.run(main()) < 0.9
+    _finished(httpserver)
+
+
+def test_ctrl_c_interrupts_a_blocking_call(httpserver: HTTPServer, base_url: str) -> None:
+    handler, received = _slow(2.0)
+    httpserver.expect_request("/api/0/data/scores").respond_with_handler(handler)
+    board = showctl.Scoreboard(base_url, retries=0)
+
+    def interrupt_once_the_call_is_waiting() -> None:
+        received.wait(5)
+        _thread.interrupt_main()
+
+    interrupter = threading.Thread(target=interrupt_once_the_call_is_waiting)
+    t0 = time.monotonic()
+    interrupter.start()
+    with pytest.raises(KeyboardInterrupt):
+        board.scores()
+    assert time.monotonic() - t0 < 1.5
+    interrupter.join()
+    _finished(httpserver)

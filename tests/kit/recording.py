@@ -1,4 +1,5 @@
-"""Load recorded exchanges (see recordings/README.md) and serve them with pytest-httpserver."""
+"""Load recorded exchanges (see tests/recordings/README.md) and serve them with
+pytest-httpserver."""
 
 from __future__ import annotations
 
