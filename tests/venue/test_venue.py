@@ -178,7 +178,7 @@ def test_simulate_venue_on_the_files_ports_refuses_a_remote_host(tmp_path: Path)
         simulate_venue(path, same_ports=True)
 
 
-@pytest.mark.showctl_venue("../examples/venue.toml")
+@pytest.mark.showctl_venue("../../examples/venue.toml")
 def test_the_fixture_starts_a_simulator_per_source(showctl_venue: SimulatedVenue) -> None:
     assert len(showctl_venue) == 10
     with showctl.Scoreboard(showctl_venue["court5"].url) as board:
