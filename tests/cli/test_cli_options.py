@@ -23,7 +23,7 @@ from tests.kit.certkit import Cert
 from tests.kit.clikit import COMMANDS, env, one_error_line, showctl_cli
 from tests.kit.fakeserver import late, serving
 from tests.kit.netkit import free_port
-from tests.project.test_operation_table import gen_stubs
+from tests.kit.scripts import script
 
 ROOT = Path(__file__).resolve().parents[2]
 # Every command but the two that start a server of their own (feed has its own options).
@@ -89,7 +89,7 @@ def test_every_environment_variable_and_option_is_in_docs_cli_md() -> None:
 
 def test_docs_cli_md_has_the_generated_row_of_each_option() -> None:
     text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
-    missing = [row for row in gen_stubs().options_rows() if row not in text]
+    missing = [row for row in script("gen_stubs").options_rows() if row not in text]
     assert missing == [], "run python scripts/gen_stubs.py:\n" + "\n".join(missing)
 
 

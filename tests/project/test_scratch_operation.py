@@ -4,35 +4,22 @@ every file the generators write that an operation reaches."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
-from tests.project.test_operation_table import gen_stubs
+from tests.kit.scripts import script
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def scratch() -> ModuleType:
-    path = ROOT / "scripts" / "scratch_operation.py"
-    spec = importlib.util.spec_from_file_location("scratch_operation", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["scratch_operation"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_each_hand_edit_finds_its_line_once() -> None:
-    for rel, anchor, _ in scratch().HAND_EDITS:
+    for rel, anchor, _ in script("scratch_operation").HAND_EDITS:
         text = (ROOT / rel).read_text(encoding="utf-8")
         assert text.count(anchor) == 1, f"{rel}: {anchor!r} (update HAND_EDITS)"
 
 
 def test_it_checks_every_copy_the_generators_write() -> None:
-    mod = gen_stubs()
+    mod = script("gen_stubs")
     written = {mod.STUB, mod.API_MD} | {path for path, _ in mod.copies()}
     # docs/cli.md (the client options) is the one generated file an operation does not reach.
     wanted = {str(p.relative_to(ROOT)) for p in written}
-    assert set(scratch().GENERATED) == wanted
+    assert set(script("scratch_operation").GENERATED) == wanted
