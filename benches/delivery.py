@@ -18,16 +18,17 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository: tests.kit
 
 import showctl
-from fakeserver import FakeServer
-from test_delivery import (
+
+from tests.client.test_delivery import (
     SmallServer,
     answer_then_close,
     close_before_reading_the_next,
     run_commands,
 )
+from tests.kit.fakeserver import FakeServer
 
 
 def resend(rounds: int) -> None:

@@ -42,11 +42,12 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE.parent))  # the repository: tests.kit
 
-from nginxkit import Nginx, nginx_in_front, served_dir  # noqa: E402
 from showctl._venue import simulate_venue  # noqa: E402
 from venue_scale import cpu_seconds, follow, memory, percentile  # noqa: E402
+
+from tests.kit.nginxkit import Nginx, nginx_in_front, served_dir  # noqa: E402
 
 COURTS = 8
 

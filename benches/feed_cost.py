@@ -41,12 +41,13 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path.insert(0, str(HERE.parent))  # the repository: tests.kit
 
 from feed_behind_nginx import WRK_RATE, cpu  # noqa: E402
-from nginxkit import nginx_in_front, served_dir  # noqa: E402
 from showctl._venue import simulate_venue  # noqa: E402
 from venue_scale import cpu_seconds, follow  # noqa: E402
+
+from tests.kit.nginxkit import nginx_in_front, served_dir  # noqa: E402
 
 INTERVAL = 0.25
 

@@ -16,8 +16,8 @@ from urllib.parse import quote
 import showctl
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-from browser import Browser  # noqa: E402
+sys.path.insert(0, str(ROOT))  # the repository: tests.kit
+from tests.kit.browser import Browser  # noqa: E402
 
 
 def trigger(sim: showctl.Simulator, layer: int, playlist: str, cue: int) -> None:
