@@ -3,6 +3,7 @@ that must never show, and TLS verification on by default."""
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import ssl
@@ -19,9 +20,11 @@ import showctl
 import trustme
 from pytest_httpserver import HTTPServer
 
-from tests.kit.fakeserver import FakeServer, Reply, Seen, respond, serve
+from tests.kit.fakeserver import FakeServer, Reply, Seen, late, respond, serve, serving
 from tests.kit.mediakit import MODES, invoke
-from tests.kit.netkit import free_port, sigint_default
+from tests.kit.netkit import free_port, scores, sigint_default
+from tests.kit.recording import load
+from tests.kit.recording import serve as serve_recorded
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -264,6 +267,35 @@ LEAKS = """
         print("mirror", repr(m), m.url, m.failed, repr(m.last_error), str(m.last_error))
         print("attrs", repr(vars(m.last_error)))
 """
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_key_appears_in_no_repr_message_or_log(
+    httpserver: HTTPServer, base_url: str, mode: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    serve_recorded(httpserver, load("errors/401"), times=1)
+    serve_recorded(httpserver, load("errors/503"))
+    board = showctl.Scoreboard(base_url, KEY, timeout=0.5)
+    assert KEY not in repr(board)
+    assert KEY not in str(board)
+    failures: list[BaseException] = []
+    for _ in range(2):  # 401, then 503 three times (retried)
+        with pytest.raises(showctl.ApiError) as info:
+            scores(board, mode)
+        failures.append(info.value)
+    with pytest.raises(showctl.ConnectError) as refused:
+        scores(showctl.Scoreboard(f"127.0.0.1:{free_port()}", KEY, retries=1), mode)
+    failures.append(refused.value)
+    with serving(late(3.0)) as url, pytest.raises(showctl.Timeout) as slow:
+        scores(showctl.Scoreboard(url, KEY, timeout=0.3, retries=0), mode)
+    failures.append(slow.value)
+    for err in failures:
+        assert KEY not in str(err)
+        assert KEY not in repr(err)
+        assert all(KEY not in str(v) for v in vars(err).values())
+    assert any("retry" in r.getMessage() for r in caplog.records), "no log line was captured"
+    assert all(KEY not in r.getMessage() for r in caplog.records)
 
 
 def test_the_key_appears_in_no_repr_log_line_or_exception(httpserver: HTTPServer) -> None:
