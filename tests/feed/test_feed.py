@@ -136,14 +136,18 @@ def test_scores_json_xml_and_csv_parse_with_the_standard_library(sim: showctl.Si
 
 def read_until(path: Path, pred: Any, timeout: float = 5.0) -> dict[str, Any]:
     """Read a written JSON file the way a file-reading tool does, until `pred` holds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        doc: dict[str, Any] = json.loads(path.read_bytes()) if path.exists() else {}
-        if doc and pred(doc):
-            return doc
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{path.name} never showed it: {doc}")
-        time.sleep(INTERVAL / 5)
+    last: dict[str, Any] = {}
+
+    def shows() -> bool:
+        nonlocal last
+        last = json.loads(path.read_bytes()) if path.exists() else {}
+        return bool(last) and bool(pred(last))
+
+    try:
+        until(shows, f"{path.name} to show it", timeout)
+    except AssertionError as e:
+        raise AssertionError(f"{e}; it shows {last}") from None
+    return last
 
 
 def test_stale_with_its_age_when_the_application_fails_and_back(
