@@ -27,7 +27,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SNAPSHOTS = ROOT / "tests" / "surface"
-STUBS = ROOT / "python" / "showctl" / "_core.pyi"
+
+
+def stubs() -> Path:
+    """The stubs of the showctl imported (the source tree's, or an installed wheel's)."""
+    import showctl
+
+    return Path(showctl.__file__).parent / "_core.pyi"
 
 
 def snapshot_path() -> Path:
@@ -127,7 +133,7 @@ def main() -> int:
     if "--write" in sys.argv[1:]:
         SNAPSHOTS.mkdir(parents=True, exist_ok=True)
         snapshot_path().write_text(text, encoding="utf-8")
-        (SNAPSHOTS / "_core.pyi").write_bytes(STUBS.read_bytes())
+        (SNAPSHOTS / "_core.pyi").write_bytes(stubs().read_bytes())
         print(f"wrote {snapshot_path().relative_to(ROOT)} and tests/surface/_core.pyi")
     else:
         sys.stdout.write(text)

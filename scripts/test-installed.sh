@@ -4,7 +4,8 @@
 #
 #   scripts/test-installed.sh STAGE_DIR [PYTEST ARGS...]     # PYTHON=... picks the interpreter
 #
-# tests/, examples/, pyproject.toml (pytest's settings) and Cargo.toml (the version source) are
+# tests/, examples/, pyproject.toml (pytest's settings), Cargo.toml (the version source), and
+# README.md, docs/ and scripts/ (what the docs tests and the public-surface test read) are
 # copied to STAGE_DIR/showctl and pytest runs there with --import-mode=importlib, so python/ is
 # nowhere on sys.path; SHOWCTL_TEST_INSTALLED=1 makes the suite's conftest refuse to run unless
 # showctl and its extension come from the interpreter's site-packages. The API contract that
@@ -19,7 +20,8 @@ python=${PYTHON:-python}
 
 rm -rf "$stage"
 mkdir -p "$stage/showctl"
-cp -r "$repo/tests" "$repo/examples" "$repo/pyproject.toml" "$repo/Cargo.toml" "$stage/showctl/"
+cp -r "$repo/tests" "$repo/examples" "$repo/pyproject.toml" "$repo/Cargo.toml" \
+    "$repo/README.md" "$repo/docs" "$repo/scripts" "$stage/showctl/"
 find "$stage" -name __pycache__ -prune -exec rm -rf {} +
 shared=${SHOWCTL_SHARED_DIR:-$repo/../shared}
 if [ -d "$shared" ]; then
