@@ -11,7 +11,7 @@ use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
 
 use super::args::connection_dict;
 use super::convert::{json_to_py, type_name};
-use super::options::client_config;
+use super::options::ClientArgs;
 use super::rt;
 use crate::error::Error;
 use crate::feed::{Feed, Kind, Options, SourceSpec};
@@ -226,18 +226,17 @@ impl PyFeed {
             let Some(s) = source_arg(given, kind.as_str())? else {
                 return Ok(None);
             };
-            let config = client_config(
-                Some(s.url),
-                s.api_key.or_else(|| api_key.clone()),
-                env,
+            let config = ClientArgs {
+                url: Some(s.url),
+                api_key: s.api_key.or_else(|| api_key.clone()),
                 timeout,
-                s.verify.unwrap_or(verify),
-                s.ca_cert.or_else(|| ca_cert.clone()),
-                s.tls_fingerprint.or_else(|| tls_fingerprint.clone()),
-                0,
-                false,
-                None,
-            )
+                verify: s.verify.unwrap_or(verify),
+                ca_cert: s.ca_cert.or_else(|| ca_cert.clone()),
+                tls_fingerprint: s.tls_fingerprint.or_else(|| tls_fingerprint.clone()),
+                retries: 0,
+                ..ClientArgs::default()
+            }
+            .config(env)
             .map_err(|e| match e {
                 Error::InvalidInput(m) => Error::invalid(format!("{}: {m}", kind.as_str())),
                 other => other,
