@@ -172,9 +172,8 @@ impl PyFeed {
     }
 }
 
-/// The feed's time between polls and per-request timeout when not given (seconds).
+/// The feed's time between polls when not given (seconds).
 const DEFAULT_INTERVAL: f64 = 0.5;
-const DEFAULT_TIMEOUT: f64 = 5.0;
 
 #[pymethods]
 impl PyFeed {
@@ -213,7 +212,7 @@ impl PyFeed {
         let given = (interval.is_some(), timeout.is_some(), verify.is_some());
         let interval_given = interval;
         let interval = crate::poll::watch_interval(interval.unwrap_or(DEFAULT_INTERVAL))?;
-        let timeout = timeout.unwrap_or(DEFAULT_TIMEOUT);
+        let timeout = timeout.unwrap_or(ClientArgs::default().timeout);
         let verify = verify.unwrap_or(true);
         let limits = Limits {
             header_timeout: crate::serve::header_timeout(header_timeout)
