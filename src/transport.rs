@@ -13,7 +13,6 @@ use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
 
 use crate::error::{chain, shown_url, Delivery, Error, Result};
-use crate::tls::{Fingerprint, TlsOptions};
 
 /// API path prefix the client adds to every base URL.
 pub const API_PREFIX: &str = "/api/0";
@@ -35,6 +34,7 @@ pub const DEFAULT_MAX_BODY: usize = 64 * 1024 * 1024;
 pub const DEFAULT_MAX_CONNECTIONS: usize = 8;
 
 mod clients;
+mod config;
 #[cfg(test)]
 mod differential;
 pub(crate) mod errors;
@@ -44,77 +44,14 @@ mod request;
 mod target;
 
 use clients::{Clients, Keeper};
+pub use config::{
+    resolve_key, resolve_pin, resolve_url, Config, CONFIRM_TIMEOUT_RANGE, MAX_BODY_RANGE,
+    MAX_CONNECTIONS_RANGE, RETRIES_RANGE, TIMEOUT_RANGE,
+};
 use errors::{plain_error, reply_too_large, short, too_large, transport_error, Progress, Stage};
 use gate::Gate;
 pub use request::{Method, Request};
 pub use target::Target;
-
-/// Everything a client is built from.
-#[derive(Clone)]
-pub struct Config {
-    pub url: String,
-    pub api_key: Option<String>,
-    pub timeout: Duration,
-    pub verify: bool,
-    pub ca_cert: Option<std::path::PathBuf>,
-    /// A pinned certificate (`tls_fingerprint`): see [`crate::tls`].
-    pub tls_fingerprint: Option<Fingerprint>,
-    pub retries: u32,
-    pub retry_commands: bool,
-    pub max_body: usize,
-    /// First backoff delay; doubles per attempt, with jitter, capped at 2 s.
-    pub backoff: Duration,
-    /// How long a confirmed command reads its value back (see `media::confirm`).
-    pub confirm_timeout: Duration,
-    /// Connections open at once to one application, in use or kept idle; calls beyond it wait
-    /// for a free one (see `transport::gate`).
-    pub max_connections: usize,
-}
-
-impl std::fmt::Debug for Config {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Config")
-            .field("url", &self.url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "***"))
-            .field("timeout", &self.timeout)
-            .field("verify", &self.verify)
-            .field("ca_cert", &self.ca_cert)
-            .field("tls_fingerprint", &self.tls_fingerprint)
-            .field("retries", &self.retries)
-            .field("retry_commands", &self.retry_commands)
-            .field("confirm_timeout", &self.confirm_timeout)
-            .field("max_connections", &self.max_connections)
-            .finish()
-    }
-}
-
-impl Config {
-    /// How this configuration trusts the application's certificate.
-    pub fn tls_options(&self) -> TlsOptions {
-        TlsOptions {
-            verify: self.verify,
-            ca_cert: self.ca_cert.clone(),
-            pin: self.tls_fingerprint,
-        }
-    }
-
-    pub fn new(url: impl Into<String>) -> Self {
-        Config {
-            url: url.into(),
-            api_key: None,
-            timeout: DEFAULT_TIMEOUT,
-            verify: true,
-            ca_cert: None,
-            tls_fingerprint: None,
-            retries: 2,
-            retry_commands: false,
-            max_body: DEFAULT_MAX_BODY,
-            backoff: Duration::from_millis(100),
-            confirm_timeout: DEFAULT_CONFIRM_TIMEOUT,
-            max_connections: DEFAULT_MAX_CONNECTIONS,
-        }
-    }
-}
 
 /// `https//h:p`, `http:/h:p`, `http:h` and the like: a scheme whose `://` is mistyped (which
 /// would otherwise read as a host named `https` or `http`); returns the likely intended URL.
@@ -706,24 +643,6 @@ struct Call<'a> {
     req: &'a Request,
     url: &'a str,
     progress: &'a Progress,
-}
-
-/// Read the URL and key from arguments or environment variables.
-pub fn resolve_url(url: Option<String>, env_var: &str) -> Result<String> {
-    match url {
-        Some(u) => Ok(u),
-        None => match std::env::var(env_var) {
-            Ok(u) if !u.trim().is_empty() => Ok(u),
-            _ => Err(Error::invalid(format!(
-                "url: no URL given and {env_var} is not set; pass url=\"http://host:port\" \
-                 or set {env_var}"
-            ))),
-        },
-    }
-}
-
-pub fn resolve_key(api_key: Option<String>) -> Option<String> {
-    api_key.or_else(|| std::env::var(ENV_API_KEY).ok().filter(|k| !k.is_empty()))
 }
 
 /// A scripted HTTP/1.1 server on loopback for the core's tests: each connection gets the next

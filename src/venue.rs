@@ -27,7 +27,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 use crate::tls::Fingerprint;
-use crate::transport::{normalize_base, Config, DEFAULT_TIMEOUT};
+use crate::transport::{normalize_base, Config};
 
 pub mod probe;
 
@@ -273,28 +273,16 @@ fn source(
     };
     let mut config = Config::new(url);
     config.api_key = key(at, own, get("api_key_env"), env)?;
+    // Each range is checked by the option's setter (the constructors' check): the message
+    // is the one `MediaPlayer(...)` gives, after the place in the file.
     if let Some((at, v)) = get("timeout") {
-        let t = at.number(v)?;
-        if !(t > 0.0 && t <= 3600.0) {
-            return Err(at.fail(&format!(
-                "must be a number of seconds above 0 and at most 3600, got {t}"
-            )));
-        }
-        config.timeout = Duration::from_secs_f64(t);
-    } else {
-        config.timeout = DEFAULT_TIMEOUT;
+        at.setter(config.set_timeout(at.number(v)?))?;
     }
     if let Some((at, v)) = get("retries") {
-        match v.as_i64() {
-            Some(n) if (0..=10).contains(&n) => config.retries = n as u32,
-            _ => return Err(at.fail(&format!("must be a whole number from 0 to 10, got {v}"))),
-        }
+        at.setter(config.set_retries(at.whole(v)?))?;
     }
     if let Some((at, v)) = get("max_connections") {
-        match v.as_i64() {
-            Some(n) if (1..=1024).contains(&n) => config.max_connections = n as usize,
-            _ => return Err(at.fail(&format!("must be a whole number from 1 to 1024, got {v}"))),
-        }
+        at.setter(config.set_max_connections(at.whole(v)?))?;
     }
     if let Some((at, v)) = get("verify") {
         config.verify = v
@@ -531,6 +519,18 @@ impl<'a> Place<'a> {
         v.as_str()
             .map(str::to_string)
             .ok_or_else(|| self.fail(&format!("must be a string, got {}", kind_of(v))))
+    }
+
+    /// An option's setter's result, a refusal put at this place (without the option's name,
+    /// which the place ends with).
+    fn setter(&self, set: Result<()>) -> Result<()> {
+        let field = self.path.rsplit('.').next().unwrap_or_default();
+        set.map_err(|e| self.fail(&strip_arg(&e, field)))
+    }
+
+    fn whole(&self, v: &Value) -> Result<i64> {
+        v.as_i64()
+            .ok_or_else(|| self.fail(&format!("must be a whole number, got {v}")))
     }
 
     fn number(&self, v: &Value) -> Result<f64> {

@@ -12,14 +12,12 @@ use serde_json::{Map, Value};
 use super::convert::{as_index, is_real, py_to_json, type_name, Wrapped};
 use super::models::{PyEffect, PyLayerBlend};
 
-use crate::error::{Error, Result};
 use crate::ident::Ident;
 use crate::media::builders::{
     ArgKind, BlendArg, EffectArg, Labelled, NameOf, Number, OrNone, UuidOf,
 };
 use crate::media::endpoints::{self as ep, BlendSpec};
-use crate::tls::{Fingerprint, ENV_TLS_FINGERPRINT};
-use crate::transport::Target;
+use crate::transport::{resolve_pin, Target};
 
 /// An identifier argument: an `int` (or an integer with `__index__`, such as numpy's; not a
 /// `bool`) or a `str`.
@@ -98,33 +96,6 @@ fn i64_of(i: &Bound<'_, PyInt>, arg: &str) -> PyResult<i64> {
             "{arg}: the int is out of range (-2**63 to 2**63-1)"
         ))
     })
-}
-
-/// The pin from `tls_fingerprint`, else from `SHOWCTL_TLS_FINGERPRINT` (which plain-HTTP URLs
-/// ignore: a pin given for an `http://` URL is refused, since nothing would be checked).
-pub fn resolve_pin(given: Option<String>, url: &str) -> Result<Option<Fingerprint>> {
-    let https = url
-        .trim_start()
-        .get(..8)
-        .is_some_and(|s| s.eq_ignore_ascii_case("https://"));
-    match given {
-        Some(text) => {
-            let pin = Fingerprint::parse(&text)?;
-            if !https {
-                return Err(Error::invalid(format!(
-                    "tls_fingerprint: {url:?} is not an https:// URL, so no certificate would be \
-                     checked; use the application's https:// URL"
-                )));
-            }
-            Ok(Some(pin))
-        }
-        None => match std::env::var(ENV_TLS_FINGERPRINT) {
-            Ok(text) if !text.trim().is_empty() && https => Fingerprint::parse(&text)
-                .map(Some)
-                .map_err(|e| Error::invalid(format!("{e} (from {ENV_TLS_FINGERPRINT})"))),
-            _ => Ok(None),
-        },
-    }
 }
 
 /// A flag argument: `True` or `False` (numpy's bool too); an int is refused.

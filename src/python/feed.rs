@@ -11,7 +11,7 @@ use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
 
 use super::args::connection_dict;
 use super::convert::{json_to_py, type_name};
-use super::options::client_config;
+use super::options::ClientArgs;
 use super::rt;
 use crate::error::Error;
 use crate::feed::{Feed, Kind, Options, SourceSpec};
@@ -172,9 +172,8 @@ impl PyFeed {
     }
 }
 
-/// The feed's time between polls and per-request timeout when not given (seconds).
+/// The feed's time between polls when not given (seconds).
 const DEFAULT_INTERVAL: f64 = 0.5;
-const DEFAULT_TIMEOUT: f64 = 5.0;
 
 #[pymethods]
 impl PyFeed {
@@ -213,7 +212,7 @@ impl PyFeed {
         let given = (interval.is_some(), timeout.is_some(), verify.is_some());
         let interval_given = interval;
         let interval = crate::poll::watch_interval(interval.unwrap_or(DEFAULT_INTERVAL))?;
-        let timeout = timeout.unwrap_or(DEFAULT_TIMEOUT);
+        let timeout = timeout.unwrap_or(ClientArgs::default().timeout);
         let verify = verify.unwrap_or(true);
         let limits = Limits {
             header_timeout: crate::serve::header_timeout(header_timeout)
@@ -226,18 +225,17 @@ impl PyFeed {
             let Some(s) = source_arg(given, kind.as_str())? else {
                 return Ok(None);
             };
-            let config = client_config(
-                Some(s.url),
-                s.api_key.or_else(|| api_key.clone()),
-                env,
+            let config = ClientArgs {
+                url: Some(s.url),
+                api_key: s.api_key.or_else(|| api_key.clone()),
                 timeout,
-                s.verify.unwrap_or(verify),
-                s.ca_cert.or_else(|| ca_cert.clone()),
-                s.tls_fingerprint.or_else(|| tls_fingerprint.clone()),
-                0,
-                false,
-                None,
-            )
+                verify: s.verify.unwrap_or(verify),
+                ca_cert: s.ca_cert.or_else(|| ca_cert.clone()),
+                tls_fingerprint: s.tls_fingerprint.or_else(|| tls_fingerprint.clone()),
+                retries: 0,
+                ..ClientArgs::default()
+            }
+            .config(env)
             .map_err(|e| match e {
                 Error::InvalidInput(m) => Error::invalid(format!("{}: {m}", kind.as_str())),
                 other => other,

@@ -1,7 +1,8 @@
 //! The PyO3 binding layer: it only converts. In layers:
 //! - [`convert`] (JSON to and from Python, the model and reply traits), [`args`] (argument
 //!   conversion, one [`args::FromPyArg`] per argument kind of the operation tables) and
-//!   [`options`] (the client options, declared once, and the constructors made from them);
+//!   [`options`] (the client options: converters, their setting on the core's `Config`, and
+//!   the options as data);
 //! - [`errors`] (core errors to the exception classes of `showctl.exceptions`);
 //! - [`ops`] (what a method runs, blocking or awaitable, and `binding!`, the one macro that
 //!   turns an operation table into methods, twins and `Command` constructors, expanded once
@@ -29,9 +30,6 @@ pub mod guard;
 pub mod layer;
 pub mod models;
 pub mod ops;
-// Before `player` and `scoreboard`: they use its `client_constructor!` (made by a macro, so
-// reachable by textual scope only).
-#[macro_use]
 pub mod options;
 pub mod player;
 pub mod probe;

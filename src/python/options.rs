@@ -1,424 +1,139 @@
-//! The client options of `MediaPlayer(...)` and `Scoreboard(...)`, declared once in
-//! [`client_options!`]: name, Rust and Python type, default, range, environment variable, the
-//! command line's spelling and the documentation. Its one consumer, [`client_items!`], makes
-//! from it the converters, both `#[new]` constructors (`client_constructor!`: their signature,
-//! and so `__text_signature__`), the checks and the [`Config`] they build, and
-//! `_core._client_options()`, from which the stubs, docs/cli.md and the command line's
-//! connection options are made.
+//! The client options of `MediaPlayer(...)` and `Scoreboard(...)`: one converter per option
+//! (a refusal names the option), [`ClientArgs`] (the values as given, set on the core's
+//! [`Config`] through its validating setters, which check each range once for every caller:
+//! constructors, venue, feed, command line), and [`OPTIONS`], the options as data, from which
+//! `_core._client_options()` gives the stubs, docs/cli.md and the command line's connection
+//! options.
 //!
-//! Adding an option: one entry below (its `set` says where the value goes, usually a field of
-//! [`Config`]) and its use in the core.
+//! Adding an option: its setter on [`Config`], its converter and [`ClientArgs`] field here, its
+//! entry in [`OPTIONS`], and its parameter in the `#[new]` of `MediaPlayer` and `Scoreboard`
+//! (their `signature` is what `__text_signature__` shows; a test compares it with [`OPTIONS`]).
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use super::args::{self, resolve_pin};
-use crate::error::{Error, Result};
+use super::args;
+use crate::error::Result;
 use crate::tls::ENV_TLS_FINGERPRINT;
 use crate::transport::{
-    resolve_key, resolve_url, Config, DEFAULT_MAX_BODY, ENV_API_KEY, ENV_MEDIA_URL,
-    ENV_SCOREBOARD_URL,
+    resolve_key, resolve_url, Config, CONFIRM_TIMEOUT_RANGE, ENV_API_KEY, ENV_MEDIA_URL,
+    ENV_SCOREBOARD_URL, MAX_BODY_RANGE, MAX_CONNECTIONS_RANGE, RETRIES_RANGE, TIMEOUT_RANGE,
 };
 
-/// Every client option, declared once, handed to the macro named in brackets
-/// ([`client_items!`]). An entry:
-///
-/// ```text
-/// /// The documentation (each line a sentence or more).
-/// name: RustType = default, py "Python type", cli "--flag" "METAVAR", env [VARIABLES],
-///     [range "what is allowed" if |v| check,] set |building, value| { … };
-/// ```
-///
-/// The value is converted by [`OptionValue`] (a refusal names the option).
-///
-/// `positional` options come before the `*` of the signature; `media_config` options exist on
-/// `MediaPlayer` only and are set on the [`Config`] like `keyword` ones (a `Scoreboard` keeps
-/// their defaults); `media` options exist on `MediaPlayer` only, and are handed to its
-/// constructor's body rather than set on the [`Config`]. The `default` is one token, so that PyO3 writes it into `__text_signature__`.
-macro_rules! client_options {
-    ([$($then:tt)*] { $($args:tt)* }) => {
-        $($then)*! { { $($args)* }
-        positional {
-            /// The application's address: `http://host:port`, `https://host:port` or
-            /// `host:port` (`/api/0` is added). Without it, the environment variable (one per
-            /// application).
-            url: Option<String> = None, py "str | None", cli "--url" "URL",
-                env [ENV_MEDIA_URL, ENV_SCOREBOARD_URL],
-                set |b, v| { b.config.url = resolve_url(v, b.url_env)?; };
-            /// The API key, sent as `Authorization: Bearer KEY`. Without it, the environment
-            /// variable; never printed, logged or shown in a repr.
-            api_key: Option<String> = None, py "str | None", cli "--api-key" "KEY",
-                env [ENV_API_KEY],
-                set |b, v| { b.config.api_key = resolve_key(v); };
-        }
-        keyword {
-            /// Seconds each attempt may take (connecting, sending and reading the answer).
-            timeout: f64 = 5.0, py "float", cli "--timeout" "SECONDS", env [],
-                range "a number of seconds above 0 and at most 3600"
-                    if |v: f64| v.is_finite() && v > 0.0 && v <= 3600.0,
-                set |b, v| { b.config.timeout = Duration::from_secs_f64(v); };
-            /// Check the application's certificate (HTTPS); `verify=False` turns the check off
-            /// and accepts any certificate: a last resort; prefer `tls_fingerprint=` or
-            /// `ca_cert=`.
-            verify: bool = true, py "bool", cli "--insecure" "", env [],
-                set |b, v| { b.config.verify = v; };
-            /// A PEM file with the CA (or the application's own self-signed certificate) to
-            /// trust, besides the system's.
-            ca_cert: Option<std::path::PathBuf> = None, py "str | os.PathLike[str] | None",
-                cli "--ca-cert" "PEM", env [],
-                set |b, v| { b.config.ca_cert = v; };
-            /// Accept the certificate whose SHA-256 is this pin (`"sha256:<hex>"`, as `probe`
-            /// prints it), even self-signed or expired, and only it. `https://` URLs only.
-            /// Without it, the environment variable (ignored for `http://` URLs).
-            tls_fingerprint: Option<String> = None, py "str | None",
-                cli "--tls-fingerprint" "PIN", env [ENV_TLS_FINGERPRINT],
-                set |b, v| { b.config.tls_fingerprint = resolve_pin(v, &b.config.url)?; };
-            /// How many times a read is retried after a connection failure, a timeout, a 500
-            /// or a 503 (with backoff); commands are sent once unless `retry_commands=True`.
-            retries: i64 = 2, py "int", cli "--retries" "N", env [],
-                range "between 0 and 10" if |v: i64| (0..=10).contains(&v),
-                set |b, v| { b.config.retries = v as u32; };
-            /// Retry commands too, as reads are (`retry_commands=True`; every documented
-            /// command sets a state, so repeating one is safe).
-            retry_commands: bool = false, py "bool", cli "--retry-commands" "", env [],
-                set |b, v| { b.config.retry_commands = v; };
-            /// The largest answer accepted, in bytes (64 MiB when not given); a bigger one
-            /// raises `DecodeError`.
-            max_body: Option<i64> = None, py "int | None", cli "--max-body" "BYTES", env [],
-                range "a positive number of bytes" if |v: Option<i64>| v.is_none_or(|n| n > 0),
-                set |b, v| { b.config.max_body = v.map_or(DEFAULT_MAX_BODY, |n| n as usize); };
-            /// Connections open at once to the application, in use or kept idle, across every
-            /// thread and the event loop; calls beyond it wait for a free one within their
-            /// `timeout` (one whose time runs out raises `TimeoutError` with `delivery`
-            /// `"not_sent"`). Small embedded servers have few workers: see docs/reliability.md.
-            max_connections: i64 = 8, py "int", cli "--max-connections" "N", env [],
-                range "between 1 and 1024" if |v: i64| (1..=1024).contains(&v),
-                set |b, v| { b.config.max_connections = v as usize; };
-        }
-        media_config {
-            /// How long `confirm=True` reads the value back after the command's 200 (five
-            /// reads, evenly spaced, the first at once) before raising `NotConfirmedError`:
-            /// half a second when not given.
-            confirm_timeout: f64 = 0.5, py "float", cli "" "", env [],
-                range "a number of seconds from 0 to 60"
-                    if |v: f64| v.is_finite() && (0.0..=60.0).contains(&v),
-                set |b, v| { b.config.confirm_timeout = Duration::from_secs_f64(v); };
-        }
-        media {
-            /// Extra targets that receive every command the primary accepted, in the
-            /// background: URLs, `(url, api_key[, tls_fingerprint])` tuples or dicts with those
-            /// keys (a URL alone takes the primary's key); `None` or `()`: none. See
-            /// `mirror_status()`.
-            mirrors: Option<crate::python::args::MirrorArgs> = None,
-                py concat!(
-                    "Iterable[str | tuple[str, str | None] | tuple[str, str | None, str | None]",
-                    " | MirrorSpec] | None"
-                ),
-                cli "" "", env [];
-        }
-        }
-    };
-}
+/// The converters of the constructors' `#[pyo3(from_py_with = ...)]`: one per option, the
+/// option named in a refusal (`timeout: expected an int or a float, got str`).
+pub(crate) mod convert {
+    use super::*;
 
-/// What the `set` of an option works on: the [`Config`] being built and where the URL is read
-/// from when not given.
-pub(crate) struct Building<'a> {
-    pub config: Config,
-    pub url_env: &'a str,
-}
+    type Conversion<T> = fn(&Bound<'_, PyAny>, &str) -> PyResult<T>;
 
-/// How a Python value becomes an option's Rust type (the argument named in a refusal): one
-/// implementation per type an option can have.
-pub(crate) trait OptionValue: Sized {
-    fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self>;
-}
-
-/// `OptionValue` for a type, by one of the argument conversions of [`args`].
-macro_rules! option_values {
-    ($($ty:ty => $convert:path),* $(,)?) => {$(
-        impl OptionValue for $ty {
-            fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self> {
-                $convert(obj, name)
-            }
-        }
-    )*};
-}
-
-option_values! {
-    f64 => args::number,
-    i64 => args::integer,
-    bool => args::flag,
-    String => args::text,
-    PathBuf => args::path,
-}
-
-impl<T: OptionValue> OptionValue for Option<T> {
-    fn convert(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Self> {
+    fn optional<T>(obj: &Bound<'_, PyAny>, name: &str, f: Conversion<T>) -> PyResult<Option<T>> {
         if obj.is_none() {
             return Ok(None);
         }
-        T::convert(obj, name).map(Some)
+        f(obj, name).map(Some)
+    }
+
+    pub(crate) fn url(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+        optional(obj, "url", args::text)
+    }
+    pub(crate) fn api_key(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+        optional(obj, "api_key", args::text)
+    }
+    pub(crate) fn timeout(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
+        args::number(obj, "timeout")
+    }
+    pub(crate) fn verify(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+        args::flag(obj, "verify")
+    }
+    pub(crate) fn ca_cert(obj: &Bound<'_, PyAny>) -> PyResult<Option<PathBuf>> {
+        optional(obj, "ca_cert", args::path)
+    }
+    pub(crate) fn tls_fingerprint(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+        optional(obj, "tls_fingerprint", args::text)
+    }
+    pub(crate) fn retries(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
+        args::integer(obj, "retries")
+    }
+    pub(crate) fn retry_commands(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+        args::flag(obj, "retry_commands")
+    }
+    pub(crate) fn max_body(obj: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
+        optional(obj, "max_body", args::integer)
+    }
+    pub(crate) fn max_connections(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
+        args::integer(obj, "max_connections")
+    }
+    pub(crate) fn confirm_timeout(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
+        args::number(obj, "confirm_timeout")
     }
 }
 
-/// Refuse a value outside its option's range, naming the option and what is allowed.
-fn in_range<T: Shown + Clone>(name: &str, range: &str, ok: fn(T) -> bool, value: &T) -> Result<()> {
-    if ok(value.clone()) {
-        return Ok(());
+/// The options as given to a constructor (or to `Feed`, which takes some of them), before
+/// their checks. `confirm_timeout` is `MediaPlayer`'s only: elsewhere it keeps its default.
+pub(crate) struct ClientArgs {
+    pub url: Option<String>,
+    pub api_key: Option<String>,
+    pub timeout: f64,
+    pub verify: bool,
+    pub ca_cert: Option<PathBuf>,
+    pub tls_fingerprint: Option<String>,
+    pub retries: i64,
+    pub retry_commands: bool,
+    pub max_body: Option<i64>,
+    pub max_connections: i64,
+    pub confirm_timeout: f64,
+}
+
+impl Default for ClientArgs {
+    /// The core's defaults (those the constructors' signatures show).
+    fn default() -> Self {
+        let c = Config::new(String::new());
+        ClientArgs {
+            url: None,
+            api_key: None,
+            timeout: c.timeout.as_secs_f64(),
+            verify: c.verify,
+            ca_cert: None,
+            tls_fingerprint: None,
+            retries: c.retries.into(),
+            retry_commands: c.retry_commands,
+            max_body: None,
+            max_connections: c.max_connections as i64,
+            confirm_timeout: c.confirm_timeout.as_secs_f64(),
+        }
     }
-    Err(Error::invalid(format!(
-        "{name}: must be {range}, got {}",
-        value.shown()
-    )))
 }
 
-/// A value in a range message ("got 0"): `None` as Python writes it.
-pub(crate) trait Shown {
-    fn shown(&self) -> String;
-}
-
-impl Shown for f64 {
-    fn shown(&self) -> String {
-        self.to_string()
+impl ClientArgs {
+    /// The [`Config`]: each value set through its checking setter, in signature order (the URL
+    /// first: the pin's check reads it); the URL and key read from the environment when not
+    /// given (`url_env`: the class's variable). Also makes the next log records follow
+    /// Python's current logging configuration.
+    pub(crate) fn config(self, url_env: &str) -> Result<Config> {
+        crate::python::rt::refresh_logging();
+        let mut c = Config::new(resolve_url(self.url, url_env)?);
+        c.api_key = resolve_key(self.api_key);
+        c.set_timeout(self.timeout)?;
+        c.verify = self.verify;
+        c.ca_cert = self.ca_cert;
+        c.set_tls_fingerprint(self.tls_fingerprint)?;
+        c.set_retries(self.retries)?;
+        c.retry_commands = self.retry_commands;
+        c.set_max_body(self.max_body)?;
+        c.set_max_connections(self.max_connections)?;
+        c.set_confirm_timeout(self.confirm_timeout)?;
+        Ok(c)
     }
 }
 
-impl Shown for i64 {
-    fn shown(&self) -> String {
-        self.to_string()
-    }
-}
-
-impl<T: Shown> Shown for Option<T> {
-    fn shown(&self) -> String {
-        self.as_ref().map_or_else(|| "None".into(), Shown::shown)
-    }
-}
-
-/// Everything made from the declaration: the converters, `ClientArgs` (the values as given,
-/// their defaults, the checks and the [`Config`]), the options as data and the
-/// `client_constructor!` macro. (`$d` is a `$`, for the metavariables of that macro.)
-macro_rules! client_items {
-    ({ $d:tt }
-     positional { $(
-        $(#[doc = $pdoc:literal])*
-        $p:ident: $pty:ty = $pd:tt, py $ppy:expr, cli $pcli:literal $pmeta:literal,
-            env [$($penv:expr),*], set |$psb:ident, $psv:ident| $pset:block;
-     )* }
-     keyword { $(
-        $(#[doc = $kdoc:literal])*
-        $k:ident: $kty:ty = $kd:tt, py $kpy:expr, cli $kcli:literal $kmeta:literal,
-            env [$($kenv:expr),*], $(range $range:literal if $ok:expr,)?
-            set |$ksb:ident, $ksv:ident| $kset:block;
-     )* }
-     media_config { $(
-        $(#[doc = $cdoc:literal])*
-        $c:ident: $cty:ty = $cd:tt, py $cpy:literal, cli $ccli:literal $cmeta:literal,
-            env [$($cenv:expr),*], $(range $crange:literal if $cok:expr,)?
-            set |$csb:ident, $csv:ident| $cset:block;
-     )* }
-     media { $(
-        $(#[doc = $mdoc:literal])*
-        $m:ident: $mty:ty = $md:tt, py $mpy:expr, cli $mcli:literal $mmeta:literal,
-            env [$($menv:expr),*];
-     )* }
-    ) => {
-        /// One converter per option, for `#[pyo3(from_py_with = ...)]`: a refusal names the
-        /// option.
-        pub(crate) mod convert {
-            use super::*;
-            $(
-                pub(crate) fn $p(obj: &Bound<'_, PyAny>) -> PyResult<$pty> {
-                    OptionValue::convert(obj, stringify!($p))
-                }
-            )*
-            $(
-                pub(crate) fn $k(obj: &Bound<'_, PyAny>) -> PyResult<$kty> {
-                    OptionValue::convert(obj, stringify!($k))
-                }
-            )*
-            $(
-                pub(crate) fn $c(obj: &Bound<'_, PyAny>) -> PyResult<$cty> {
-                    OptionValue::convert(obj, stringify!($c))
-                }
-            )*
-        }
-
-        /// The options as given to a constructor (the `media_config` ones by `MediaPlayer`
-        /// only: elsewhere they keep their defaults).
-        pub(crate) struct ClientArgs {
-            $(pub $p: $pty,)*
-            $(pub $k: $kty,)*
-            $(pub $c: $cty,)*
-        }
-
-        impl Default for ClientArgs {
-            /// The declared defaults (a default is also a Rust expression of the option's type).
-            fn default() -> Self {
-                ClientArgs {
-                    $($p: $pd,)*
-                    $($k: $kd,)*
-                    $($c: $cd,)*
-                }
-            }
-        }
-
-        impl ClientArgs {
-            /// Check each value against its range and build the [`Config`], in the order of
-            /// the declaration (the URL first: the pin's check reads it). Also makes the next
-            /// log records follow Python's current logging configuration.
-            pub(crate) fn config(self, url_env: &str) -> Result<Config> {
-                crate::python::rt::refresh_logging();
-                let mut b = Building { config: Config::new(String::new()), url_env };
-                $(
-                    let set = |$psb: &mut Building, $psv: $pty| -> Result<()> {
-                        $pset;
-                        Ok(())
-                    };
-                    set(&mut b, self.$p)?;
-                )*
-                $(
-                    $(in_range(stringify!($k), $range, $ok, &self.$k)?;)?
-                    let set = |$ksb: &mut Building, $ksv: $kty| -> Result<()> {
-                        $kset;
-                        Ok(())
-                    };
-                    set(&mut b, self.$k)?;
-                )*
-                $(
-                    $(in_range(stringify!($c), $crange, $cok, &self.$c)?;)?
-                    let set = |$csb: &mut Building, $csv: $cty| -> Result<()> { $cset; Ok(()) };
-                    set(&mut b, self.$c)?;
-                )*
-                Ok(b.config)
-            }
-        }
-
-        /// The options as data, in declaration order.
-        fn declared() -> Vec<Declared> {
-            const BOTH: &[&str] = &["MediaPlayer", "Scoreboard"];
-            vec![
-                $(Declared {
-                    name: stringify!($p),
-                    python_type: $ppy,
-                    default: python_literal(stringify!($pd)),
-                    positional: true, classes: BOTH, cli: $pcli, metavar: $pmeta,
-                    env: vec![$($penv),*], range: None, doc: concat!($($pdoc, "\n"),*),
-                },)*
-                $(Declared {
-                    name: stringify!($k),
-                    python_type: $kpy,
-                    default: python_literal(stringify!($kd)),
-                    positional: false, classes: BOTH, cli: $kcli, metavar: $kmeta,
-                    env: vec![$($kenv),*], range: None $(.or(Some($range)))?,
-                    doc: concat!($($kdoc, "\n"),*),
-                },)*
-                $(Declared {
-                    name: stringify!($c),
-                    python_type: $cpy,
-                    default: python_literal(stringify!($cd)),
-                    positional: false, classes: &["MediaPlayer"], cli: $ccli, metavar: $cmeta,
-                    env: vec![$($cenv),*], range: None $(.or(Some($crange)))?,
-                    doc: concat!($($cdoc, "\n"),*),
-                },)*
-                $(Declared {
-                    name: stringify!($m),
-                    python_type: $mpy,
-                    default: python_literal(stringify!($md)),
-                    positional: false, classes: &["MediaPlayer"], cli: $mcli, metavar: $mmeta,
-                    env: vec![$($menv),*], range: None, doc: concat!($($mdoc, "\n"),*),
-                },)*
-            ]
-        }
-
-        /// The `#[new]` of a client class, its parameters from the declaration:
-        /// `client_constructor!(Class, ENV_URL, |config| body)`, or for `MediaPlayer`
-        /// `client_constructor!(Class, ENV_URL, media |config, mirrors| body)`. `body` returns
-        /// the class's `PyClassInitializer`.
-        macro_rules! client_constructor {
-            ($d cls:ident, $d env:expr, |$d config:ident| $d body:block) => {
-                #[pymethods]
-                impl $d cls {
-                    #[new]
-                    #[pyo3(signature = ($($p = $pd,)* *, $($k = $kd),*))]
-                    #[allow(clippy::too_many_arguments, clippy::needless_update)]
-                    fn new(
-                        $(#[pyo3(from_py_with = crate::python::options::convert::$p)] $p: $pty,)*
-                        $(#[pyo3(from_py_with = crate::python::options::convert::$k)] $k: $kty,)*
-                    ) -> PyResult<PyClassInitializer<Self>> {
-                        let $d config = crate::python::options::ClientArgs {
-                            $($p,)* $($k,)* ..Default::default()
-                        }
-                        .config($d env)?;
-                        $d body
-                    }
-                }
-            };
-            (
-                $d cls:ident, $d env:expr, media |$d config:ident, $d mirrors:ident| $d body:block
-            ) => {
-                #[pymethods]
-                impl $d cls {
-                    #[new]
-                    #[pyo3(signature = ($($p = $pd,)* *, $($k = $kd,)* $($c = $cd,)* $($m = $md),*))]
-                    #[allow(clippy::too_many_arguments)]
-                    fn new(
-                        $(#[pyo3(from_py_with = crate::python::options::convert::$p)] $p: $pty,)*
-                        $(#[pyo3(from_py_with = crate::python::options::convert::$k)] $k: $kty,)*
-                        $(#[pyo3(from_py_with = crate::python::options::convert::$c)] $c: $cty,)*
-                        $($m: $mty,)*
-                    ) -> PyResult<PyClassInitializer<Self>> {
-                        let $d config = crate::python::options::ClientArgs {
-                            $($p,)* $($k,)* $($c,)*
-                        }
-                        .config($d env)?;
-                        $(let $d mirrors = $m;)*
-                        $d body
-                    }
-                }
-            };
-        }
-    };
-}
-
-client_options!([client_items] { $ });
-
-/// The shared client options as given from Python (see [`super::options`], where they are
-/// declared and checked), for classes that take them one by one (`Feed`).
-/// Options the feed does not take keep their declared defaults (`..ClientArgs::default()`).
-#[allow(clippy::too_many_arguments, clippy::needless_update)]
-pub(crate) fn client_config(
-    url: Option<String>,
-    api_key: Option<String>,
-    env_var: &str,
-    timeout: f64,
-    verify: bool,
-    ca_cert: Option<PathBuf>,
-    tls_fingerprint: Option<String>,
-    retries: i64,
-    retry_commands: bool,
-    max_body: Option<i64>,
-) -> Result<Config> {
-    ClientArgs {
-        url,
-        api_key,
-        timeout,
-        verify,
-        ca_cert,
-        tls_fingerprint,
-        retries,
-        retry_commands,
-        max_body,
-        ..ClientArgs::default()
-    }
-    .config(env_var)
-}
-
-/// One option as data, for `_client_options()`.
-struct Declared {
+/// One client option as data, for `_client_options()`: its Python type and default as the
+/// stubs write them, the classes that take it, its command-line flag and metavariable (empty:
+/// not on the command line), the environment variables read when it is not given, what its
+/// range allows (the setter's own text) and its documentation.
+struct ClientOption {
     name: &'static str,
     python_type: &'static str,
     default: &'static str,
@@ -426,45 +141,205 @@ struct Declared {
     classes: &'static [&'static str],
     cli: &'static str,
     metavar: &'static str,
-    env: Vec<&'static str>,
+    env: &'static [&'static str],
     range: Option<&'static str>,
     doc: &'static str,
 }
 
-/// `5.0`, `true`, `None` as Python writes them.
-fn python_literal(token: &'static str) -> &'static str {
-    match token {
-        "true" => "True",
-        "false" => "False",
-        other => other,
-    }
-}
+const BOTH: &[&str] = &["MediaPlayer", "Scoreboard"];
+const MEDIA: &[&str] = &["MediaPlayer"];
+
+/// Every client option, in signature order.
+const OPTIONS: &[ClientOption] = &[
+    ClientOption {
+        name: "url",
+        python_type: "str | None",
+        default: "None",
+        positional: true,
+        classes: BOTH,
+        cli: "--url",
+        metavar: "URL",
+        env: &[ENV_MEDIA_URL, ENV_SCOREBOARD_URL],
+        range: None,
+        doc: "The application's address: `http://host:port`, `https://host:port` or \
+              `host:port` (`/api/0` is added). Without it, the environment variable (one per \
+              application).",
+    },
+    ClientOption {
+        name: "api_key",
+        python_type: "str | None",
+        default: "None",
+        positional: true,
+        classes: BOTH,
+        cli: "--api-key",
+        metavar: "KEY",
+        env: &[ENV_API_KEY],
+        range: None,
+        doc: "The API key, sent as `Authorization: Bearer KEY`. Without it, the environment \
+              variable; never printed, logged or shown in a repr.",
+    },
+    ClientOption {
+        name: "timeout",
+        python_type: "float",
+        default: "5.0",
+        positional: false,
+        classes: BOTH,
+        cli: "--timeout",
+        metavar: "SECONDS",
+        env: &[],
+        range: Some(TIMEOUT_RANGE),
+        doc: "Seconds each attempt may take (connecting, sending and reading the answer).",
+    },
+    ClientOption {
+        name: "verify",
+        python_type: "bool",
+        default: "True",
+        positional: false,
+        classes: BOTH,
+        cli: "--insecure",
+        metavar: "",
+        env: &[],
+        range: None,
+        doc: "Check the application's certificate (HTTPS); `verify=False` turns the check off \
+              and accepts any certificate: a last resort; prefer `tls_fingerprint=` or \
+              `ca_cert=`.",
+    },
+    ClientOption {
+        name: "ca_cert",
+        python_type: "str | os.PathLike[str] | None",
+        default: "None",
+        positional: false,
+        classes: BOTH,
+        cli: "--ca-cert",
+        metavar: "PEM",
+        env: &[],
+        range: None,
+        doc: "A PEM file with the CA (or the application's own self-signed certificate) to \
+              trust, besides the system's.",
+    },
+    ClientOption {
+        name: "tls_fingerprint",
+        python_type: "str | None",
+        default: "None",
+        positional: false,
+        classes: BOTH,
+        cli: "--tls-fingerprint",
+        metavar: "PIN",
+        env: &[ENV_TLS_FINGERPRINT],
+        range: None,
+        doc: "Accept the certificate whose SHA-256 is this pin (`\"sha256:<hex>\"`, as `probe` \
+              prints it), even self-signed or expired, and only it. `https://` URLs only. \
+              Without it, the environment variable (ignored for `http://` URLs).",
+    },
+    ClientOption {
+        name: "retries",
+        python_type: "int",
+        default: "2",
+        positional: false,
+        classes: BOTH,
+        cli: "--retries",
+        metavar: "N",
+        env: &[],
+        range: Some(RETRIES_RANGE),
+        doc: "How many times a read is retried after a connection failure, a timeout, a 500 \
+              or a 503 (with backoff); commands are sent once unless `retry_commands=True`.",
+    },
+    ClientOption {
+        name: "retry_commands",
+        python_type: "bool",
+        default: "False",
+        positional: false,
+        classes: BOTH,
+        cli: "--retry-commands",
+        metavar: "",
+        env: &[],
+        range: None,
+        doc: "Retry commands too, as reads are (`retry_commands=True`; every documented \
+              command sets a state, so repeating one is safe).",
+    },
+    ClientOption {
+        name: "max_body",
+        python_type: "int | None",
+        default: "None",
+        positional: false,
+        classes: BOTH,
+        cli: "--max-body",
+        metavar: "BYTES",
+        env: &[],
+        range: Some(MAX_BODY_RANGE),
+        doc: "The largest answer accepted, in bytes (64 MiB when not given); a bigger one \
+              raises `DecodeError`.",
+    },
+    ClientOption {
+        name: "max_connections",
+        python_type: "int",
+        default: "8",
+        positional: false,
+        classes: BOTH,
+        cli: "--max-connections",
+        metavar: "N",
+        env: &[],
+        range: Some(MAX_CONNECTIONS_RANGE),
+        doc: "Connections open at once to the application, in use or kept idle, across every \
+              thread and the event loop; calls beyond it wait for a free one within their \
+              `timeout` (one whose time runs out raises `TimeoutError` with `delivery` \
+              `\"not_sent\"`). Small embedded servers have few workers: see \
+              docs/reliability.md.",
+    },
+    ClientOption {
+        name: "confirm_timeout",
+        python_type: "float",
+        default: "0.5",
+        positional: false,
+        classes: MEDIA,
+        cli: "",
+        metavar: "",
+        env: &[],
+        range: Some(CONFIRM_TIMEOUT_RANGE),
+        doc: "How long `confirm=True` reads the value back after the command's 200 (five \
+              reads, evenly spaced, the first at once) before raising `NotConfirmedError`: \
+              half a second when not given.",
+    },
+    ClientOption {
+        name: "mirrors",
+        python_type: "Iterable[str | tuple[str, str | None] | tuple[str, str | None, str | \
+                      None] | MirrorSpec] | None",
+        default: "None",
+        positional: false,
+        classes: MEDIA,
+        cli: "",
+        metavar: "",
+        env: &[],
+        range: None,
+        doc: "Extra targets that receive every command the primary accepted, in the \
+              background: URLs, `(url, api_key[, tls_fingerprint])` tuples or dicts with those \
+              keys (a URL alone takes the primary's key); `None` or `()`: none. See \
+              `mirror_status()`.",
+    },
+];
 
 /// The client options as data, in signature order: one dict per option (`name`, `type`,
 /// `default` as Python writes it, `positional`, `classes`, `cli`, `metavar`, `env` (a list),
 /// `range` (text or None), `doc`), for the stub generator, the docs and the command line.
 #[pyfunction]
 pub(crate) fn _client_options(py: Python<'_>) -> PyResult<Py<PyList>> {
-    let all = declared();
     let out = PyList::empty(py);
-    for d in all {
+    for o in OPTIONS {
         let item = PyDict::new(py);
-        item.set_item("name", d.name)?;
-        item.set_item("type", d.python_type)?;
-        item.set_item("default", d.default)?;
-        item.set_item("positional", d.positional)?;
-        item.set_item("classes", d.classes.to_vec())?;
-        item.set_item("cli", d.cli)?;
-        item.set_item("metavar", d.metavar)?;
-        item.set_item("env", d.env)?;
-        item.set_item("range", d.range)?;
-        let doc: Vec<&str> = d.doc.lines().map(str::trim).collect();
-        item.set_item("doc", doc.join(" ").trim())?;
+        item.set_item("name", o.name)?;
+        item.set_item("type", o.python_type)?;
+        item.set_item("default", o.default)?;
+        item.set_item("positional", o.positional)?;
+        item.set_item("classes", o.classes)?;
+        item.set_item("cli", o.cli)?;
+        item.set_item("metavar", o.metavar)?;
+        item.set_item("env", o.env)?;
+        item.set_item("range", o.range)?;
+        item.set_item("doc", o.doc)?;
         out.append(item)?;
     }
     Ok(out.unbind())
 }
-
 /// The environment variable the URL is read from, by class (for the command line, which
 /// resolves nothing itself).
 #[pyfunction]

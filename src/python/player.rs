@@ -5,6 +5,7 @@
 //! base class's ([`super::client`]).
 
 use std::future::Future;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
@@ -12,13 +13,14 @@ use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
 use showctl_macros::twins;
 
-use super::args::{self, ident, params_arg};
+use super::args::{self, ident, params_arg, MirrorArgs};
 use super::client::PyClient;
 use super::command::{batch_commands, BatchOut};
 use super::convert::py_to_json;
 use super::events::{PyMirrorStatus, PyTransportWatch};
 use super::layer::PyLayer;
 use super::ops::{Handle, Work};
+use super::options::{convert as opt, ClientArgs};
 use crate::ident::{Ident, Kind};
 use crate::media::endpoints as ep;
 use crate::media::names::NameKind;
@@ -41,11 +43,44 @@ where
     Work(Box::pin(f))
 }
 
-client_constructor!(
-    PyMediaPlayer,
-    ENV_MEDIA_URL,
-    media | config,
-    mirrors | {
+#[pymethods]
+impl PyMediaPlayer {
+    // The options: see `super::options` (their data and conversion) and `Config`'s setters.
+    #[new]
+    #[pyo3(signature = (
+        url=None, api_key=None, *, timeout=5.0, verify=true, ca_cert=None, tls_fingerprint=None,
+        retries=2, retry_commands=false, max_body=None, max_connections=8, confirm_timeout=0.5,
+        mirrors=None
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        #[pyo3(from_py_with = opt::url)] url: Option<String>,
+        #[pyo3(from_py_with = opt::api_key)] api_key: Option<String>,
+        #[pyo3(from_py_with = opt::timeout)] timeout: f64,
+        #[pyo3(from_py_with = opt::verify)] verify: bool,
+        #[pyo3(from_py_with = opt::ca_cert)] ca_cert: Option<PathBuf>,
+        #[pyo3(from_py_with = opt::tls_fingerprint)] tls_fingerprint: Option<String>,
+        #[pyo3(from_py_with = opt::retries)] retries: i64,
+        #[pyo3(from_py_with = opt::retry_commands)] retry_commands: bool,
+        #[pyo3(from_py_with = opt::max_body)] max_body: Option<i64>,
+        #[pyo3(from_py_with = opt::max_connections)] max_connections: i64,
+        #[pyo3(from_py_with = opt::confirm_timeout)] confirm_timeout: f64,
+        mirrors: Option<MirrorArgs>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let config = ClientArgs {
+            url,
+            api_key,
+            timeout,
+            verify,
+            ca_cert,
+            tls_fingerprint,
+            retries,
+            retry_commands,
+            max_body,
+            max_connections,
+            confirm_timeout,
+        }
+        .config(ENV_MEDIA_URL)?;
         let mirrors = mirrors
             .unwrap_or_default()
             .targets(config.api_key.as_deref())?;
@@ -54,7 +89,7 @@ client_constructor!(
         Ok(PyClassInitializer::from(PyClient::new(client.clone()))
             .add_subclass(PyMediaPlayer { client }))
     }
-);
+}
 
 impl Handle for PyMediaPlayer {
     type Client = MediaClient;

@@ -3,6 +3,7 @@
 //! and the context managers are the base class's ([`super::client`]).
 
 use std::future::Future;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use pyo3::exceptions::PyTypeError;
@@ -14,6 +15,7 @@ use super::args;
 use super::client::PyClient;
 use super::convert::Reply;
 use super::ops::{Handle, Work};
+use super::options::{convert as opt, ClientArgs};
 use super::score_events::PyScoreEventWatch;
 use super::score_models::{other_sport, score_to_py, PyScoreRecord};
 use super::watch::watch_class;
@@ -26,12 +28,46 @@ pub struct PyScoreboard {
     pub(super) client: score::Scoreboard,
 }
 
-client_constructor!(PyScoreboard, ENV_SCOREBOARD_URL, |config| {
-    let transport = Transport::new(&config)?;
-    let client = score::Scoreboard::new(Arc::new(transport));
-    Ok(PyClassInitializer::from(PyClient::new(client.clone()))
-        .add_subclass(PyScoreboard { client }))
-});
+#[pymethods]
+impl PyScoreboard {
+    // The options: see `super::options` (their data and conversion) and `Config`'s setters.
+    #[new]
+    #[pyo3(signature = (
+        url=None, api_key=None, *, timeout=5.0, verify=true, ca_cert=None, tls_fingerprint=None,
+        retries=2, retry_commands=false, max_body=None, max_connections=8
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        #[pyo3(from_py_with = opt::url)] url: Option<String>,
+        #[pyo3(from_py_with = opt::api_key)] api_key: Option<String>,
+        #[pyo3(from_py_with = opt::timeout)] timeout: f64,
+        #[pyo3(from_py_with = opt::verify)] verify: bool,
+        #[pyo3(from_py_with = opt::ca_cert)] ca_cert: Option<PathBuf>,
+        #[pyo3(from_py_with = opt::tls_fingerprint)] tls_fingerprint: Option<String>,
+        #[pyo3(from_py_with = opt::retries)] retries: i64,
+        #[pyo3(from_py_with = opt::retry_commands)] retry_commands: bool,
+        #[pyo3(from_py_with = opt::max_body)] max_body: Option<i64>,
+        #[pyo3(from_py_with = opt::max_connections)] max_connections: i64,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let options = ClientArgs {
+            url,
+            api_key,
+            timeout,
+            verify,
+            ca_cert,
+            tls_fingerprint,
+            retries,
+            retry_commands,
+            max_body,
+            max_connections,
+            ..ClientArgs::default()
+        };
+        let transport = Transport::new(&options.config(ENV_SCOREBOARD_URL)?)?;
+        let client = score::Scoreboard::new(Arc::new(transport));
+        Ok(PyClassInitializer::from(PyClient::new(client.clone()))
+            .add_subclass(PyScoreboard { client }))
+    }
+}
 
 impl Handle for PyScoreboard {
     type Client = score::Scoreboard;

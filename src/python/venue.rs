@@ -52,16 +52,6 @@ pub(crate) fn venue_of(
     }
 }
 
-fn concurrency_of(concurrency: i64) -> PyResult<usize> {
-    if !(1..=64).contains(&concurrency) {
-        return Err(Error::invalid(format!(
-            "concurrency: must be a whole number from 1 to 64, got {concurrency}"
-        ))
-        .into());
-    }
-    Ok(concurrency as usize)
-}
-
 fn report_to_py(py: Python<'_>, report: VenueReport) -> PyResult<Py<PyAny>> {
     let data = super::convert::serialize_to_py(py, &report)?;
     let class = py.import("showctl._venue")?.getattr("VenueReport")?;
@@ -122,7 +112,7 @@ pub fn _probe_venue(
     defaults: Option<&Bound<'_, PyAny>>,
     concurrency: i64,
 ) -> PyResult<Py<PyAny>> {
-    let n = concurrency_of(concurrency)?;
+    let n = crate::venue::probe::concurrency(concurrency)?;
     let v = venue_of(venue, sources, defaults)?;
     let report = rt::wait(py, async move { Ok(probe_venue(&v, n).await) })?;
     report_to_py(py, report)
@@ -138,7 +128,7 @@ pub fn _probe_venue_async<'py>(
     defaults: Option<&Bound<'py, PyAny>>,
     concurrency: i64,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let n = concurrency_of(concurrency)?;
+    let n = crate::venue::probe::concurrency(concurrency)?;
     let v = venue_of(venue, sources, defaults)?;
     rt::spawn(
         py,

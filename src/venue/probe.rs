@@ -7,6 +7,7 @@ use futures::stream::{self, StreamExt};
 use serde::Serialize;
 
 use super::{Kind, MirrorSpec, Source, Venue};
+use crate::error::{Error, Result};
 use crate::probe::{probe, App, Report};
 use crate::transport::{Target, Transport};
 
@@ -72,6 +73,16 @@ pub struct VenueReport {
     pub ok: bool,
     /// Wall time of the whole check (seconds).
     pub seconds: f64,
+}
+
+/// The `concurrency` of a venue probe: 1 to 64 sources probed at a time.
+pub fn concurrency(n: i64) -> Result<usize> {
+    if !(1..=64).contains(&n) {
+        return Err(Error::invalid(format!(
+            "concurrency: must be a whole number from 1 to 64, got {n}"
+        )));
+    }
+    Ok(n as usize)
 }
 
 /// Probe every source of `venue`, at most `concurrency` at a time (at least one). A source that

@@ -187,11 +187,15 @@ fn errors_name_the_file_the_source_and_the_field() {
         ),
         (
             "[sources.court1]\nkind = \"media\"\nurl = \"http://h:1\"\nretries = 11\n",
-            "venue.toml: sources.court1.retries: must be a whole number from 0 to 10",
+            "venue.toml: sources.court1.retries: must be between 0 and 10, got 11",
         ),
         (
             "[sources.court1]\nkind = \"media\"\nurl = \"http://h:1\"\nmax_connections = 0\n",
-            "venue.toml: sources.court1.max_connections: must be a whole number from 1 to 1024",
+            "venue.toml: sources.court1.max_connections: must be between 1 and 1024, got 0",
+        ),
+        (
+            "[sources.court1]\nkind = \"media\"\nurl = \"http://h:1\"\nretries = 2.5\n",
+            "venue.toml: sources.court1.retries: must be a whole number, got 2.5",
         ),
         (
             "[sources.court1]\nkind = \"media\"\nurl = \"http://h:1\"\nverify = \"no\"\n",

@@ -21,9 +21,9 @@ import pytest
 import showctl
 from showctl import _core
 from showctl._probe import EndpointResult, ProbeReport
-from showctl._status import score_lines
 from showctl._venue import SLOWEST_WIDTH, SourceReport, simulate_venue
 from showctl.cli.parser import build_parser
+from showctl.cli.status import score_lines
 
 from tests.kit.clikit import at, cli_in_process, env, lines_json, one_error_line, showctl_cli, start
 from tests.kit.netkit import free_port
@@ -334,21 +334,21 @@ def test_status_names_nameless_teams_by_their_number() -> None:
 def test_status_once_gives_each_source_its_timeout_after_the_clients_are_built(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    from showctl import _status
+    from showctl.cli import status
 
     path = tmp_path / "venue.toml"
     path.write_text(
         f'[sources.a]\nkind = "scoreboard"\nurl = "127.0.0.1:{free_port()}"\ntimeout = 0.5\n'
     )
-    build = _status._client
+    build = status._client
 
     def slow(spec: dict[str, Any]) -> Any:  # building clients can take longer than a timeout
         time.sleep(1.0)
         return build(spec)
 
-    monkeypatch.setattr(_status, "_client", slow)
+    monkeypatch.setattr(status, "_client", slow)
     out = io.StringIO()
-    assert _status.run(path, once=True, out=out) == 1
+    assert status.run(path, once=True, out=out) == 1
     assert "error: GET http://127.0.0.1:" in out.getvalue(), out.getvalue()
 
 

@@ -23,7 +23,7 @@ NOT_AT_IMPORT = [
     "subprocess",
     "showctl._probe",
     "showctl._venue",
-    "showctl._status",
+    "showctl.cli.status",
     "showctl.cli",
 ]
 

@@ -149,6 +149,39 @@ def test_a_bad_venue_file_names_the_file_the_source_and_the_field(tmp_path: Path
         showctl.probe_venue(path, concurrency=0)
 
 
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [
+        ("timeout", 0),
+        ("timeout", 3601),
+        ("retries", 11),
+        ("retries", -1),
+        ("max_connections", 0),
+        ("max_connections", 1025),
+    ],
+)
+def test_the_venue_and_the_constructors_refuse_a_value_with_one_message(
+    tmp_path: Path, option: str, value: int
+) -> None:
+    """One range check per option: the constructors, the venue file and the feed refuse the
+    same value with the same words (the option's setter on the core's Config)."""
+    with pytest.raises(ValueError, match=f"^{option}: must be .*, got {value}$") as given:
+        showctl.Scoreboard("http://h:1", **{option: value})  # type: ignore[arg-type]
+    message = str(given.value)
+    with pytest.raises(ValueError) as media:
+        showctl.MediaPlayer("http://h:1", **{option: value})  # type: ignore[arg-type]
+    assert str(media.value) == message
+    path = tmp_path / "venue.toml"
+    path.write_text(f'[sources.court1]\nkind = "media"\nurl = "http://h:1"\n{option} = {value}\n')
+    with pytest.raises(ValueError) as from_file:
+        _core._load_venue(path)
+    assert str(from_file.value) == f"{path}: sources.court1.{message}"
+    if option == "timeout":
+        with pytest.raises(ValueError) as feed:
+            showctl.Feed(media="http://h:1", timeout=value)
+        assert str(feed.value) == f"media: {message}"
+
+
 def test_keys_come_from_the_environment_and_reach_the_simulators(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -190,10 +223,10 @@ def test_the_fixture_starts_a_simulator_per_source(showctl_venue: SimulatedVenue
 
 
 def test_status_once_shows_every_source_fresh(venue: SimulatedVenue, tmp_path: Path) -> None:
-    from showctl import _status
+    from showctl.cli import status
 
     out = io.StringIO()
-    code = _status.run(venue.write(tmp_path / "venue.toml"), once=True, out=out)
+    code = status.run(venue.write(tmp_path / "venue.toml"), once=True, out=out)
     text = out.getvalue()
     assert code == 0, text
     assert "10 sources, all fresh" in text
@@ -205,7 +238,7 @@ def test_status_once_shows_every_source_fresh(venue: SimulatedVenue, tmp_path: P
 def test_status_a_hanging_source_is_stale_and_the_others_stay_fresh(
     venue: SimulatedVenue, tmp_path: Path
 ) -> None:
-    from showctl import _status
+    from showctl.cli import status
 
     hang = FakeServer(stall()).__enter__()  # stopped below
     port = hang.port
@@ -216,7 +249,7 @@ def test_status_a_hanging_source_is_stale_and_the_others_stay_fresh(
         )
     try:
         out = io.StringIO()
-        code = _status.run(path, once=True, out=out)
+        code = status.run(path, once=True, out=out)
     finally:
         hang.stop()
     text = out.getvalue()
@@ -230,7 +263,7 @@ def test_status_a_hanging_source_is_stale_and_the_others_stay_fresh(
 
 
 def test_status_render_marks_old_data_stale() -> None:
-    from showctl._status import SourceStatus, VenueStatus, render
+    from showctl.cli.status import SourceStatus, VenueStatus, render
 
     fresh = SourceStatus("court1", "scoreboard", 0.5, ["Basketball: A 1 - B 2"], updated=100.0)
     old = SourceStatus("court2", "scoreboard", 0.5, ["Basketball: C 0 - D 0"], updated=98.0)

@@ -49,11 +49,12 @@ def refuse_with_venue(args: argparse.Namespace, *names: str) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from showctl import _core, _status
+    from showctl import _core
+    from showctl.cli import status
 
     sources = _core._load_venue(args.venue, reveal_keys=True)
     out = SafeOut(sys.stdout, [s["api_key"] for s in sources if s.get("api_key")])
-    return _status.run(args.venue, once=args.once, refresh=args.refresh, out=out, json=args.json)
+    return status.run(args.venue, once=args.once, refresh=args.refresh, out=out, json=args.json)
 
 
 def _refresh(text: str) -> float:
