@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -14,7 +13,8 @@ use super::convert::{json_to_py, type_name};
 use super::options::client_config;
 use super::rt;
 use crate::error::Error;
-use crate::feed::{Feed, Kind, Options, SourceSpec};
+use crate::feed::{check_beside_venue, Feed, Kind, Options, SourceSpec};
+use crate::feed::{DEFAULT_INTERVAL, DEFAULT_TIMEOUT};
 use crate::serve::Limits;
 use crate::transport::{ENV_MEDIA_URL, ENV_SCOREBOARD_URL};
 
@@ -151,31 +151,6 @@ pub struct PyFeed {
     feed: Arc<Feed>,
 }
 
-impl PyFeed {
-    /// How long start() waits for the first answers: the timeout given, else the longest
-    /// request timeout of the sources.
-    fn ready_timeout(&self, given: Option<f64>) -> PyResult<Duration> {
-        match given {
-            Some(t) if (0.0..=3600.0).contains(&t) => Ok(Duration::from_secs_f64(t)),
-            Some(t) => Err(PyValueError::new_err(format!(
-                "timeout: must be a number of seconds from 0 to 3600, got {t}"
-            ))),
-            None => Ok(self
-                .feed
-                .options()
-                .sources
-                .iter()
-                .map(|s| s.config.timeout)
-                .max()
-                .unwrap_or_default()),
-        }
-    }
-}
-
-/// The feed's time between polls and per-request timeout when not given (seconds).
-const DEFAULT_INTERVAL: f64 = 0.5;
-const DEFAULT_TIMEOUT: f64 = 5.0;
-
 #[pymethods]
 impl PyFeed {
     #[new]
@@ -203,11 +178,7 @@ impl PyFeed {
         sources: Option<&Bound<'_, PyAny>>,
         defaults: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let port = u16::try_from(port).map_err(|_| {
-            PyValueError::new_err(format!(
-                "port: must be from 0 (pick a free port) to 65535, got {port}"
-            ))
-        })?;
+        let port = crate::serve::port(port).map_err(PyValueError::new_err)?;
         // Given or not matters beside a venue (refused there, but for `interval` beside
         // `sources=`); otherwise the defaults apply.
         let given = (interval.is_some(), timeout.is_some(), verify.is_some());
@@ -215,11 +186,7 @@ impl PyFeed {
         let interval = crate::poll::watch_interval(interval.unwrap_or(DEFAULT_INTERVAL))?;
         let timeout = timeout.unwrap_or(DEFAULT_TIMEOUT);
         let verify = verify.unwrap_or(true);
-        let limits = Limits {
-            header_timeout: crate::serve::header_timeout(header_timeout)
-                .map_err(PyValueError::new_err)?,
-            ..Limits::default()
-        };
+        let limits = Limits::with_header_timeout(header_timeout).map_err(PyValueError::new_err)?;
         // Each source: its own URL, and the feed's connection options unless its dict gives
         // its own. Errors name the source (`media: url: ...`).
         let source = |kind: Kind, given: Option<&Bound<'_, PyAny>>, env: &str| {
@@ -248,29 +215,19 @@ impl PyFeed {
         let sources: Vec<SourceSpec> = if named {
             // A venue names every source with its own options: a shared option given beside
             // it is refused rather than silently ignored.
-            let beside = [
-                ("media", media.is_some_and(|m| !m.is_none())),
-                ("scoreboard", scoreboard.is_some_and(|m| !m.is_none())),
-                ("api_key", api_key.is_some()),
-                ("ca_cert", ca_cert.is_some()),
-                ("tls_fingerprint", tls_fingerprint.is_some()),
-                ("timeout", given.1),
-                ("verify", given.2),
-            ];
-            if given.0 && venue.is_some() {
-                return Err(Error::invalid(
-                    "interval: not with venue= (set it in the file's [defaults] or per source); \
-                     beside sources= it is the default of every source",
-                )
-                .into());
-            }
-            if let Some((name, _)) = beside.iter().find(|(_, given)| *given) {
-                return Err(Error::invalid(format!(
-                    "{name}: not with a venue (venue= or sources=): each source's options are \
-                     set in the venue, per source or in its [defaults]"
-                ))
-                .into());
-            }
+            check_beside_venue(
+                venue.is_some(),
+                given.0,
+                &[
+                    ("media", media.is_some_and(|m| !m.is_none())),
+                    ("scoreboard", scoreboard.is_some_and(|m| !m.is_none())),
+                    ("api_key", api_key.is_some()),
+                    ("ca_cert", ca_cert.is_some()),
+                    ("tls_fingerprint", tls_fingerprint.is_some()),
+                    ("timeout", given.1),
+                    ("verify", given.2),
+                ],
+            )?;
             // `interval=` beside `sources=` is the default of every source, as `[defaults]` is.
             let defaults = match (interval_given, sources.is_some()) {
                 (Some(every), true) => Some(defaults_with_interval(py, defaults, every)?),
@@ -319,7 +276,7 @@ impl PyFeed {
     /// already wait.
     #[pyo3(signature = (timeout=None))]
     fn wait_ready(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<bool> {
-        let timeout = self.ready_timeout(timeout)?;
+        let timeout = self.feed.ready_timeout(timeout)?;
         let feed = self.feed.clone();
         rt::wait(py, async move { Ok(feed.wait_ready(timeout).await) })
     }
@@ -406,7 +363,7 @@ impl PyFeed {
         let py = slf.py();
         slf.get().feed.start()?;
         let feed = slf.get().feed.clone();
-        let timeout = slf.get().ready_timeout(None)?;
+        let timeout = slf.get().feed.ready_timeout(None)?;
         let slf = slf.unbind();
         rt::spawn(
             py,
@@ -436,15 +393,6 @@ impl PyFeed {
     }
 
     fn __repr__(&self) -> String {
-        let o = self.feed.options();
-        let sources: Vec<String> = o
-            .sources
-            .iter()
-            .map(|s| format!("{}='{}'", s.name, s.config.url))
-            .collect();
-        match self.feed.url() {
-            Some(url) => format!("Feed(url='{url}', {})", sources.join(", ")),
-            None => format!("Feed({}, running=False)", sources.join(", ")),
-        }
+        self.feed.describe()
     }
 }
