@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use futures::FutureExt;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
@@ -287,10 +288,7 @@ impl PyFeed {
     /// the parent's feed serving.
     fn stop(&self, py: Python<'_>) -> PyResult<()> {
         let feed = self.feed.clone();
-        rt::wait(py, async move {
-            feed.stop().await;
-            Ok(())
-        })
+        rt::wait(py, async move { feed.stop().await }.map(Ok))
     }
 
     #[getter]
@@ -367,11 +365,8 @@ impl PyFeed {
         let slf = slf.unbind();
         rt::spawn(
             py,
-            async move {
-                feed.wait_ready(timeout).await;
-                Ok(())
-            },
-            move |_, ()| Ok(slf),
+            async move { feed.wait_ready(timeout).await }.map(Ok),
+            move |_, _| Ok(slf),
         )
     }
 
@@ -382,14 +377,7 @@ impl PyFeed {
         _args: &Bound<'py, PyTuple>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let feed = self.feed.clone();
-        rt::spawn(
-            py,
-            async move {
-                feed.stop().await;
-                Ok(())
-            },
-            |_, ()| Ok(()),
-        )
+        rt::spawn(py, async move { feed.stop().await }.map(Ok), |_, ()| Ok(()))
     }
 
     fn __repr__(&self) -> String {

@@ -15,7 +15,8 @@ use crate::score::board::Display;
 use crate::score::{fields_of, ScoreRecord, Sport};
 
 /// The live score record of the active game.
-#[pyclass(module = "showctl._core", name = "ScoreRecord", frozen, subclass)]
+#[pyclass(module = "showctl._core", name = "ScoreRecord", frozen, subclass, eq)]
+#[derive(PartialEq)]
 pub struct PyScoreRecord {
     pub rec: Arc<ScoreRecord>,
 }
@@ -193,18 +194,6 @@ impl PyScoreRecord {
             )));
         }
         Ok(record)
-    }
-
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let py = other.py();
-        match other.cast::<PyScoreRecord>() {
-            Ok(o) => Ok((self.rec.raw() == o.get().rec.raw())
-                .into_pyobject(py)?
-                .to_owned()
-                .into_any()
-                .unbind()),
-            Err(_) => Ok(py.NotImplemented()),
-        }
     }
 
     /// The hash of the JSON object `==` compares.

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use futures::FutureExt;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyBytes, PyDict, PyFloat, PyTuple};
@@ -18,7 +19,8 @@ fn invalid(msg: String) -> PyErr {
 }
 
 /// One request the simulator received.
-#[pyclass(module = "showctl._core", name = "RecordedRequest", frozen)]
+#[pyclass(module = "showctl._core", name = "RecordedRequest", frozen, eq, hash)]
+#[derive(PartialEq, Hash)]
 pub struct PyRecordedRequest {
     rec: Record,
 }
@@ -67,16 +69,6 @@ impl PyRecordedRequest {
             Some(v) => json_to_py(py, &v),
             None => Ok(py.None().into_bound(py)),
         }
-    }
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other
-            .cast::<PyRecordedRequest>()
-            .is_ok_and(|o| o.get().rec == self.rec)
-    }
-
-    /// The hash of the request `==` compares.
-    fn __hash__(&self) -> u64 {
-        crate::python::convert::hash_of(&self.rec)
     }
     fn __repr__(&self) -> String {
         self.rec.to_string()
@@ -169,10 +161,7 @@ impl PySimulator {
     /// simulator serving.
     fn stop(&self, py: Python<'_>) -> PyResult<()> {
         let sim = self.sim.clone();
-        rt::wait(py, async move {
-            sim.stop().await;
-            Ok(())
-        })
+        rt::wait(py, async move { sim.stop().await }.map(Ok))
     }
 
     /// True while the simulator serves.
@@ -345,14 +334,7 @@ impl PySimulator {
         _args: &Bound<'py, PyTuple>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let sim = self.sim.clone();
-        rt::spawn(
-            py,
-            async move {
-                sim.stop().await;
-                Ok(())
-            },
-            |_, ()| Ok(()),
-        )
+        rt::spawn(py, async move { sim.stop().await }.map(Ok), |_, ()| Ok(()))
     }
 
     fn __repr__(&self) -> String {
