@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures::FutureExt;
+use pyo3::conversion::FromPyObjectOwned;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
@@ -51,47 +52,42 @@ fn source_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<Sour
             type_name(obj)
         )));
     };
-    // A key given as None is as if not given: the feed's own option applies.
-    let field = |key: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
-        Ok(dict.get_item(key)?.filter(|v| !v.is_none()))
-    };
-    let wrong = |key: &str, what: &str, v: &Bound<'_, PyAny>| {
-        PyTypeError::new_err(format!(
-            "{arg}[{key:?}]: expected {what}, got {}",
-            type_name(v)
-        ))
-    };
     let url = connection_dict(dict, arg, SOURCE_KEYS)?;
-    let text = |key: &str| -> PyResult<Option<String>> {
-        match field(key)? {
-            Some(v) => v
-                .extract()
-                .map(Some)
-                .map_err(|_| wrong(key, "a string", &v)),
-            None => Ok(None),
-        }
-    };
-    let ca_cert = match field("ca_cert")? {
-        Some(v) => Some(
-            v.extract::<PathBuf>()
-                .map_err(|_| wrong("ca_cert", "a path", &v))?,
-        ),
-        None => None,
-    };
-    let verify = match field("verify")? {
-        Some(v) if v.is_instance_of::<PyBool>() => Some(v.extract::<bool>()?),
-        Some(v) => return Err(wrong("verify", "a bool", &v)),
-        None => None,
-    };
     Ok(Some(SourceArg {
+        ca_cert: item(dict, arg, "ca_cert", "a path")?,
+        verify: item(dict, arg, "verify", "a bool")?,
         url: url
             .extract()
-            .map_err(|_| wrong("url", "a URL string", &url))?,
-        api_key: text("api_key")?,
-        tls_fingerprint: text("tls_fingerprint")?,
-        ca_cert,
-        verify,
+            .map_err(|_| wrong(arg, "url", "a URL string", &url))?,
+        api_key: item(dict, arg, "api_key", "a string")?,
+        tls_fingerprint: item(dict, arg, "tls_fingerprint", "a string")?,
     }))
+}
+
+fn wrong(arg: &str, key: &str, what: &str, v: &Bound<'_, PyAny>) -> PyErr {
+    PyTypeError::new_err(format!(
+        "{arg}[{key:?}]: expected {what}, got {}",
+        type_name(v)
+    ))
+}
+
+/// `dict[key]` of a source's dict as a `T`, refused naming the key and `what` it takes (a
+/// `verify` only as a bool). A key given as None is as if not given: the feed's own option
+/// applies.
+fn item<'py, T: FromPyObjectOwned<'py>>(
+    dict: &Bound<'py, PyDict>,
+    arg: &str,
+    key: &str,
+    what: &str,
+) -> PyResult<Option<T>> {
+    let Some(v) = dict.get_item(key)?.filter(|v| !v.is_none()) else {
+        return Ok(None);
+    };
+    let t = v.extract::<T>().ok();
+    match t.filter(|_| key != "verify" || v.is_instance_of::<PyBool>()) {
+        Some(t) => Ok(Some(t)),
+        None => Err(wrong(arg, key, what, &v)),
+    }
 }
 
 /// `defaults=` with `interval` set to the feed's `interval=` (refused when `defaults` sets it

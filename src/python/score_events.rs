@@ -5,9 +5,9 @@ use pyo3::prelude::*;
 use pyo3::IntoPyObjectExt;
 
 use super::convert::dataclass_repr;
+use super::convert::serialize_to_py as plain;
 use super::events::{error_value, seconds_since_epoch};
 use super::score_models::score_to_py;
-use super::score_view::plain;
 use super::watch::watch_class;
 use crate::score::{ScoreEvent, ScoreEventWatch};
 

@@ -5,15 +5,9 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::IntoPyObjectExt;
-use serde::Serialize;
 
-use super::convert::dataclass_repr;
+use super::convert::{dataclass_repr, serialize_to_py as plain};
 use crate::score::{ScoreView, Team};
-
-/// Any serializable core value as plain Python objects (int, str, bool, None, dict, list).
-pub(crate) fn plain<T: Serialize>(py: Python<'_>, v: &T) -> PyResult<Py<PyAny>> {
-    super::convert::serialize_to_py(py, v)
-}
 
 /// One team of a `ScoreView`.
 #[pyclass(module = "showctl._core", name = "TeamScore", frozen, eq)]
