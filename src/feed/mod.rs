@@ -478,6 +478,11 @@ impl Feed {
             .map(|r| r.server.addr())
     }
 
+    /// The port listened on (the requested one until started).
+    pub fn port(&self) -> u16 {
+        self.addr().map_or(self.options.port, |a| a.port())
+    }
+
     /// `http://host:port/` while running.
     pub fn url(&self) -> Option<String> {
         self.addr().map(|a| format!("http://{a}/"))

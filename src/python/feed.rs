@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
 
 use super::args::connection_dict;
-use super::convert::{json_to_py, type_name};
+use super::convert::{json_to_py, serialize_to_py, type_name};
 use super::options::client_config;
 use super::rt;
 use crate::error::Error;
@@ -303,9 +303,7 @@ impl PyFeed {
     /// The port listened on (the requested one until started).
     #[getter]
     fn port(&self) -> u16 {
-        self.feed
-            .addr()
-            .map_or(self.feed.options().port, |a| a.port())
+        self.feed.port()
     }
 
     /// Seconds between polls.
@@ -316,18 +314,12 @@ impl PyFeed {
 
     /// The `/transport.json` document now, as a dict (None when stopped or without `media`).
     fn transport(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        match self.feed.transport() {
-            Some(doc) => Ok(json_to_py(py, &doc)?.unbind()),
-            None => Ok(py.None()),
-        }
+        serialize_to_py(py, &self.feed.transport())
     }
 
     /// The `/scores.json` document now, as a dict (None when stopped or without `scoreboard`).
     fn scores(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        match self.feed.scores() {
-            Some(doc) => Ok(json_to_py(py, &doc)?.unbind()),
-            None => Ok(py.None()),
-        }
+        serialize_to_py(py, &self.feed.scores())
     }
 
     /// Every source polled: `[{"name", "kind", "documents"}, ...]` as in `/sources.json`
