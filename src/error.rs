@@ -441,6 +441,125 @@ pub fn meaning(status: u16) -> Meaning {
     Meaning { kind, reason, hint }
 }
 
+/// The error a caught panic becomes.
+pub fn panic_error(p: Box<dyn std::any::Any + Send>) -> Error {
+    let msg = p
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    Error::Internal(format!("internal error in showctl (please report): {msg}"))
+}
+
+/// Catch a panic inside a future and turn it into an error: panics stop at the caller's edge
+/// (the binding's runtime glue), never an abort.
+pub async fn guarded<T, F>(fut: F) -> Result<T, Error>
+where
+    F: std::future::Future<Output = Result<T, Error>>,
+{
+    use futures::FutureExt;
+    match std::panic::AssertUnwindSafe(fut).catch_unwind().await {
+        Ok(r) => r,
+        Err(p) => Err(panic_error(p)),
+    }
+}
+
+impl StatusKind {
+    /// The class of `showctl.exceptions` a failure of this kind raises.
+    pub fn exception(self) -> &'static str {
+        match self {
+            StatusKind::BadRequest => "BadRequestError",
+            StatusKind::Unauthorized => "UnauthorizedError",
+            StatusKind::Forbidden => "ForbiddenError",
+            StatusKind::NotFound => "NotFoundError",
+            StatusKind::MethodNotAllowed => "MethodNotAllowedError",
+            StatusKind::ServiceUnavailable => "ServiceUnavailableError",
+            StatusKind::Server => "ServerError",
+            StatusKind::Other => "ApiError",
+        }
+    }
+}
+
+/// How an error is raised in Python: the class of `showctl.exceptions` (`None`: a plain
+/// `ValueError`), the message, and the class's attributes as JSON values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Raised {
+    pub class: Option<&'static str>,
+    pub message: String,
+    pub attrs: Vec<(&'static str, serde_json::Value)>,
+}
+
+impl Error {
+    /// What the binding raises for this error (see [`Raised`]).
+    pub fn raised(&self) -> Raised {
+        use serde_json::Value;
+        let text = |v: &str| Value::String(v.to_string());
+        let sent = |method: &str, url: &str| vec![("method", text(method)), ("url", text(url))];
+        let (class, attrs) = match self {
+            Error::InvalidInput(_) => (None, vec![]),
+            Error::Api {
+                status,
+                method,
+                url,
+                body,
+                ..
+            } => {
+                let mut attrs = vec![("status", Value::from(*status))];
+                attrs.extend(sent(method, url));
+                attrs.push(("body", text(body)));
+                (Some(meaning(*status).kind.exception()), attrs)
+            }
+            Error::Connect {
+                method,
+                url,
+                delivery,
+                ..
+            }
+            | Error::Timeout {
+                method,
+                url,
+                delivery,
+                ..
+            } => {
+                let mut attrs = sent(method, url);
+                attrs.push(("delivery", text(delivery.as_str())));
+                let class = match self {
+                    Error::Connect { .. } => "ConnectError",
+                    _ => "Timeout",
+                };
+                (Some(class), attrs)
+            }
+            Error::Decode {
+                method, url, body, ..
+            } => {
+                let mut attrs = sent(method, url);
+                attrs.push(("body", text(body)));
+                (Some("DecodeError"), attrs)
+            }
+            Error::NotConfirmed {
+                method,
+                url,
+                expected,
+                actual,
+                ..
+            } => {
+                let mut attrs = sent(method, url);
+                attrs.push(("expected", (**expected).clone()));
+                attrs.push(("actual", (**actual).clone()));
+                (Some("NotConfirmedError"), attrs)
+            }
+            Error::Lookup(_) => (Some("NameLookupError"), vec![]),
+            Error::Closed => (Some("ClientClosedError"), vec![]),
+            Error::Internal(_) => (Some("ShowctlError"), vec![]),
+        };
+        Raised {
+            class,
+            message: self.to_string(),
+            attrs,
+        }
+    }
+}
+
 /// The reason phrase of a status.
 pub fn reason_phrase(status: u16) -> &'static str {
     meaning(status).reason
@@ -518,6 +637,54 @@ mod tests {
         assert!(msg.contains("documentation port"));
         assert!(msg.contains("body: nope"));
         assert_eq!(e.status(), Some(404));
+    }
+
+    #[test]
+    fn each_error_is_raised_as_its_class_with_its_attributes() {
+        let api = Error::api(503, "GET", "http://h:1/api/0/x", b"busy").raised();
+        assert_eq!(api.class, Some("ServiceUnavailableError"));
+        let names: Vec<&str> = api.attrs.iter().map(|(k, _)| *k).collect();
+        assert_eq!(names, ["status", "method", "url", "body"]);
+        assert_eq!(api.attrs[0].1, serde_json::json!(503));
+        assert_eq!(
+            Error::api(418, "GET", "u", b"").raised().class,
+            Some("ApiError")
+        );
+        let t = Error::Timeout {
+            method: "POST".into(),
+            url: "u".into(),
+            message: "slow".into(),
+            delivery: Delivery::SentNoAnswer,
+        }
+        .raised();
+        assert_eq!(t.class, Some("Timeout"));
+        assert_eq!(t.message, "slow");
+        assert_eq!(
+            t.attrs[2],
+            ("delivery", serde_json::json!("sent_no_answer"))
+        );
+        let bad = Error::invalid("x: wrong").raised();
+        assert_eq!((bad.class, bad.message.as_str()), (None, "x: wrong"));
+        assert!(bad.attrs.is_empty());
+        let closed = Error::Closed.raised();
+        assert_eq!(closed.class, Some("ClientClosedError"));
+        assert!(closed.message.starts_with("the client is closed"));
+    }
+
+    #[test]
+    fn a_panic_in_a_future_becomes_an_internal_error() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let r: Result<()> = rt.block_on(guarded(async { panic!("boom") }));
+        match r {
+            Err(Error::Internal(m)) => {
+                assert_eq!(m, "internal error in showctl (please report): boom")
+            }
+            other => panic!("{other:?}"),
+        }
+        let ok: Result<u8> = rt.block_on(guarded(async { Ok(3) }));
+        assert_eq!(ok.unwrap(), 3);
     }
 
     #[test]

@@ -4,10 +4,12 @@
 
 pub mod error;
 pub mod feed;
+pub mod host;
 pub mod ident;
 pub mod journal;
 pub mod json;
 pub mod media;
+pub mod memory;
 pub mod operation;
 pub mod poll;
 pub mod probe;

@@ -309,7 +309,7 @@ impl Transport {
 
     /// [`Self::send`], and how many attempts were made (0 when nothing was tried).
     pub async fn send_counted(&self, req: &Request) -> (Result<Bytes>, u32) {
-        crate::runtime::release_pending_memory();
+        crate::memory::release_pending_memory();
         let retries = if req.method == Method::Get || self.retry_commands {
             self.retries
         } else {

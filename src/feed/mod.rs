@@ -107,6 +107,30 @@ pub struct Options {
     pub limits: Limits,
 }
 
+/// The feed's time between polls when not given (seconds).
+pub const DEFAULT_INTERVAL: f64 = 0.5;
+/// The feed's per-request timeout when not given (seconds).
+pub const DEFAULT_TIMEOUT: f64 = 5.0;
+
+/// Refuse what does not go with a venue (`venue=`: `from_file`, or `sources=`): the options
+/// `given` beside it by name, each source's own there; `interval` only beside `sources=`
+/// (where it is every source's default).
+pub fn check_beside_venue(from_file: bool, interval: bool, given: &[(&str, bool)]) -> Result<()> {
+    if interval && from_file {
+        return Err(Error::invalid(
+            "interval: not with venue= (set it in the file's [defaults] or per source); \
+             beside sources= it is the default of every source",
+        ));
+    }
+    match given.iter().find(|(_, given)| *given) {
+        Some((name, _)) => Err(Error::invalid(format!(
+            "{name}: not with a venue (venue= or sources=): each source's options are \
+             set in the venue, per source or in its [defaults]"
+        ))),
+        None => Ok(()),
+    }
+}
+
 impl Options {
     /// The first source of a kind, if any.
     pub fn source(&self, kind: Kind) -> Option<&SourceSpec> {
@@ -454,6 +478,11 @@ impl Feed {
             .map(|r| r.server.addr())
     }
 
+    /// The port listened on (the requested one until started).
+    pub fn port(&self) -> u16 {
+        self.addr().map_or(self.options.port, |a| a.port())
+    }
+
     /// `http://host:port/` while running.
     pub fn url(&self) -> Option<String> {
         self.addr().map(|a| format!("http://{a}/"))
@@ -461,6 +490,35 @@ impl Feed {
 
     pub fn options(&self) -> &Options {
         &self.options
+    }
+
+    /// How long `start()` waits for the first answers: `given` seconds (0 to 3600), else the
+    /// longest request timeout of the sources.
+    pub fn ready_timeout(&self, given: Option<f64>) -> Result<Duration> {
+        match given {
+            Some(t) if (0.0..=3600.0).contains(&t) => Ok(Duration::from_secs_f64(t)),
+            Some(t) => Err(Error::invalid(format!(
+                "timeout: must be a number of seconds from 0 to 3600, got {t}"
+            ))),
+            None => Ok(self
+                .options
+                .sources
+                .iter()
+                .map(|s| s.config.timeout)
+                .max()
+                .unwrap_or_default()),
+        }
+    }
+
+    /// `Feed(url='…', media='…')` while running, else `Feed(media='…', running=False)`.
+    pub fn describe(&self) -> String {
+        let sources: Vec<String> = (self.options.sources.iter())
+            .map(|s| format!("{}='{}'", s.name, s.config.url))
+            .collect();
+        match self.url() {
+            Some(url) => format!("Feed(url='{url}', {})", sources.join(", ")),
+            None => format!("Feed({}, running=False)", sources.join(", ")),
+        }
     }
 
     #[cfg(test)]

@@ -499,3 +499,45 @@ fn fifty_readers_never_get_a_torn_or_older_document() {
         feed.stop().await;
     });
 }
+
+#[test]
+fn options_beside_a_venue_are_refused_by_name() {
+    use super::check_beside_venue;
+    assert!(check_beside_venue(false, true, &[("api_key", false)]).is_ok());
+    let interval = check_beside_venue(true, true, &[]).unwrap_err().to_string();
+    assert!(
+        interval.starts_with("interval: not with venue="),
+        "{interval}"
+    );
+    let given = [("media", false), ("timeout", true), ("verify", true)];
+    let err = check_beside_venue(false, false, &given)
+        .unwrap_err()
+        .to_string();
+    assert!(err.starts_with("timeout: not with a venue"), "{err}");
+}
+
+#[test]
+fn the_ready_wait_the_port_and_the_description_before_start() {
+    let mut slow = Config::new("http://127.0.0.1:9");
+    slow.timeout = Duration::from_secs(7);
+    let feed = Feed::new(Options {
+        port: 4321,
+        ..options(
+            Some(Config::new("http://127.0.0.1:8")),
+            Some(slow),
+            Duration::from_secs(1),
+        )
+    })
+    .unwrap();
+    assert_eq!(feed.ready_timeout(None).unwrap(), Duration::from_secs(7));
+    assert_eq!(
+        feed.ready_timeout(Some(0.5)).unwrap(),
+        Duration::from_millis(500)
+    );
+    let err = feed.ready_timeout(Some(-1.0)).unwrap_err().to_string();
+    assert!(err.starts_with("timeout: must be a number of seconds from 0 to 3600"));
+    assert_eq!(feed.port(), 4321);
+    let repr = feed.describe();
+    assert!(repr.starts_with("Feed(media='http://127.0.0.1:8"), "{repr}");
+    assert!(repr.ends_with(", running=False)"), "{repr}");
+}

@@ -41,10 +41,10 @@ impl Sender {
     pub async fn call<T>(&self, call: Call<T>) -> Result<T> {
         let (req, body) = self.exchange(&call.request, call.fallback.as_ref()).await?;
         let out = (call.decode)(&body).map_err(|e| self.transport.decode_error(req, &body, e));
-        if body.len() >= crate::runtime::RELEASE_AFTER {
+        if body.len() >= crate::memory::RELEASE_AFTER {
             // A big reply: hand its memory back to the system once it is dropped.
             drop(body);
-            crate::runtime::release_memory();
+            crate::memory::release_memory();
         }
         out
     }

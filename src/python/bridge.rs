@@ -23,8 +23,8 @@ use pyo3::sync::PyOnceLock;
 use pyo3::{intern, IntoPyObjectExt};
 
 use crate::error::Error;
+use crate::error::{guarded, panic_error as panic_message};
 use crate::python::errors::to_pyerr;
-use crate::python::guard::{guarded, panic_message};
 use crate::runtime;
 
 type Make = Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send>;

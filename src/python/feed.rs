@@ -3,18 +3,20 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
+use futures::FutureExt;
+use pyo3::conversion::FromPyObjectOwned;
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
 
 use super::args::connection_dict;
-use super::convert::{json_to_py, type_name};
+use super::convert::{json_to_py, serialize_to_py, type_name};
 use super::options::ClientArgs;
 use super::rt;
 use crate::error::Error;
-use crate::feed::{Feed, Kind, Options, SourceSpec};
+use crate::feed::{check_beside_venue, Feed, Kind, Options, SourceSpec};
+use crate::feed::{DEFAULT_INTERVAL, DEFAULT_TIMEOUT};
 use crate::serve::Limits;
 use crate::transport::{ENV_MEDIA_URL, ENV_SCOREBOARD_URL};
 
@@ -50,47 +52,42 @@ fn source_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<Sour
             type_name(obj)
         )));
     };
-    // A key given as None is as if not given: the feed's own option applies.
-    let field = |key: &str| -> PyResult<Option<Bound<'_, PyAny>>> {
-        Ok(dict.get_item(key)?.filter(|v| !v.is_none()))
-    };
-    let wrong = |key: &str, what: &str, v: &Bound<'_, PyAny>| {
-        PyTypeError::new_err(format!(
-            "{arg}[{key:?}]: expected {what}, got {}",
-            type_name(v)
-        ))
-    };
     let url = connection_dict(dict, arg, SOURCE_KEYS)?;
-    let text = |key: &str| -> PyResult<Option<String>> {
-        match field(key)? {
-            Some(v) => v
-                .extract()
-                .map(Some)
-                .map_err(|_| wrong(key, "a string", &v)),
-            None => Ok(None),
-        }
-    };
-    let ca_cert = match field("ca_cert")? {
-        Some(v) => Some(
-            v.extract::<PathBuf>()
-                .map_err(|_| wrong("ca_cert", "a path", &v))?,
-        ),
-        None => None,
-    };
-    let verify = match field("verify")? {
-        Some(v) if v.is_instance_of::<PyBool>() => Some(v.extract::<bool>()?),
-        Some(v) => return Err(wrong("verify", "a bool", &v)),
-        None => None,
-    };
     Ok(Some(SourceArg {
+        ca_cert: item(dict, arg, "ca_cert", "a path")?,
+        verify: item(dict, arg, "verify", "a bool")?,
         url: url
             .extract()
-            .map_err(|_| wrong("url", "a URL string", &url))?,
-        api_key: text("api_key")?,
-        tls_fingerprint: text("tls_fingerprint")?,
-        ca_cert,
-        verify,
+            .map_err(|_| wrong(arg, "url", "a URL string", &url))?,
+        api_key: item(dict, arg, "api_key", "a string")?,
+        tls_fingerprint: item(dict, arg, "tls_fingerprint", "a string")?,
     }))
+}
+
+fn wrong(arg: &str, key: &str, what: &str, v: &Bound<'_, PyAny>) -> PyErr {
+    PyTypeError::new_err(format!(
+        "{arg}[{key:?}]: expected {what}, got {}",
+        type_name(v)
+    ))
+}
+
+/// `dict[key]` of a source's dict as a `T`, refused naming the key and `what` it takes (a
+/// `verify` only as a bool). A key given as None is as if not given: the feed's own option
+/// applies.
+fn item<'py, T: FromPyObjectOwned<'py>>(
+    dict: &Bound<'py, PyDict>,
+    arg: &str,
+    key: &str,
+    what: &str,
+) -> PyResult<Option<T>> {
+    let Some(v) = dict.get_item(key)?.filter(|v| !v.is_none()) else {
+        return Ok(None);
+    };
+    let t = v.extract::<T>().ok();
+    match t.filter(|_| key != "verify" || v.is_instance_of::<PyBool>()) {
+        Some(t) => Ok(Some(t)),
+        None => Err(wrong(arg, key, what, &v)),
+    }
 }
 
 /// `defaults=` with `interval` set to the feed's `interval=` (refused when `defaults` sets it
@@ -151,30 +148,6 @@ pub struct PyFeed {
     feed: Arc<Feed>,
 }
 
-impl PyFeed {
-    /// How long start() waits for the first answers: the timeout given, else the longest
-    /// request timeout of the sources.
-    fn ready_timeout(&self, given: Option<f64>) -> PyResult<Duration> {
-        match given {
-            Some(t) if (0.0..=3600.0).contains(&t) => Ok(Duration::from_secs_f64(t)),
-            Some(t) => Err(PyValueError::new_err(format!(
-                "timeout: must be a number of seconds from 0 to 3600, got {t}"
-            ))),
-            None => Ok(self
-                .feed
-                .options()
-                .sources
-                .iter()
-                .map(|s| s.config.timeout)
-                .max()
-                .unwrap_or_default()),
-        }
-    }
-}
-
-/// The feed's time between polls when not given (seconds).
-const DEFAULT_INTERVAL: f64 = 0.5;
-
 #[pymethods]
 impl PyFeed {
     #[new]
@@ -202,11 +175,7 @@ impl PyFeed {
         sources: Option<&Bound<'_, PyAny>>,
         defaults: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let port = u16::try_from(port).map_err(|_| {
-            PyValueError::new_err(format!(
-                "port: must be from 0 (pick a free port) to 65535, got {port}"
-            ))
-        })?;
+        let port = crate::serve::port(port).map_err(PyValueError::new_err)?;
         // Given or not matters beside a venue (refused there, but for `interval` beside
         // `sources=`); otherwise the defaults apply.
         let given = (interval.is_some(), timeout.is_some(), verify.is_some());
@@ -214,11 +183,7 @@ impl PyFeed {
         let interval = crate::poll::watch_interval(interval.unwrap_or(DEFAULT_INTERVAL))?;
         let timeout = timeout.unwrap_or(ClientArgs::default().timeout);
         let verify = verify.unwrap_or(true);
-        let limits = Limits {
-            header_timeout: crate::serve::header_timeout(header_timeout)
-                .map_err(PyValueError::new_err)?,
-            ..Limits::default()
-        };
+        let limits = Limits::with_header_timeout(header_timeout).map_err(PyValueError::new_err)?;
         // Each source: its own URL, and the feed's connection options unless its dict gives
         // its own. Errors name the source (`media: url: ...`).
         let source = |kind: Kind, given: Option<&Bound<'_, PyAny>>, env: &str| {
@@ -246,29 +211,19 @@ impl PyFeed {
         let sources: Vec<SourceSpec> = if named {
             // A venue names every source with its own options: a shared option given beside
             // it is refused rather than silently ignored.
-            let beside = [
-                ("media", media.is_some_and(|m| !m.is_none())),
-                ("scoreboard", scoreboard.is_some_and(|m| !m.is_none())),
-                ("api_key", api_key.is_some()),
-                ("ca_cert", ca_cert.is_some()),
-                ("tls_fingerprint", tls_fingerprint.is_some()),
-                ("timeout", given.1),
-                ("verify", given.2),
-            ];
-            if given.0 && venue.is_some() {
-                return Err(Error::invalid(
-                    "interval: not with venue= (set it in the file's [defaults] or per source); \
-                     beside sources= it is the default of every source",
-                )
-                .into());
-            }
-            if let Some((name, _)) = beside.iter().find(|(_, given)| *given) {
-                return Err(Error::invalid(format!(
-                    "{name}: not with a venue (venue= or sources=): each source's options are \
-                     set in the venue, per source or in its [defaults]"
-                ))
-                .into());
-            }
+            check_beside_venue(
+                venue.is_some(),
+                given.0,
+                &[
+                    ("media", media.is_some_and(|m| !m.is_none())),
+                    ("scoreboard", scoreboard.is_some_and(|m| !m.is_none())),
+                    ("api_key", api_key.is_some()),
+                    ("ca_cert", ca_cert.is_some()),
+                    ("tls_fingerprint", tls_fingerprint.is_some()),
+                    ("timeout", given.1),
+                    ("verify", given.2),
+                ],
+            )?;
             // `interval=` beside `sources=` is the default of every source, as `[defaults]` is.
             let defaults = match (interval_given, sources.is_some()) {
                 (Some(every), true) => Some(defaults_with_interval(py, defaults, every)?),
@@ -317,7 +272,7 @@ impl PyFeed {
     /// already wait.
     #[pyo3(signature = (timeout=None))]
     fn wait_ready(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<bool> {
-        let timeout = self.ready_timeout(timeout)?;
+        let timeout = self.feed.ready_timeout(timeout)?;
         let feed = self.feed.clone();
         rt::wait(py, async move { Ok(feed.wait_ready(timeout).await) })
     }
@@ -328,10 +283,7 @@ impl PyFeed {
     /// the parent's feed serving.
     fn stop(&self, py: Python<'_>) -> PyResult<()> {
         let feed = self.feed.clone();
-        rt::wait(py, async move {
-            feed.stop().await;
-            Ok(())
-        })
+        rt::wait(py, async move { feed.stop().await }.map(Ok))
     }
 
     #[getter]
@@ -350,9 +302,7 @@ impl PyFeed {
     /// The port listened on (the requested one until started).
     #[getter]
     fn port(&self) -> u16 {
-        self.feed
-            .addr()
-            .map_or(self.feed.options().port, |a| a.port())
+        self.feed.port()
     }
 
     /// Seconds between polls.
@@ -363,18 +313,12 @@ impl PyFeed {
 
     /// The `/transport.json` document now, as a dict (None when stopped or without `media`).
     fn transport(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        match self.feed.transport() {
-            Some(doc) => Ok(json_to_py(py, &doc)?.unbind()),
-            None => Ok(py.None()),
-        }
+        serialize_to_py(py, &self.feed.transport())
     }
 
     /// The `/scores.json` document now, as a dict (None when stopped or without `scoreboard`).
     fn scores(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        match self.feed.scores() {
-            Some(doc) => Ok(json_to_py(py, &doc)?.unbind()),
-            None => Ok(py.None()),
-        }
+        serialize_to_py(py, &self.feed.scores())
     }
 
     /// Every source polled: `[{"name", "kind", "documents"}, ...]` as in `/sources.json`
@@ -404,15 +348,12 @@ impl PyFeed {
         let py = slf.py();
         slf.get().feed.start()?;
         let feed = slf.get().feed.clone();
-        let timeout = slf.get().ready_timeout(None)?;
+        let timeout = slf.get().feed.ready_timeout(None)?;
         let slf = slf.unbind();
         rt::spawn(
             py,
-            async move {
-                feed.wait_ready(timeout).await;
-                Ok(())
-            },
-            move |_, ()| Ok(slf),
+            async move { feed.wait_ready(timeout).await }.map(Ok),
+            move |_, _| Ok(slf),
         )
     }
 
@@ -423,26 +364,10 @@ impl PyFeed {
         _args: &Bound<'py, PyTuple>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let feed = self.feed.clone();
-        rt::spawn(
-            py,
-            async move {
-                feed.stop().await;
-                Ok(())
-            },
-            |_, ()| Ok(()),
-        )
+        rt::spawn(py, async move { feed.stop().await }.map(Ok), |_, ()| Ok(()))
     }
 
     fn __repr__(&self) -> String {
-        let o = self.feed.options();
-        let sources: Vec<String> = o
-            .sources
-            .iter()
-            .map(|s| format!("{}='{}'", s.name, s.config.url))
-            .collect();
-        match self.feed.url() {
-            Some(url) => format!("Feed(url='{url}', {})", sources.join(", ")),
-            None => format!("Feed({}, running=False)", sources.join(", ")),
-        }
+        self.feed.describe()
     }
 }

@@ -26,7 +26,6 @@ pub mod convert;
 pub mod errors;
 pub mod events;
 pub mod feed;
-pub mod guard;
 pub mod layer;
 pub mod models;
 pub mod ops;

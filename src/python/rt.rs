@@ -2,16 +2,14 @@
 //! thread's own lane: see `runtime`) and asyncio (a coroutine whose future runs on the process
 //! runtime, which is rebuilt after `fork()`, and is settled by the loop's completion queue:
 //! see `bridge`; pyo3-async-runtimes' generic bridge for loops that cannot watch a socket).
-//! Panics are caught (see `guard`) and become `ShowctlError`, never `PanicException`.
+//! Panics are caught (`crate::error::guarded`) and become `ShowctlError`, never `PanicException`.
 //! The plain way (`block_on` on the process runtime, `future_into_py` for every loop) was
 //! measured against this and misses the latency goal: see docs/architecture.md.
 
 use std::cell::OnceCell;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
-use std::task::{Context, Poll};
 use std::time::Duration;
 
 use pyo3::exceptions::PyRuntimeError;
@@ -22,8 +20,8 @@ use pyo3::IntoPyObjectExt;
 use pyo3_async_runtimes::generic::{self, ContextExt, Runtime as GenericRuntime};
 use pyo3_async_runtimes::TaskLocals;
 
-use super::guard::guarded;
-use crate::error::Error;
+use crate::error::{guarded, Error};
+use crate::host::{self, ExitAware, Section};
 use crate::python::errors::to_pyerr;
 use crate::runtime;
 
@@ -32,76 +30,14 @@ const SIGNAL_POLL: Duration = Duration::from_millis(50);
 
 static MAIN_THREAD: OnceLock<Option<std::thread::ThreadId>> = OnceLock::new();
 
-// ---------------------------------------------------------------------------------------------
-// Interpreter exit. A runtime thread that is inside Python (completing an asyncio future,
-// forwarding a log record) when the interpreter finalizes crashes the process ("PyGILState_Release:
-// thread state must be current"). So every such section is counted, and an `atexit` handler
-// marks the exit, then waits (GIL released, bounded) until no section is running; later
-// sections do not enter Python at all.
-// ---------------------------------------------------------------------------------------------
-
-static IN_PYTHON: AtomicUsize = AtomicUsize::new(0);
-static EXITING: AtomicBool = AtomicBool::new(false);
-/// Longest wait at exit for the sections in progress.
-const EXIT_WAIT: Duration = Duration::from_secs(1);
-
-/// A running section that may call into Python from a runtime thread.
-struct Section;
-
-impl Section {
-    /// Enter a section; `None` once the interpreter is exiting.
-    fn enter() -> Option<Section> {
-        IN_PYTHON.fetch_add(1, Ordering::SeqCst);
-        if EXITING.load(Ordering::SeqCst) {
-            IN_PYTHON.fetch_sub(1, Ordering::SeqCst);
-            return None;
-        }
-        Some(Section)
-    }
-}
-
-impl Drop for Section {
-    fn drop(&mut self) {
-        IN_PYTHON.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-/// A task of the asyncio bridge: each poll is a section; after exit it ends unpolled (dropping
-/// its Python references defers their release to PyO3's pool, without entering Python).
-struct ExitAware<F> {
-    inner: Pin<Box<F>>,
-}
-
-impl<F: Future<Output = ()>> Future for ExitAware<F> {
-    type Output = ();
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        match Section::enter() {
-            Some(_section) => self.inner.as_mut().poll(cx),
-            None => Poll::Ready(()),
-        }
-    }
-}
-
-/// Mark the exit and wait for the sections in progress (registered with `atexit`).
-fn at_exit(py: Python<'_>) {
-    EXITING.store(true, Ordering::SeqCst);
-    py.detach(|| {
-        let deadline = std::time::Instant::now() + EXIT_WAIT;
-        while IN_PYTHON.load(Ordering::SeqCst) > 0 && std::time::Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-    });
-}
-
 fn register_at_exit(py: Python<'_>) -> PyResult<()> {
+    // Mark the interpreter's exit and wait for the sections in progress (see `crate::host`).
     let handler = PyCFunction::new_closure(py, Some(c"_showctl_at_exit"), None, |args, _| {
-        at_exit(args.py())
+        args.py().detach(host::exit)
     })?;
     py.import("atexit")?.call_method1("register", (handler,))?;
-    // A forked child has only the forking thread: sections counted in the parent's runtime
-    // threads did not come along.
     let after_fork = PyCFunction::new_closure(py, Some(c"_showctl_after_fork"), None, |_, _| {
-        IN_PYTHON.store(0, Ordering::SeqCst)
+        host::after_fork()
     })?;
     // (POSIX only: there is no fork elsewhere.)
     if let Ok(register) = py.import("os")?.getattr("register_at_fork") {
@@ -161,19 +97,6 @@ impl log::Log for Logger {
     }
 }
 
-/// Crates whose records below INFO are not sent to Python's `logging`.
-const DEPENDENCIES: &[&str] = &[
-    "axum",
-    "h2",
-    "hyper",
-    "hyper_util",
-    "mio",
-    "reqwest",
-    "rustls",
-    "tokio",
-    "tower",
-];
-
 /// Send the core's `log` records to Python's `logging` (called at import). The platform
 /// certificate verifier is silenced: it logs every refused certificate at ERROR, which the
 /// `ConnectError` raised for it already says (with the remedy).
@@ -182,11 +105,9 @@ fn init_logging(py: Python<'_>) {
         return;
     };
     let mut logger = logger.filter_target("rustls_platform_verifier".into(), log::LevelFilter::Off);
-    // The libraries under the transport and the simulator log every connection and frame at
-    // debug level; showctl's own records say what a user needs (each attempt, retry and
-    // failure). Their warnings still come through. Decided here, so these records never ask
-    // Python (or wait for the GIL) about their level.
-    for quiet in DEPENDENCIES {
+    // The noisy libraries' warnings still come through. Decided here, so their records never
+    // ask Python (or wait for the GIL) about their level.
+    for quiet in host::QUIET_LOG_TARGETS {
         logger = logger.filter_target((*quiet).into(), log::LevelFilter::Info);
     }
     let handle = logger.reset_handle();
@@ -235,34 +156,9 @@ where
     T: Send,
     F: Future<Output = Result<T, Error>> + Send,
 {
-    if runtime::inside_runtime() {
-        return Err(to_pyerr(
-            py,
-            Error::Internal(
-                "a blocking showctl call was made from inside its own runtime thread; \
-                 use the _async method there"
-                    .into(),
-            ),
-        ));
-    }
-    let check_signals = on_main_thread();
-    let outcome: Result<Result<T, Error>, PyErr> = py.detach(|| {
-        runtime::block_on_here(async {
-            let fut = guarded(fut);
-            if !check_signals {
-                return Ok(fut.await);
-            }
-            tokio::pin!(fut);
-            loop {
-                tokio::select! {
-                    r = &mut fut => return Ok(r),
-                    _ = tokio::time::sleep(SIGNAL_POLL) => {
-                        Python::attach(|py| py.check_signals())?;
-                    }
-                }
-            }
-        })
-    });
+    let every = on_main_thread().then_some(SIGNAL_POLL);
+    let outcome =
+        py.detach(|| host::block_on(fut, every, || Python::attach(|py| py.check_signals())));
     match outcome {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(to_pyerr(py, e)),
@@ -285,9 +181,7 @@ impl GenericRuntime for ShowRuntime {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        runtime::get().spawn(ExitAware {
-            inner: Box::pin(fut),
-        })
+        runtime::get().spawn(ExitAware::new(fut))
     }
 
     fn spawn_blocking<F>(f: F) -> Self::JoinHandle

@@ -1,44 +1,27 @@
-//! `ScoreRecord` and the per-sport record classes.
+//! `ScoreRecord` and the per-sport record classes: each sport's class holds the typed values
+//! the core reads from the record (`ScoreRecord::typed`), one attribute per field of its table.
 
 use std::sync::Arc;
 
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
 
 use super::convert::{json_to_py, py_to_json, Reply};
 use super::score_view::PyScoreView;
-use crate::score::{fields_of, FieldValue, ScoreRecord, Sport};
+use crate::score::board::Display;
+use crate::score::{fields_of, ScoreRecord, Sport};
 
 /// The live score record of the active game.
-#[pyclass(module = "showctl._core", name = "ScoreRecord", frozen, subclass)]
+#[pyclass(module = "showctl._core", name = "ScoreRecord", frozen, subclass, eq)]
+#[derive(PartialEq)]
 pub struct PyScoreRecord {
     pub rec: Arc<ScoreRecord>,
 }
 
-fn field_to_py<'py>(py: Python<'py>, v: FieldValue) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match v {
-        FieldValue::Missing => py.None().into_bound(py),
-        FieldValue::Str(s) => s.into_pyobject(py)?.into_any(),
-        FieldValue::Int(i) => i.into_pyobject(py)?.into_any(),
-        FieldValue::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
-        FieldValue::Series(items) => PyList::new(py, items)?.into_any(),
-    })
-}
-
 impl PyScoreRecord {
-    /// The typed value of attribute `attr` of this record's sport.
-    fn typed<'py>(&self, py: Python<'py>, attr: &str) -> PyResult<Bound<'py, PyAny>> {
-        let field = self
-            .rec
-            .sport()
-            .and_then(|s| fields_of(s).iter().find(|f| f.attr == attr));
-        match field {
-            Some(f) => field_to_py(py, self.rec.field(f)),
-            None => Ok(py.None().into_bound(py)),
-        }
-    }
-
     fn fields_repr(&self, py: Python<'_>) -> PyResult<String> {
         let mut parts = Vec::new();
         for (name, v) in [
@@ -48,15 +31,11 @@ impl PyScoreRecord {
         ] {
             parts.push(format!("{name}={}", v.into_pyobject(py)?.repr()?));
         }
-        if let Some(sport) = self.rec.sport() {
-            for f in fields_of(sport) {
-                let v = field_to_py(py, self.rec.field(f))?;
-                parts.push(format!("{}={}", f.attr, v.repr()?));
-            }
-            if sport == Sport::Custom {
-                let games = self.games_list(py)?;
-                parts.push(format!("games={}", games.repr()?));
-            }
+        for (attr, v) in self.rec.typed() {
+            parts.push(format!("{attr}={}", json_to_py(py, &v)?.repr()?));
+        }
+        if self.rec.sport() == Some(Sport::Custom) {
+            parts.push(format!("games={}", self.games_list(py)?.repr()?));
         }
         Ok(parts.join(", "))
     }
@@ -80,39 +59,6 @@ fn lookup<'a>(rec: &'a ScoreRecord, key: &Bound<'_, PyAny>) -> Option<&'a serde_
     rec.raw().get(&*key.to_cow().ok()?)
 }
 
-/// One board of the HTML view: (title, game notes, score columns, team rows).
-type BoardRows = (
-    String,
-    Vec<(String, String)>,
-    Vec<String>,
-    Vec<(String, Vec<String>)>,
-);
-
-/// What the HTML view of a record shows, laid out by the core (drawn by
-/// `showctl._html.score_record_html`): its boards, or for a record of an unknown sport (no
-/// board) its title and every field but `sportMode` as text.
-fn record_display(rec: &ScoreRecord) -> (Vec<BoardRows>, String, Vec<(String, String)>) {
-    let boards: Vec<BoardRows> = rec
-        .boards()
-        .into_iter()
-        .map(|b| (b.title, b.notes, b.columns, b.rows))
-        .collect();
-    let title = rec.sport_mode().unwrap_or_else(|| "score record".into());
-    let fields = if boards.is_empty() {
-        rec.raw()
-            .iter()
-            .filter(|(k, _)| k.as_str() != "sportMode")
-            .map(|(k, v)| {
-                let text = crate::json::as_text(v).unwrap_or_else(|| v.to_string());
-                (k.clone(), text)
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    (boards, title, fields)
-}
-
 impl Reply for ScoreRecord {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         score_to_py(py, self)
@@ -124,26 +70,35 @@ impl Reply for ScoreRecord {
 
 /// Build the Python object of the class of the record's sport (`ScoreRecord` when unknown).
 pub fn score_to_py(py: Python<'_>, rec: ScoreRecord) -> PyResult<Py<PyAny>> {
-    let sport = rec.sport();
+    let (sport, typed) = (rec.sport(), serde_json::Value::Object(rec.typed()));
     let init = PyClassInitializer::from(PyScoreRecord { rec: Arc::new(rec) });
-    macro_rules! sub {
-        ($ty:ident) => {
-            Ok(Py::new(py, init.add_subclass($ty))?.into_any())
-        };
-    }
     match sport {
-        Some(Sport::AustralianFootball) => sub!(AustralianFootballScore),
-        Some(Sport::Baseball) => sub!(BaseballScore),
-        Some(Sport::Basketball) => sub!(BasketballScore),
-        Some(Sport::Football) => sub!(FootballScore),
-        Some(Sport::Hockey) => sub!(HockeyScore),
-        Some(Sport::Lacrosse) => sub!(LacrosseScore),
-        Some(Sport::Soccer) => sub!(SoccerScore),
-        Some(Sport::Tennis) => sub!(TennisScore),
-        Some(Sport::Volleyball) => sub!(VolleyballScore),
-        Some(Sport::Custom) => sub!(CustomScore),
+        Some(Sport::AustralianFootball) => sub::<AustralianFootballScore>(py, init, typed),
+        Some(Sport::Baseball) => sub::<BaseballScore>(py, init, typed),
+        Some(Sport::Basketball) => sub::<BasketballScore>(py, init, typed),
+        Some(Sport::Football) => sub::<FootballScore>(py, init, typed),
+        Some(Sport::Hockey) => sub::<HockeyScore>(py, init, typed),
+        Some(Sport::Lacrosse) => sub::<LacrosseScore>(py, init, typed),
+        Some(Sport::Soccer) => sub::<SoccerScore>(py, init, typed),
+        Some(Sport::Tennis) => sub::<TennisScore>(py, init, typed),
+        Some(Sport::Volleyball) => sub::<VolleyballScore>(py, init, typed),
+        Some(Sport::Custom) => Ok(Py::new(py, init.add_subclass(CustomScore))?.into_any()),
         None => Ok(Py::new(py, init)?.into_any()),
     }
+}
+
+/// A sport's class, its attributes read from the record's typed values.
+fn sub<S>(
+    py: Python<'_>,
+    init: PyClassInitializer<PyScoreRecord>,
+    typed: serde_json::Value,
+) -> PyResult<Py<PyAny>>
+where
+    S: pyo3::PyClass<BaseType = PyScoreRecord> + DeserializeOwned,
+{
+    let fields: S = serde_json::from_value(typed)
+        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(e.to_string()))?;
+    Ok(Py::new(py, init.add_subclass(fields))?.into_any())
 }
 
 #[pymethods]
@@ -215,13 +170,7 @@ impl PyScoreRecord {
         let py = slf.py();
         let rec = &slf.get().rec;
         if super::models::python_mode(mode)? {
-            let mut names = vec!["uuid", "version", "sport_mode"];
-            if let Some(sport) = rec.sport() {
-                names.extend(fields_of(sport).iter().map(|f| f.attr));
-                if sport == Sport::Custom {
-                    names.push("games");
-                }
-            }
+            let names = rec.attr_names();
             return Ok(super::models::python_dict(slf.as_any(), &names)?.into_bound(py));
         }
         json_to_py(py, &serde_json::Value::Object(rec.raw().clone()))
@@ -247,18 +196,6 @@ impl PyScoreRecord {
         Ok(record)
     }
 
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let py = other.py();
-        match other.cast::<PyScoreRecord>() {
-            Ok(o) => Ok((self.rec.raw() == o.get().rec.raw())
-                .into_pyobject(py)?
-                .to_owned()
-                .into_any()
-                .unbind()),
-            Err(_) => Ok(py.NotImplemented()),
-        }
-    }
-
     /// The hash of the JSON object `==` compares.
     fn __hash__(&self) -> u64 {
         crate::json::hash_object(self.rec.raw())
@@ -281,9 +218,8 @@ impl PyScoreRecord {
 
     /// What the HTML view shows, as the core lays it out: `(boards, title, fields)`, each board
     /// `(title, notes, columns, rows)` (see `showctl._html.score_record_html`).
-    #[allow(clippy::type_complexity)]
-    fn _display(&self) -> (Vec<BoardRows>, String, Vec<(String, String)>) {
-        record_display(&self.rec)
+    fn _display(&self) -> Display {
+        self.rec.display()
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
@@ -320,186 +256,265 @@ pub fn _score_from_json(py: Python<'_>, json: &str) -> PyResult<Py<PyAny>> {
     score_to_py(py, rec)
 }
 
-macro_rules! sport_class {
-    ($ty:ident, $name:literal, [$($attr:ident),* $(,)?]) => {
-        /// The score record of one sport, with a typed attribute for each of its wire fields.
-        #[pyclass(module = "showctl._core", name = $name, frozen, extends = PyScoreRecord)]
-        pub struct $ty;
-
-        #[pymethods]
-        impl $ty {
-            $(
-                #[doc = concat!(
-                    "The `", stringify!($attr), "` field of the ", $name,
-                    " record, typed (None when absent)."
-                )]
-                #[getter]
-                fn $attr<'py>(slf: PyRef<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
-                    let py = slf.py();
-                    slf.as_super().typed(py, stringify!($attr))
-                }
-            )*
-        }
-    };
+/// The score record of one sport, with a typed attribute for each of its wire fields.
+#[pyclass(module = "showctl._core", frozen, extends = PyScoreRecord, get_all)]
+#[derive(Deserialize)]
+pub struct AustralianFootballScore {
+    /// The `quarter` field of the AustralianFootballScore record, typed (None when absent).
+    quarter: Option<String>,
+    /// The `team1_behinds` field of the AustralianFootballScore record, typed (None when absent).
+    team1_behinds: Option<String>,
+    /// The `team1_goals` field of the AustralianFootballScore record, typed (None when absent).
+    team1_goals: Option<String>,
+    /// The `team1_name` field of the AustralianFootballScore record, typed (None when absent).
+    team1_name: Option<String>,
+    /// The `team1_score` field of the AustralianFootballScore record, typed (None when absent).
+    team1_score: Option<String>,
+    /// The `team2_behinds` field of the AustralianFootballScore record, typed (None when absent).
+    team2_behinds: Option<String>,
+    /// The `team2_goals` field of the AustralianFootballScore record, typed (None when absent).
+    team2_goals: Option<String>,
+    /// The `team2_name` field of the AustralianFootballScore record, typed (None when absent).
+    team2_name: Option<String>,
+    /// The `team2_score` field of the AustralianFootballScore record, typed (None when absent).
+    team2_score: Option<String>,
 }
 
-sport_class!(
-    AustralianFootballScore,
-    "AustralianFootballScore",
-    [
-        quarter,
-        team1_behinds,
-        team1_goals,
-        team1_name,
-        team1_score,
-        team2_behinds,
-        team2_goals,
-        team2_name,
-        team2_score,
-    ]
-);
-sport_class!(
-    BaseballScore,
-    "BaseballScore",
-    [
-        balls,
-        errors,
-        hits,
-        inning,
-        outs,
-        period,
-        runs,
-        strikes,
-        possession,
-        top_bottom,
-        team_one_runs,
-        team_one_errors,
-        team_one_hits,
-        team_one_line_score,
-        team_two_runs,
-        team_two_errors,
-        team_two_hits,
-        team_two_line_score,
-    ]
-);
-sport_class!(
-    BasketballScore,
-    "BasketballScore",
-    [
-        period,
-        possession,
-        team1_bonus1,
-        team1_bonus2,
-        team1_fouls,
-        team1_score,
-        team1_time_outs,
-        team2_bonus1,
-        team2_bonus2,
-        team2_fouls,
-        team2_score,
-        team2_time_outs,
-    ]
-);
-sport_class!(
-    FootballScore,
-    "FootballScore",
-    [
-        ball_location,
-        down,
-        period,
-        to_go,
-        possession,
-        team1_score,
-        team1_time_outs,
-        team2_score,
-        team2_time_outs,
-    ]
-);
-sport_class!(
-    HockeyScore,
-    "HockeyScore",
-    [
-        period,
-        team1_saves,
-        team1_score,
-        team1_shots,
-        team1_time_outs,
-        team2_saves,
-        team2_score,
-        team2_shots,
-        team2_time_outs,
-    ]
-);
-sport_class!(
-    LacrosseScore,
-    "LacrosseScore",
-    [
-        period,
-        possession,
-        team1_saves,
-        team1_score,
-        team1_shots,
-        team1_time_outs,
-        team2_saves,
-        team2_score,
-        team2_shots,
-        team2_time_outs,
-    ]
-);
-sport_class!(
-    SoccerScore,
-    "SoccerScore",
-    [
-        extra_time,
-        period,
-        team1_corner,
-        team1_saves,
-        team1_score,
-        team1_shots,
-        team1_time_outs,
-        team2_corner,
-        team2_saves,
-        team2_score,
-        team2_shots,
-        team2_time_outs,
-    ]
-);
-sport_class!(
-    TennisScore,
-    "TennisScore",
-    [
-        current_set,
-        period,
-        possession,
-        team1_games,
-        team1_score,
-        team1_sets,
-        team1_time_outs,
-        team1_set_scores,
-        team2_games,
-        team2_score,
-        team2_sets,
-        team2_time_outs,
-        team2_set_scores,
-    ]
-);
-sport_class!(
-    VolleyballScore,
-    "VolleyballScore",
-    [
-        current_set,
-        period,
-        possession,
-        team1_games,
-        team1_score,
-        team1_time_outs,
-        team1_set_scores,
-        team2_games,
-        team2_score,
-        team2_time_outs,
-        team2_set_scores,
-    ]
-);
+/// The score record of one sport, with a typed attribute for each of its wire fields.
+#[pyclass(module = "showctl._core", frozen, extends = PyScoreRecord, get_all)]
+#[derive(Deserialize)]
+pub struct BaseballScore {
+    /// The `balls` field of the BaseballScore record, typed (None when absent).
+    balls: Option<String>,
+    /// The `errors` field of the BaseballScore record, typed (None when absent).
+    errors: Option<String>,
+    /// The `hits` field of the BaseballScore record, typed (None when absent).
+    hits: Option<String>,
+    /// The `inning` field of the BaseballScore record, typed (None when absent).
+    inning: Option<String>,
+    /// The `outs` field of the BaseballScore record, typed (None when absent).
+    outs: Option<String>,
+    /// The `period` field of the BaseballScore record, typed (None when absent).
+    period: Option<String>,
+    /// The `runs` field of the BaseballScore record, typed (None when absent).
+    runs: Option<String>,
+    /// The `strikes` field of the BaseballScore record, typed (None when absent).
+    strikes: Option<String>,
+    /// The `possession` field of the BaseballScore record, typed (None when absent).
+    possession: Option<i64>,
+    /// The `top_bottom` field of the BaseballScore record, typed (None when absent).
+    top_bottom: Option<String>,
+    /// The `team_one_runs` field of the BaseballScore record, typed (None when absent).
+    team_one_runs: Option<String>,
+    /// The `team_one_errors` field of the BaseballScore record, typed (None when absent).
+    team_one_errors: Option<String>,
+    /// The `team_one_hits` field of the BaseballScore record, typed (None when absent).
+    team_one_hits: Option<String>,
+    /// The `team_one_line_score` field of the BaseballScore record, typed (None when absent).
+    team_one_line_score: Vec<Option<String>>,
+    /// The `team_two_runs` field of the BaseballScore record, typed (None when absent).
+    team_two_runs: Option<String>,
+    /// The `team_two_errors` field of the BaseballScore record, typed (None when absent).
+    team_two_errors: Option<String>,
+    /// The `team_two_hits` field of the BaseballScore record, typed (None when absent).
+    team_two_hits: Option<String>,
+    /// The `team_two_line_score` field of the BaseballScore record, typed (None when absent).
+    team_two_line_score: Vec<Option<String>>,
+}
+
+/// The score record of one sport, with a typed attribute for each of its wire fields.
+#[pyclass(module = "showctl._core", frozen, extends = PyScoreRecord, get_all)]
+#[derive(Deserialize)]
+pub struct BasketballScore {
+    /// The `period` field of the BasketballScore record, typed (None when absent).
+    period: Option<String>,
+    /// The `possession` field of the BasketballScore record, typed (None when absent).
+    possession: Option<i64>,
+    /// The `team1_bonus1` field of the BasketballScore record, typed (None when absent).
+    team1_bonus1: Option<bool>,
+    /// The `team1_bonus2` field of the BasketballScore record, typed (None when absent).
+    team1_bonus2: Option<bool>,
+    /// The `team1_fouls` field of the BasketballScore record, typed (None when absent).
+    team1_fouls: Option<String>,
+    /// The `team1_score` field of the BasketballScore record, typed (None when absent).
+    team1_score: Option<String>,
+    /// The `team1_time_outs` field of the BasketballScore record, typed (None when absent).
+    team1_time_outs: Option<String>,
+    /// The `team2_bonus1` field of the BasketballScore record, typed (None when absent).
+    team2_bonus1: Option<bool>,
+    /// The `team2_bonus2` field of the BasketballScore record, typed (None when absent).
+    team2_bonus2: Option<bool>,
+    /// The `team2_fouls` field of the BasketballScore record, typed (None when absent).
+    team2_fouls: Option<String>,
+    /// The `team2_score` field of the BasketballScore record, typed (None when absent).
+    team2_score: Option<String>,
+    /// The `team2_time_outs` field of the BasketballScore record, typed (None when absent).
+    team2_time_outs: Option<String>,
+}
+
+/// The score record of one sport, with a typed attribute for each of its wire fields.
+#[pyclass(module = "showctl._core", frozen, extends = PyScoreRecord, get_all)]
+#[derive(Deserialize)]
+pub struct FootballScore {
+    /// The `ball_location` field of the FootballScore record, typed (None when absent).
+    ball_location: Option<String>,
+    /// The `down` field of the FootballScore record, typed (None when absent).
+    down: Option<String>,
+    /// The `period` field of the FootballScore record, typed (None when absent).
+    period: Option<String>,
+    /// The `to_go` field of the FootballScore record, typed (None when absent).
+    to_go: Option<String>,
+    /// The `possession` field of the FootballScore record, typed (None when absent).
+    possession: Option<i64>,
+    /// The `team1_score` field of the FootballScore record, typed (None when absent).
+    team1_score: Option<String>,
+    /// The `team1_time_outs` field of the FootballScore record, typed (None when absent).
+    team1_time_outs: Option<String>,
+    /// The `team2_score` field of the FootballScore record, typed (None when absent).
+    team2_score: Option<String>,
+    /// The `team2_time_outs` field of the FootballScore record, typed (None when absent).
+    team2_time_outs: Option<String>,
+}
+
+/// The score record of one sport, with a typed attribute for each of its wire fields.
+#[pyclass(module = "showctl._core", frozen, extends = PyScoreRecord, get_all)]
+#[derive(Deserialize)]
+pub struct HockeyScore {
+    /// The `period` field of the HockeyScore record, typed (None when absent).
+    period: Option<String>,
+    /// The `team1_saves` field of the HockeyScore record, typed (None when absent).
+    team1_saves: Option<String>,
+    /// The `team1_score` field of the HockeyScore record, typed (None when absent).
+    team1_score: Option<String>,
+    /// The `team1_shots` field of the HockeyScore record, typed (None when absent).
+    team1_shots: Option<String>,
+    /// The `team1_time_outs` field of the HockeyScore record, typed (None when absent).
+    team1_time_outs: Option<String>,
+    /// The `team2_saves` field of the HockeyScore record, typed (None when absent).
+    team2_saves: Option<String>,
+    /// The `team2_score` field of the HockeyScore record, typed (None when absent).
+    team2_score: Option<String>,
+    /// The `team2_shots` field of the HockeyScore record, typed (None when absent).
+    team2_shots: Option<String>,
+    /// The `team2_time_outs` field of the HockeyScore record, typed (None when absent).
+    team2_time_outs: Option<String>,
+}
+
+/// The score record of one sport, with a typed attribute for each of its wire fields.
+#[pyclass(module = "showctl._core", frozen, extends = PyScoreRecord, get_all)]
+#[derive(Deserialize)]
+pub struct LacrosseScore {
+    /// The `period` field of the LacrosseScore record, typed (None when absent).
+    period: Option<String>,
+    /// The `possession` field of the LacrosseScore record, typed (None when absent).
+    possession: Option<i64>,
+    /// The `team1_saves` field of the LacrosseScore record, typed (None when absent).
+    team1_saves: Option<String>,
+    /// The `team1_score` field of the LacrosseScore record, typed (None when absent).
+    team1_score: Option<String>,
+    /// The `team1_shots` field of the LacrosseScore record, typed (None when absent).
+    team1_shots: Option<String>,
+    /// The `team1_time_outs` field of the LacrosseScore record, typed (None when absent).
+    team1_time_outs: Option<String>,
+    /// The `team2_saves` field of the LacrosseScore record, typed (None when absent).
+    team2_saves: Option<String>,
+    /// The `team2_score` field of the LacrosseScore record, typed (None when absent).
+    team2_score: Option<String>,
+    /// The `team2_shots` field of the LacrosseScore record, typed (None when absent).
+    team2_shots: Option<String>,
+    /// The `team2_time_outs` field of the LacrosseScore record, typed (None when absent).
+    team2_time_outs: Option<String>,
+}
+
+/// The score record of one sport, with a typed attribute for each of its wire fields.
+#[pyclass(module = "showctl._core", frozen, extends = PyScoreRecord, get_all)]
+#[derive(Deserialize)]
+pub struct SoccerScore {
+    /// The `extra_time` field of the SoccerScore record, typed (None when absent).
+    extra_time: Option<String>,
+    /// The `period` field of the SoccerScore record, typed (None when absent).
+    period: Option<String>,
+    /// The `team1_corner` field of the SoccerScore record, typed (None when absent).
+    team1_corner: Option<String>,
+    /// The `team1_saves` field of the SoccerScore record, typed (None when absent).
+    team1_saves: Option<String>,
+    /// The `team1_score` field of the SoccerScore record, typed (None when absent).
+    team1_score: Option<String>,
+    /// The `team1_shots` field of the SoccerScore record, typed (None when absent).
+    team1_shots: Option<String>,
+    /// The `team1_time_outs` field of the SoccerScore record, typed (None when absent).
+    team1_time_outs: Option<String>,
+    /// The `team2_corner` field of the SoccerScore record, typed (None when absent).
+    team2_corner: Option<String>,
+    /// The `team2_saves` field of the SoccerScore record, typed (None when absent).
+    team2_saves: Option<String>,
+    /// The `team2_score` field of the SoccerScore record, typed (None when absent).
+    team2_score: Option<String>,
+    /// The `team2_shots` field of the SoccerScore record, typed (None when absent).
+    team2_shots: Option<String>,
+    /// The `team2_time_outs` field of the SoccerScore record, typed (None when absent).
+    team2_time_outs: Option<String>,
+}
+
+/// The score record of one sport, with a typed attribute for each of its wire fields.
+#[pyclass(module = "showctl._core", frozen, extends = PyScoreRecord, get_all)]
+#[derive(Deserialize)]
+pub struct TennisScore {
+    /// The `current_set` field of the TennisScore record, typed (None when absent).
+    current_set: Option<i64>,
+    /// The `period` field of the TennisScore record, typed (None when absent).
+    period: Option<String>,
+    /// The `possession` field of the TennisScore record, typed (None when absent).
+    possession: Option<i64>,
+    /// The `team1_games` field of the TennisScore record, typed (None when absent).
+    team1_games: Option<String>,
+    /// The `team1_score` field of the TennisScore record, typed (None when absent).
+    team1_score: Option<String>,
+    /// The `team1_sets` field of the TennisScore record, typed (None when absent).
+    team1_sets: Option<String>,
+    /// The `team1_time_outs` field of the TennisScore record, typed (None when absent).
+    team1_time_outs: Option<String>,
+    /// The `team1_set_scores` field of the TennisScore record, typed (None when absent).
+    team1_set_scores: Vec<Option<String>>,
+    /// The `team2_games` field of the TennisScore record, typed (None when absent).
+    team2_games: Option<String>,
+    /// The `team2_score` field of the TennisScore record, typed (None when absent).
+    team2_score: Option<String>,
+    /// The `team2_sets` field of the TennisScore record, typed (None when absent).
+    team2_sets: Option<String>,
+    /// The `team2_time_outs` field of the TennisScore record, typed (None when absent).
+    team2_time_outs: Option<String>,
+    /// The `team2_set_scores` field of the TennisScore record, typed (None when absent).
+    team2_set_scores: Vec<Option<String>>,
+}
+
+/// The score record of one sport, with a typed attribute for each of its wire fields.
+#[pyclass(module = "showctl._core", frozen, extends = PyScoreRecord, get_all)]
+#[derive(Deserialize)]
+pub struct VolleyballScore {
+    /// The `current_set` field of the VolleyballScore record, typed (None when absent).
+    current_set: Option<i64>,
+    /// The `period` field of the VolleyballScore record, typed (None when absent).
+    period: Option<String>,
+    /// The `possession` field of the VolleyballScore record, typed (None when absent).
+    possession: Option<i64>,
+    /// The `team1_games` field of the VolleyballScore record, typed (None when absent).
+    team1_games: Option<String>,
+    /// The `team1_score` field of the VolleyballScore record, typed (None when absent).
+    team1_score: Option<String>,
+    /// The `team1_time_outs` field of the VolleyballScore record, typed (None when absent).
+    team1_time_outs: Option<String>,
+    /// The `team1_set_scores` field of the VolleyballScore record, typed (None when absent).
+    team1_set_scores: Vec<Option<String>>,
+    /// The `team2_games` field of the VolleyballScore record, typed (None when absent).
+    team2_games: Option<String>,
+    /// The `team2_score` field of the VolleyballScore record, typed (None when absent).
+    team2_score: Option<String>,
+    /// The `team2_time_outs` field of the VolleyballScore record, typed (None when absent).
+    team2_time_outs: Option<String>,
+    /// The `team2_set_scores` field of the VolleyballScore record, typed (None when absent).
+    team2_set_scores: Vec<Option<String>>,
+}
 
 /// A Custom score record: user-defined games.
 #[pyclass(module = "showctl._core", name = "CustomScore", frozen, extends = PyScoreRecord)]
@@ -518,20 +533,11 @@ impl CustomScore {
 /// The sport classes as data: (class name, [(attribute, stub type)]), for the stub generator.
 #[pyfunction]
 pub(crate) fn _sports(py: Python<'_>) -> PyResult<Py<PyList>> {
-    use crate::score::FieldKind;
     let out = PyList::empty(py);
     for sport in Sport::ALL {
         let fields: Vec<(&str, &str)> = fields_of(sport)
             .iter()
-            .map(|f| {
-                let ty = match f.kind {
-                    FieldKind::Str => "str | None",
-                    FieldKind::Int => "int | None",
-                    FieldKind::Bool => "bool | None",
-                    FieldKind::Series => "list[str | None]",
-                };
-                (f.attr, ty)
-            })
+            .map(|f| (f.attr, f.kind.stub_type()))
             .collect();
         out.append((format!("{}Score", sport.wire_name()), fields))?;
     }

@@ -5,18 +5,13 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::IntoPyObjectExt;
-use serde::Serialize;
 
-use super::convert::dataclass_repr;
+use super::convert::{dataclass_repr, serialize_to_py as plain};
 use crate::score::{ScoreView, Team};
 
-/// Any serializable core value as plain Python objects (int, str, bool, None, dict, list).
-pub(crate) fn plain<T: Serialize>(py: Python<'_>, v: &T) -> PyResult<Py<PyAny>> {
-    super::convert::serialize_to_py(py, v)
-}
-
 /// One team of a `ScoreView`.
-#[pyclass(module = "showctl._core", name = "TeamScore", frozen)]
+#[pyclass(module = "showctl._core", name = "TeamScore", frozen, eq)]
+#[derive(PartialEq)]
 pub struct PyTeamScore {
     team: Team,
 }
@@ -52,11 +47,6 @@ impl PyTeamScore {
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         plain(py, &self.team)
     }
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other
-            .cast::<PyTeamScore>()
-            .is_ok_and(|o| o.get().team == self.team)
-    }
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         dataclass_repr(
             py,
@@ -70,7 +60,8 @@ impl PyTeamScore {
 }
 
 /// The sport-independent view of a score record, from `ScoreRecord.view()`.
-#[pyclass(module = "showctl._core", name = "ScoreView", frozen)]
+#[pyclass(module = "showctl._core", name = "ScoreView", frozen, eq)]
+#[derive(PartialEq)]
 pub struct PyScoreView {
     view: Arc<ScoreView>,
 }
@@ -127,11 +118,6 @@ impl PyScoreView {
     /// then the period, possession and other fields.
     fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
         super::convert::html(slf.as_any(), "score_view_html")
-    }
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other
-            .cast::<PyScoreView>()
-            .is_ok_and(|o| o.get().view == self.view)
     }
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let teams: Vec<String> = self

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use futures::FutureExt;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyBytes, PyDict, PyFloat, PyTuple};
@@ -11,14 +12,15 @@ use crate::python::args;
 use crate::python::convert::{json_to_py, py_to_json};
 use crate::python::rt;
 use crate::serve::Limits;
-use crate::simulator::{LoadError, Options, Record, Simulator, Workspace};
+use crate::simulator::{self, LoadError, Options, Record, Simulator, Workspace};
 
 fn invalid(msg: String) -> PyErr {
     PyValueError::new_err(msg)
 }
 
 /// One request the simulator received.
-#[pyclass(module = "showctl._core", name = "RecordedRequest", frozen)]
+#[pyclass(module = "showctl._core", name = "RecordedRequest", frozen, eq, hash)]
+#[derive(PartialEq, Hash)]
 pub struct PyRecordedRequest {
     rec: Record,
 }
@@ -63,49 +65,13 @@ impl PyRecordedRequest {
     }
     /// The body decoded as JSON; `None` when empty.
     fn json<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        if self.rec.body.iter().all(u8::is_ascii_whitespace) {
-            return Ok(py.None().into_bound(py));
+        match self.rec.json().map_err(invalid)? {
+            Some(v) => json_to_py(py, &v),
+            None => Ok(py.None().into_bound(py)),
         }
-        if self.rec.body.len() < self.rec.body_len {
-            return Err(PyValueError::new_err(format!(
-                "the body ({} bytes) is longer than the log keeps ({} bytes)",
-                self.rec.body_len,
-                self.rec.body.len()
-            )));
-        }
-        let v: serde_json::Value = serde_json::from_slice(&self.rec.body)
-            .map_err(|e| PyValueError::new_err(format!("the body is not JSON: {e}")))?;
-        json_to_py(py, &v)
-    }
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other
-            .cast::<PyRecordedRequest>()
-            .is_ok_and(|o| o.get().rec == self.rec)
-    }
-
-    /// The hash of the request `==` compares.
-    fn __hash__(&self) -> u64 {
-        crate::python::convert::hash_of(&self.rec)
     }
     fn __repr__(&self) -> String {
-        let mut target = self.rec.path.clone();
-        if !self.rec.query.is_empty() {
-            let q: Vec<String> = self
-                .rec
-                .query
-                .iter()
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
-            target = format!("{target}?{}", q.join("&"));
-        }
-        let status = self
-            .rec
-            .status
-            .map_or_else(|| "None".to_string(), |s| s.to_string());
-        format!(
-            "RecordedRequest(method='{}', path='{target}', status={status}, body={} bytes)",
-            self.rec.method, self.rec.body_len
-        )
+        self.rec.to_string()
     }
 }
 
@@ -130,13 +96,12 @@ fn workspace_from(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Workspace> {
     })
 }
 
-fn count(v: i64, arg: &str) -> PyResult<u32> {
-    u32::try_from(v).map_err(|_| {
-        PyValueError::new_err(format!(
-            "{arg}: must be a whole number from 0 to {}, got {v}",
-            u32::MAX
-        ))
-    })
+/// `Simulator.selection`, as a dict.
+#[derive(IntoPyObject)]
+struct Selection {
+    layer: usize,
+    target: usize,
+    playlist: Option<String>,
 }
 
 /// A stand-in for the media playback and scoreboard applications on a loopback port.
@@ -166,22 +131,14 @@ impl PySimulator {
         read_content_type: Option<String>,
         #[pyo3(from_py_with = args::score_tick)] score_tick: Option<f64>,
     ) -> PyResult<Self> {
-        let port = u16::try_from(port).map_err(|_| {
-            PyValueError::new_err(format!(
-                "port: must be from 0 (pick a free port) to 65535, got {port}"
-            ))
-        })?;
         let options = Options {
             host: host.to_string(),
-            port,
+            port: crate::serve::port(port).map_err(invalid)?,
             api_key,
             workspace: workspace_from(workspace)?,
             strict,
             apply_delay,
-            limits: Limits {
-                header_timeout: crate::serve::header_timeout(header_timeout).map_err(invalid)?,
-                ..Limits::default()
-            },
+            limits: Limits::with_header_timeout(header_timeout).map_err(invalid)?,
             blend_route,
             read_content_type,
             score_tick,
@@ -204,10 +161,7 @@ impl PySimulator {
     /// simulator serving.
     fn stop(&self, py: Python<'_>) -> PyResult<()> {
         let sim = self.sim.clone();
-        rt::wait(py, async move {
-            sim.stop().await;
-            Ok(())
-        })
+        rt::wait(py, async move { sim.stop().await }.map(Ok))
     }
 
     /// True while the simulator serves.
@@ -301,7 +255,7 @@ impl PySimulator {
         #[pyo3(from_py_with = args::times)] times: i64,
     ) -> PyResult<()> {
         self.sim
-            .fail_next(status, count(times, "times")?)
+            .fail_next(status, simulator::times(times).map_err(invalid)?)
             .map_err(invalid)
     }
 
@@ -313,7 +267,8 @@ impl PySimulator {
     /// Close the connection of the next `times` requests without answering; 0 cancels.
     #[pyo3(signature = (times=1))]
     fn drop_next(&self, #[pyo3(from_py_with = args::times)] times: i64) -> PyResult<()> {
-        self.sim.drop_next(count(times, "times")?);
+        self.sim
+            .drop_next(simulator::times(times).map_err(invalid)?);
         Ok(())
     }
 
@@ -343,13 +298,13 @@ impl PySimulator {
     /// The selected layer index, the targeted layer index (where untargeted media plays) and
     /// the selected playlist's UUID.
     #[getter]
-    fn selection<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    fn selection(&self) -> Selection {
         let (layer, target, playlist) = self.sim.selection();
-        let d = PyDict::new(py);
-        d.set_item("layer", layer)?;
-        d.set_item("target", target)?;
-        d.set_item("playlist", playlist)?;
-        Ok(d)
+        Selection {
+            layer,
+            target,
+            playlist,
+        }
     }
 
     /// Back to the workspace as loaded: state, faults and the request log.
@@ -379,14 +334,7 @@ impl PySimulator {
         _args: &Bound<'py, PyTuple>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let sim = self.sim.clone();
-        rt::spawn(
-            py,
-            async move {
-                sim.stop().await;
-                Ok(())
-            },
-            |_, ()| Ok(()),
-        )
+        rt::spawn(py, async move { sim.stop().await }.map(Ok), |_, ()| Ok(()))
     }
 
     fn __repr__(&self) -> String {

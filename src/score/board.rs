@@ -17,6 +17,17 @@ pub struct Board {
     pub rows: Vec<(String, Vec<String>)>,
 }
 
+/// One board as plain data: (title, game notes, score columns, team rows).
+pub type BoardRows = (
+    String,
+    Vec<(String, String)>,
+    Vec<String>,
+    Vec<(String, Vec<String>)>,
+);
+
+/// What the HTML view of a record shows: (boards, title, fields of a record of no sport).
+pub type Display = (Vec<BoardRows>, String, Vec<(String, String)>);
+
 /// Cells of one column, for team 1 and team 2 (None: not sent).
 struct Column {
     key: String,
@@ -138,6 +149,31 @@ impl ScoreRecord {
             }
         }
     }
+
+    /// What the HTML view of a record shows: its boards as `(title, notes, columns, rows)`,
+    /// or for a record of an unknown sport (no board) its title and every field but
+    /// `sportMode` as text.
+    pub fn display(&self) -> Display {
+        let boards: Vec<BoardRows> = self
+            .boards()
+            .into_iter()
+            .map(|b| (b.title, b.notes, b.columns, b.rows))
+            .collect();
+        let title = self.sport_mode().unwrap_or_else(|| "score record".into());
+        let fields = if boards.is_empty() {
+            self.raw()
+                .iter()
+                .filter(|(k, _)| k.as_str() != "sportMode")
+                .map(|(k, v)| {
+                    let text = crate::json::as_text(v).unwrap_or_else(|| v.to_string());
+                    (k.clone(), text)
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        (boards, title, fields)
+    }
 }
 
 #[cfg(test)]
@@ -208,5 +244,27 @@ mod tests {
         assert_eq!(boards[1].columns, ["Saves"]);
         let unknown = ScoreRecord::from_slice(br#"{"sportMode":"Curling","team1Score":"1"}"#);
         assert!(unknown.unwrap().boards().is_empty());
+    }
+
+    #[test]
+    fn the_display_of_an_unknown_sport_lists_its_fields_as_text() {
+        let r = ScoreRecord::from_slice(
+            br#"{"sportMode":"Curling","team1Score":"1","ends":[1,2],"n":null}"#,
+        )
+        .unwrap();
+        let (boards, title, fields) = r.display();
+        assert!(boards.is_empty());
+        assert_eq!(title, "Curling");
+        let names: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, ["team1Score", "ends", "n"]);
+        assert_eq!(fields[1].1, "[1,2]");
+        let hockey = ScoreRecord::from_slice(br#"{"sportMode":"Hockey","team1Score":"2"}"#);
+        let (boards, title, fields) = hockey.unwrap().display();
+        assert_eq!(
+            (boards.len(), title.as_str(), fields.len()),
+            (1, "Hockey", 0)
+        );
+        let nameless = ScoreRecord::from_slice(br#"{"a":"1"}"#).unwrap().display();
+        assert_eq!(nameless.1, "score record");
     }
 }

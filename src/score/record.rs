@@ -102,6 +102,29 @@ impl ScoreRecord {
         }
     }
 
+    /// The typed value of every field of the record's sport, by attribute name, as JSON (null
+    /// when missing; a series as a list of text or null); empty for an unknown sport.
+    pub fn typed(&self) -> Map<String, Value> {
+        let fields = self.sport().map_or(&[][..], super::fields_of);
+        fields
+            .iter()
+            .map(|f| (f.attr.to_string(), self.field(f).into()))
+            .collect()
+    }
+
+    /// The attribute names of the record's Python class: `uuid`, `version`, `sport_mode`, its
+    /// sport's typed attributes and `games` for Custom.
+    pub fn attr_names(&self) -> Vec<&'static str> {
+        let mut names = vec!["uuid", "version", "sport_mode"];
+        if let Some(sport) = self.sport() {
+            names.extend(super::fields_of(sport).iter().map(|f| f.attr));
+            if sport == Sport::Custom {
+                names.push("games");
+            }
+        }
+        names
+    }
+
     /// Custom games, `game1`, `game2`, … in numeric order, each as text properties.
     pub fn games(&self) -> Vec<Vec<(String, String)>> {
         self.game_objects()
@@ -126,6 +149,18 @@ impl ScoreRecord {
             .collect();
         games.sort_by_key(|(n, _)| *n);
         games
+    }
+}
+
+impl From<FieldValue> for Value {
+    fn from(v: FieldValue) -> Value {
+        match v {
+            FieldValue::Missing => Value::Null,
+            FieldValue::Str(s) => Value::String(s),
+            FieldValue::Int(i) => Value::from(i),
+            FieldValue::Bool(b) => Value::Bool(b),
+            FieldValue::Series(items) => items.into_iter().map(Value::from).collect(),
+        }
     }
 }
 
@@ -190,6 +225,33 @@ mod tests {
         assert_eq!(g[0][0], ("a".to_string(), "1".to_string()));
         assert_eq!(g[0][1], ("n".to_string(), "3".to_string()));
         assert_eq!(g[2][0].1, "10");
+    }
+
+    #[test]
+    fn typed_fields_by_attribute_and_the_class_attribute_names() {
+        let r = ScoreRecord::from_slice(
+            br#"{"sportMode":"Basketball","possession":"2","team1Bonus1":true,"team2Fouls":3}"#,
+        )
+        .unwrap();
+        let t = r.typed();
+        assert_eq!(t.len(), fields_of(Sport::Basketball).len());
+        assert_eq!(t["possession"], serde_json::json!(2));
+        assert_eq!(t["team1_bonus1"], serde_json::json!(true));
+        assert_eq!(t["team2_fouls"], serde_json::json!("3"));
+        assert_eq!(t["period"], Value::Null);
+        assert_eq!(
+            r.attr_names()[..4],
+            ["uuid", "version", "sport_mode", "period"]
+        );
+        let tennis = ScoreRecord::from_slice(br#"{"sportMode":"Tennis","team1Set1":"6"}"#).unwrap();
+        let sets = &tennis.typed()["team1_set_scores"];
+        assert_eq!(sets[0], serde_json::json!("6"));
+        assert_eq!(sets.as_array().unwrap().len(), SERIES_LEN);
+        let custom = ScoreRecord::from_slice(br#"{"sportMode":"Custom"}"#).unwrap();
+        assert_eq!(custom.attr_names().last(), Some(&"games"));
+        let none = ScoreRecord::from_slice(br#"{"sportMode":"Darts"}"#).unwrap();
+        assert!(none.typed().is_empty());
+        assert_eq!(none.attr_names(), ["uuid", "version", "sport_mode"]);
     }
 
     #[test]

@@ -63,6 +63,18 @@ pub enum FieldKind {
     Series,
 }
 
+impl FieldKind {
+    /// The attribute's type in the stubs.
+    pub fn stub_type(self) -> &'static str {
+        match self {
+            FieldKind::Str => "str | None",
+            FieldKind::Int => "int | None",
+            FieldKind::Bool => "bool | None",
+            FieldKind::Series => "list[str | None]",
+        }
+    }
+}
+
 /// One typed attribute of a sport: the Python name, the wire name (or series prefix) and kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Field {

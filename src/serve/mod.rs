@@ -71,6 +71,22 @@ impl Default for Limits {
     }
 }
 
+impl Limits {
+    /// The default bounds with a header timeout given in seconds (see [`header_timeout`]).
+    pub fn with_header_timeout(seconds: f64) -> std::result::Result<Limits, String> {
+        Ok(Limits {
+            header_timeout: header_timeout(seconds)?,
+            ..Limits::default()
+        })
+    }
+}
+
+/// Check a port given as a number (0 picks a free port).
+pub fn port(port: i64) -> std::result::Result<u16, String> {
+    u16::try_from(port)
+        .map_err(|_| format!("port: must be from 0 (pick a free port) to 65535, got {port}"))
+}
+
 /// Check a header timeout given in seconds (more than 0, at most [`HEADER_TIMEOUT`]).
 pub fn header_timeout(seconds: f64) -> std::result::Result<Duration, String> {
     let max = HEADER_TIMEOUT.as_secs_f64();

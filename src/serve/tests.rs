@@ -182,3 +182,27 @@ fn the_default_cap_leaves_descriptors_to_the_process() {
     let cap = super::default_max_connections();
     assert!((16..=super::MAX_CONNECTIONS).contains(&cap), "{cap}");
 }
+
+#[test]
+fn a_port_and_a_header_timeout_are_checked() {
+    assert_eq!(super::port(0), Ok(0));
+    assert_eq!(super::port(65535), Ok(65535));
+    let err = super::port(65536).unwrap_err();
+    assert_eq!(
+        err,
+        "port: must be from 0 (pick a free port) to 65535, got 65536"
+    );
+    assert!(super::port(-1).is_err());
+    let limits = super::Limits::with_header_timeout(2.5).unwrap();
+    assert_eq!(
+        limits.header_timeout,
+        std::time::Duration::from_millis(2500)
+    );
+    assert_eq!(
+        limits.max_connections,
+        super::Limits::default().max_connections
+    );
+    assert!(super::Limits::with_header_timeout(0.0)
+        .unwrap_err()
+        .starts_with("header_timeout:"));
+}

@@ -80,6 +80,52 @@ pub struct Record {
     pub status: Option<u16>,
 }
 
+impl Record {
+    /// The body decoded as JSON; `None` when empty (or only whitespace).
+    pub fn json(&self) -> Result<Option<Value>, String> {
+        if self.body.iter().all(u8::is_ascii_whitespace) {
+            return Ok(None);
+        }
+        if self.body.len() < self.body_len {
+            return Err(format!(
+                "the body ({} bytes) is longer than the log keeps ({} bytes)",
+                self.body_len,
+                self.body.len()
+            ));
+        }
+        serde_json::from_slice(&self.body)
+            .map(Some)
+            .map_err(|e| format!("the body is not JSON: {e}"))
+    }
+}
+
+impl std::fmt::Display for Record {
+    /// `RecordedRequest(method='POST', path='/api/0/x?a=1', status=200, body=12 bytes)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let query: Vec<String> = self.query.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        let mut target = self.path.clone();
+        if !query.is_empty() {
+            target = format!("{target}?{}", query.join("&"));
+        }
+        let status = self.status.map_or_else(|| "None".into(), |s| s.to_string());
+        write!(
+            f,
+            "RecordedRequest(method='{}', path='{target}', status={status}, body={} bytes)",
+            self.method, self.body_len
+        )
+    }
+}
+
+/// A count of requests given as a number (`times` of `fail_next` and `drop_next`).
+pub fn times(v: i64) -> Result<u32, String> {
+    u32::try_from(v).map_err(|_| {
+        format!(
+            "times: must be a whole number from 0 to {}, got {v}",
+            u32::MAX
+        )
+    })
+}
+
 /// The pairs that fit in [`LOG_TEXT`] bytes, in order.
 fn fitting(pairs: impl Iterator<Item = (String, String)>) -> Vec<(String, String)> {
     let mut left = LOG_TEXT;

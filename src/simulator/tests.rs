@@ -565,3 +565,37 @@ fn the_simulator_imports_nothing_from_the_client() {
     }
     assert!(checked >= 6, "read {checked} files of {}", dir.display());
 }
+
+#[test]
+fn a_recorded_request_reads_its_json_and_describes_itself() {
+    let record = |body: &str, len: usize| super::Record {
+        method: "POST".into(),
+        path: "/api/0/x".into(),
+        query: vec![("a".into(), "1".into()), ("b".into(), "2".into())],
+        headers: vec![],
+        body: axum::body::Bytes::from(body.to_string()),
+        body_len: len,
+        status: None,
+    };
+    assert_eq!(record(" \n", 2).json(), Ok(None));
+    assert_eq!(record("{\"v\":1}", 7).json(), Ok(Some(json!({"v": 1}))));
+    assert!(record("{", 1)
+        .json()
+        .unwrap_err()
+        .starts_with("the body is not JSON"));
+    let cut = record("{\"v\":", 9000).json().unwrap_err();
+    assert_eq!(
+        cut,
+        "the body (9000 bytes) is longer than the log keeps (5 bytes)"
+    );
+    assert_eq!(
+        record("", 0).to_string(),
+        "RecordedRequest(method='POST', path='/api/0/x?a=1&b=2', status=None, body=0 bytes)"
+    );
+    assert_eq!(super::times(3), Ok(3));
+    let err = super::times(-1).unwrap_err();
+    assert_eq!(
+        err,
+        "times: must be a whole number from 0 to 4294967295, got -1"
+    );
+}
