@@ -1,4 +1,45 @@
-//! `#[twins]`: the `_async` twin of a binding method, made from the method's one declaration.
+//! The binding's code generation, one macro level deep:
+//!
+//! - `operation_table!` reads an operation table once and makes everything that comes from it
+//!   (see below);
+//! - `#[twins]` gives a hand-written binding method its `_async` twin.
+//!
+//! # `operation_table!`
+//!
+//! ```text
+//! operation_table! {
+//!     python(client = PyClass, layer = PyLayer, command = PyCommand);
+//!     workspace_reads { /// doc
+//!                       name(ids) -> Reply { ENDPOINT: Endpoint<A, T> = expr; } }
+//!     layer_reads { ... name(layer, ids) -> Reply { ... } }
+//!     workspace_commands { /// doc
+//!                          name(ids, arg: Kind) { ENDPOINT: ... = expr; } confirm { expect } }
+//!     layer_commands { ... name(layer, ids, arg: Type = default) { ... } }
+//!     both_commands { ... name(layer) { WORKSPACE_ENDPOINT: ...; LAYER_ENDPOINT: ...; } }
+//! }
+//! ```
+//!
+//! A group may be left out. An entry is its doc comment, its name, its identifiers (in a
+//! layer's group the first is the layer) and at most one argument (`arg: Kind`, a kind of
+//! `ArgKind`; or `arg: Type = default`, converted by the binding's `args::arg`), the reply of
+//! a read, its endpoint constant(s), optionally `=> { call }` (the call when it is not the
+//! first endpoint's `ENDPOINT.with(ids, "arg", arg)`) and `confirm { expectation }` (the
+//! read-back check of `confirm=True`). At the call site it makes:
+//!
+//! - `mod consts`: the endpoint constants;
+//! - `mod workspace`, `mod layer`, `mod both`: one core builder per operation (`both`: `None`
+//!   for the workspace), returning the `Call` of a read or the `Confirmable` of a command;
+//! - `fn operations()`: the table as `OpInfo`s;
+//! - under `#[cfg(feature = "python")]`: the `#[pymethods]` of the client class (workspace
+//!   groups, `both_commands` with `None`) and of the layer class (layer groups, its own
+//!   layer), each method with its `_async` twin (as `#[twins]` makes them), the `Command`
+//!   constructors of the commands, and `fn python_types()` (the Python types of each
+//!   operation).
+//!
+//! The call site has in scope what the entries name (kinds, models, encoders, decoders) and,
+//! for commands, `Confirmable`, `Expect`, `ArgKind` and `either`.
+//!
+//! # `#[twins]`
 //!
 //! Placed above `#[pymethods]` on an `impl` block of a binding class (so it expands first), it
 //! turns every method marked `#[twin]` into the pair the binding exposes. The marked method
@@ -10,43 +51,76 @@
 //! - `name_job(&self, ...) -> PyResult<J>`: the declaration's body, in a plain `impl` block
 //!   (not exported to Python);
 //! - `name(&self, py, ...)`: the blocking method, `crate::python::ops::block` on the job;
-//! - `name_async(&self, py, ...)`: its awaitable twin, `crate::python::ops::awaitable` on the
-//!   same job, so bad arguments are refused when it is called, before anything is awaited.
+//! - `name_async`: its awaitable twin, `crate::python::ops::awaitable` on the same job, so
+//!   bad arguments are refused when it is called, before anything is awaited.
 //!
 //! Both keep the declaration's attributes (`#[pyo3(signature = ...)]`, ...) and parameters, so
 //! their Python signatures are the same; the twin's docstring is the method's followed by an
 //! empty line and "Awaitable twin.". A declaration may take `py: Python<'_>` first: it is
 //! passed on to the job. Methods without `#[twin]` are left as they are.
+//!
+//! The `_async` twin is a class attribute, `crate::python::ops::AsyncTwin` (a coroutine
+//! function to `inspect`), over a native function: the instance first, then the method's
+//! parameters (`__text_signature__` as `#[pymethods]` writes it). `#[twins(Base: name, ...)]`
+//! also shows the awaitable methods `name` of the base class `Base` as coroutine functions of
+//! this class, named after it.
 
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as TokenStream2;
-use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
-use syn::{
-    parse_macro_input, Attribute, FnArg, ImplItem, ImplItemFn, ItemImpl, Pat, PatType, Type,
-};
+use quote::quote;
+use syn::{parse_macro_input, ImplItem, ItemImpl};
+
+mod table;
+mod twins;
+
+use twins::{is_named, Twin};
 
 /// See the crate documentation.
-#[proc_macro_attribute]
-pub fn twins(attr: TokenStream, item: TokenStream) -> TokenStream {
-    if !attr.is_empty() {
-        let attr = TokenStream2::from(attr);
-        return syn::Error::new(attr.span(), "#[twins] takes no arguments")
-            .to_compile_error()
-            .into();
-    }
-    let item = parse_macro_input!(item as ItemImpl);
-    match expand(item) {
+#[proc_macro]
+pub fn operation_table(input: TokenStream) -> TokenStream {
+    let table = parse_macro_input!(input as table::Table);
+    match table.expand() {
         Ok(tokens) => tokens.into(),
         Err(e) => e.to_compile_error().into(),
     }
 }
 
-fn is_named(attr: &Attribute, name: &str) -> bool {
-    attr.path().is_ident(name)
+/// See the crate documentation.
+#[proc_macro_attribute]
+pub fn twins(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let inherited = if attr.is_empty() {
+        None
+    } else {
+        Some(parse_macro_input!(attr as Inherited))
+    };
+    let item = parse_macro_input!(item as ItemImpl);
+    match expand(item, inherited) {
+        Ok(tokens) => tokens.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
 }
 
-fn expand(mut block: ItemImpl) -> syn::Result<TokenStream2> {
+/// `#[twins(Base: name, ...)]`: awaitable methods of the base class `Base` shown as
+/// coroutine functions of this class.
+struct Inherited {
+    base: syn::Path,
+    names: Vec<syn::Ident>,
+}
+
+impl syn::parse::Parse for Inherited {
+    fn parse(input: syn::parse::ParseStream) -> syn::Result<Self> {
+        let base = input.parse()?;
+        input.parse::<syn::Token![:]>()?;
+        let names =
+            syn::punctuated::Punctuated::<syn::Ident, syn::Token![,]>::parse_terminated(input)?;
+        Ok(Inherited {
+            base,
+            names: names.into_iter().collect(),
+        })
+    }
+}
+
+fn expand(mut block: ItemImpl, inherited: Option<Inherited>) -> syn::Result<TokenStream2> {
     if !block.attrs.iter().any(|a| is_named(a, "pymethods")) {
         return Err(syn::Error::new(
             block.impl_token.span,
@@ -54,16 +128,31 @@ fn expand(mut block: ItemImpl) -> syn::Result<TokenStream2> {
         ));
     }
     let mut jobs = Vec::new();
+    let mut natives = Vec::new();
     let mut items = Vec::new();
     for item in std::mem::take(&mut block.items) {
         match item {
             ImplItem::Fn(f) if f.attrs.iter().any(|a| is_named(a, "twin")) => {
                 let twin = Twin::new(f)?;
                 jobs.push(twin.job());
-                items.push(syn::parse2(twin.method(false))?);
-                items.push(syn::parse2(twin.method(true))?);
+                natives.push(twin.native(&block.self_ty));
+                items.push(syn::parse2(twin.method())?);
+                items.push(syn::parse2(twin.twin_attr(&block.self_ty))?);
             }
             other => items.push(other),
+        }
+    }
+    if let Some(Inherited { base, names }) = inherited {
+        for name in names {
+            let text = name.to_string();
+            items.push(syn::parse_quote_spanned! {name.span()=>
+                #[classattr]
+                fn #name(
+                    py: ::pyo3::Python<'_>,
+                ) -> ::pyo3::PyResult<::pyo3::Py<crate::python::ops::AsyncTwin>> {
+                    crate::python::ops::AsyncTwin::inherited::<#base, Self>(py, #text)
+                }
+            });
         }
     }
     block.items = items;
@@ -74,134 +163,6 @@ fn expand(mut block: ItemImpl) -> syn::Result<TokenStream2> {
         impl #impl_generics #ty #where_clause {
             #(#jobs)*
         }
+        #(#natives)*
     })
-}
-
-/// One `#[twin]` declaration, taken apart.
-struct Twin {
-    decl: ImplItemFn,
-    /// Whether the declaration takes `py` first.
-    takes_py: bool,
-    /// The Python parameters, with their `#[pyo3(...)]` attributes.
-    params: Vec<PatType>,
-}
-
-impl Twin {
-    fn new(mut decl: ImplItemFn) -> syn::Result<Self> {
-        decl.attrs.retain(|a| !is_named(a, "twin"));
-        let sig = &decl.sig;
-        if sig.asyncness.is_some() || !sig.generics.params.is_empty() {
-            return Err(syn::Error::new(
-                sig.span(),
-                "a #[twin] method is a plain fn without generics (its twins add `'py`)",
-            ));
-        }
-        let mut inputs = sig.inputs.iter();
-        match inputs.next() {
-            Some(FnArg::Receiver(r)) if r.reference.is_some() && r.mutability.is_none() => {}
-            _ => {
-                return Err(syn::Error::new(
-                    sig.span(),
-                    "a #[twin] method takes `&self` (its job runs on the class's `Handle::client`)",
-                ))
-            }
-        }
-        let mut params = Vec::new();
-        let mut takes_py = false;
-        for (i, arg) in inputs.enumerate() {
-            let FnArg::Typed(p) = arg else {
-                unreachable!("only the first argument can be a receiver")
-            };
-            if !matches!(&*p.pat, Pat::Ident(_)) {
-                return Err(syn::Error::new(
-                    p.pat.span(),
-                    "a #[twin] method's parameters are plain names",
-                ));
-            }
-            if i == 0 && is_python(&p.ty) {
-                takes_py = true;
-            } else {
-                params.push(p.clone());
-            }
-        }
-        Ok(Twin {
-            decl,
-            takes_py,
-            params,
-        })
-    }
-
-    fn job_name(&self) -> syn::Ident {
-        format_ident!("{}_job", self.decl.sig.ident)
-    }
-
-    /// The declaration as an ordinary method returning the job.
-    fn job(&self) -> TokenStream2 {
-        let mut job = self.decl.clone();
-        job.attrs
-            .retain(|a| !is_named(a, "pyo3") && !is_named(a, "doc"));
-        job.sig.ident = self.job_name();
-        for arg in job.sig.inputs.iter_mut() {
-            if let FnArg::Typed(p) = arg {
-                p.attrs.retain(|a| !is_named(a, "pyo3"));
-            }
-        }
-        let doc = format!(" The job of `{0}` and `{0}_async`.", self.decl.sig.ident);
-        quote! {
-            #[doc = #doc]
-            #job
-        }
-    }
-
-    /// The blocking method (`awaitable` false) or its `_async` twin.
-    fn method(&self, awaitable: bool) -> TokenStream2 {
-        let sig = &self.decl.sig;
-        let span = sig.ident.span();
-        let params = &self.params;
-        let names = self.params.iter().map(|p| &p.pat);
-        let py_arg = self.takes_py.then(|| quote!(py,));
-        let job = self.job_name();
-        let (docs, others): (Vec<&Attribute>, Vec<&Attribute>) =
-            self.decl.attrs.iter().partition(|a| is_named(a, "doc"));
-        let vis = &self.decl.vis;
-        if awaitable {
-            let name = format_ident!("{}_async", sig.ident, span = span);
-            quote_spanned! {span=>
-                #(#docs)*
-                #[doc = ""]
-                #[doc = " Awaitable twin."]
-                #(#others)*
-                #vis fn #name<'py>(
-                    &self,
-                    py: ::pyo3::Python<'py>,
-                    #(#params),*
-                ) -> ::pyo3::PyResult<::pyo3::Bound<'py, ::pyo3::PyAny>> {
-                    let job = self.#job(#py_arg #(#names),*)?;
-                    crate::python::ops::awaitable(py, crate::python::ops::Handle::client(self), job)
-                }
-            }
-        } else {
-            let name = &sig.ident;
-            let attrs = &self.decl.attrs;
-            quote_spanned! {span=>
-                #(#attrs)*
-                #vis fn #name(
-                    &self,
-                    py: ::pyo3::Python<'_>,
-                    #(#params),*
-                ) -> ::pyo3::PyResult<::pyo3::Py<::pyo3::PyAny>> {
-                    let job = self.#job(#py_arg #(#names),*)?;
-                    crate::python::ops::block(py, crate::python::ops::Handle::client(self), job)
-                }
-            }
-        }
-    }
-}
-
-/// `Python<...>` (however it is imported).
-fn is_python(ty: &Type) -> bool {
-    match ty {
-        Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Python"),
-        _ => false,
-    }
 }
