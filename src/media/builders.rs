@@ -137,10 +137,17 @@ impl From<Call<()>> for Confirmable {
 }
 
 impl Confirmable {
-    /// Send the command, and read back when asked to (its record: see [`crate::journal`]).
+    /// Send the command, and read back when asked to (`confirm::confirmed`); its record: see
+    /// [`crate::journal`].
     pub async fn send(self, client: &MediaClient) -> Result<()> {
-        let sent = confirm::send(client, self.call, self.expect.as_ref());
-        crate::journal::record(self.operation, self.expect.is_some(), sent).await
+        let confirmed = self.expect.is_some();
+        let sent = async move {
+            match &self.expect {
+                Some(expect) => confirm::confirmed(client, self.call, expect).await,
+                None => client.run(self.call).await,
+            }
+        };
+        crate::journal::record(self.operation, confirmed, sent).await
     }
 }
 
