@@ -21,8 +21,8 @@
 //!
 //! A group may be left out. An entry is its doc comment, its name, its identifiers (in a
 //! layer's group the first is the layer) and at most one argument (`arg: Kind`, a kind of
-//! `ArgKind`; or `arg: Type = default`, converted by the binding's `args::arg`), the reply of
-//! a read, its endpoint constant(s), optionally `=> { call }` (the call when it is not the
+//! `ArgKind` converted by the binding's `args::arg::<Kind>`; or `arg: Type = default`,
+//! converted by the binding's `args::arg_name`), the reply of a read, its endpoint constant(s), optionally `=> { call }` (the call when it is not the
 //! first endpoint's `ENDPOINT.with(ids, "arg", arg)`) and `confirm { expectation }` (the
 //! read-back check of `confirm=True`). At the call site it makes:
 //!
@@ -36,8 +36,10 @@
 //!   constructors of the commands, and `fn python_types()` (the Python types of each
 //!   operation).
 //!
-//! The call site has in scope what the entries name (kinds, models, encoders, decoders) and,
-//! for commands, `Confirmable`, `Expect`, `ArgKind` and `either`.
+//! The call site has in scope what the entries name (kinds, models, encoders, decoders, what
+//! `=> { call }` and `confirm { ... }` use) and, for `both_commands`, `either`; the generated
+//! code names the rest by path (`crate::media::builders::Confirmable`, `crate::python::...`).
+//! Errors in an entry are reported on its tokens.
 //!
 //! # `#[twins]`
 //!
