@@ -39,14 +39,13 @@ NAME = "scratch_dim"
 
 # The two hand edits: (file, the line the entry goes after, the entry).
 TABLE_ENTRY = """\
-                /// POST /scratchDim/layer/{id} with {"value": value}, 0.0 to 1.0. `confirm=True`:
-                /// read back until the opacity is the value.
-                scratch_dim / scratch_dim_async [layer](value: Number) {
-                    SCRATCH_DIM: Endpoint<f64, ()> =
-                        post("/scratchDim/layer/{layer:id}", opacity_body);
-                } confirm {
-                    Expect::Opacity { layer: layer.clone(), value }
-                }
+        /// POST /scratchDim/layer/{id} with {"value": value}, 0.0 to 1.0. `confirm=True`:
+        /// read back until the opacity is the value.
+        scratch_dim(layer, value: Number) {
+            SCRATCH_DIM: Endpoint<f64, ()> = post("/scratchDim/layer/{layer:id}", opacity_body);
+        } confirm {
+            Expect::Opacity { layer: layer.clone(), value }
+        }
 
 """
 SIMULATOR_ROUTE = """\
@@ -56,7 +55,7 @@ SIMULATOR_ROUTE = """\
         )
 """
 HAND_EDITS = [
-    ("src/media/table.rs", "            layer_commands {\n", TABLE_ENTRY),
+    ("src/media/table.rs", "    layer_commands {\n", TABLE_ENTRY),
     ("src/simulator/routes.rs", "        // Layer properties\n", SIMULATOR_ROUTE),
 ]
 # Each generated copy, and the lines it must hold once the operation is added.

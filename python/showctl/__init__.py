@@ -65,10 +65,6 @@ from showctl._core import RecordedRequest, Simulator
 from showctl._core import Feed, ScoreEvent, ScoreEventWatch, ScoreView, TeamScore
 
 # isort: split
-# the _async twins become coroutine functions (inspect.iscoroutinefunction)
-from showctl import _twins  # noqa: F401
-
-# isort: split
 # Each command record also carries its fields as attributes (showctl.commands).
 from showctl import _commands  # noqa: F401
 

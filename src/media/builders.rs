@@ -6,12 +6,11 @@
 
 use std::future::Future;
 use std::marker::PhantomData;
-use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use super::client::MediaClient;
-use super::confirm::{self, Expect, Flag};
+use super::confirm::{self, Expect};
 use super::endpoints::*;
 use super::models::*;
 use super::tree::{self, PlaylistTree};
@@ -138,10 +137,17 @@ impl From<Call<()>> for Confirmable {
 }
 
 impl Confirmable {
-    /// Send the command, and read back when asked to (its record: see [`crate::journal`]).
+    /// Send the command, and read back when asked to (`confirm::confirmed`); its record: see
+    /// [`crate::journal`].
     pub async fn send(self, client: &MediaClient) -> Result<()> {
-        let sent = confirm::send(client, self.call, self.expect.as_ref());
-        crate::journal::record(self.operation, self.expect.is_some(), sent).await
+        let confirmed = self.expect.is_some();
+        let sent = async move {
+            match &self.expect {
+                Some(expect) => confirm::confirmed(client, self.call, expect).await,
+                None => client.run(self.call).await,
+            }
+        };
+        crate::journal::record(self.operation, confirmed, sent).await
     }
 }
 
@@ -152,7 +158,7 @@ impl Client for MediaClient {
 }
 
 /// A playlist call whose reply is read in one pass (see [`tree`]).
-fn tree(call: Result<Call<Playlist>>) -> Result<Call<PlaylistTree>> {
+pub(super) fn tree(call: Result<Call<Playlist>>) -> Result<Call<PlaylistTree>> {
     call.map(|c| Call {
         request: c.request,
         fallback: c.fallback,
@@ -161,7 +167,7 @@ fn tree(call: Result<Call<Playlist>>) -> Result<Call<PlaylistTree>> {
 }
 
 /// The workspace's endpoint for `None`, else the layer's.
-fn either(
+pub(super) fn either(
     layer: Option<&Ident>,
     workspace: &Endpoint<(), ()>,
     on_layer: &Endpoint<(), ()>,
@@ -172,13 +178,12 @@ fn either(
     }
 }
 
-use crate::operation::builders;
-
-super::table::media_ops!(builders! {});
+pub use super::table::{both, layer, operations, workspace};
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::media::confirm::Flag;
 
     #[test]
     fn every_operation_is_listed_once_per_scope_with_its_endpoints() {

@@ -68,24 +68,24 @@ fn body(json: Value) -> Payload {
 }
 
 /// `{"value": opacity}`.
-fn opacity_body(arg: &str, v: f64) -> Result<Payload> {
+pub(super) fn opacity_body(arg: &str, v: f64) -> Result<Payload> {
     let v = number_in(v, arg, OPACITY.0, OPACITY.1)?;
     Ok(body(json!({ "value": v })))
 }
 
 /// `{"value": seconds}`.
-fn duration_body(arg: &str, v: f64) -> Result<Payload> {
+pub(super) fn duration_body(arg: &str, v: f64) -> Result<Payload> {
     let v = number_in(v, arg, TRANSITION_DURATION.0, TRANSITION_DURATION.1)?;
     Ok(body(json!({ "value": v })))
 }
 
 /// `{"value": "text"}`.
-fn value_body(arg: &str, v: String) -> Result<Payload> {
+pub(super) fn value_body(arg: &str, v: String) -> Result<Payload> {
     Ok(body(json!({ "value": non_empty(v, arg)? })))
 }
 
 /// `{"value": "text"}`, or no body at all for `None` (target set: no body means nil).
-fn value_or_no_body(arg: &str, v: Option<String>) -> Result<Payload> {
+pub(super) fn value_or_no_body(arg: &str, v: Option<String>) -> Result<Payload> {
     match v {
         Some(v) => value_body(arg, v),
         None => Ok(Payload::default()),
@@ -93,7 +93,7 @@ fn value_or_no_body(arg: &str, v: Option<String>) -> Result<Payload> {
 }
 
 /// `{"value": "text"}` or `{"value": null}`.
-fn value_or_null_body(arg: &str, v: Option<String>) -> Result<Payload> {
+pub(super) fn value_or_null_body(arg: &str, v: Option<String>) -> Result<Payload> {
     match v {
         Some(v) => value_body(arg, v),
         None => Ok(body(json!({ "value": null }))),
@@ -104,7 +104,7 @@ fn value_or_null_body(arg: &str, v: Option<String>) -> Result<Payload> {
 pub const EFFECT_FIELDS: [&str; 4] = ["uuid", "name", "enabled", "variables"];
 
 /// `{"effect": {uuid, name?, enabled?, variables?}}`; `uuid` is required.
-fn effect_body(arg: &str, effect: Map<String, Value>) -> Result<Payload> {
+pub(super) fn effect_body(arg: &str, effect: Map<String, Value>) -> Result<Payload> {
     let refuse = |what: String| Err(Error::invalid(format!("{arg}: {what}")));
     if let Some(k) = effect.keys().find(|k| !EFFECT_FIELDS.contains(&k.as_str())) {
         return refuse(format!(
@@ -226,7 +226,7 @@ fn blend_fields(kind: &str) -> Option<&'static [(&'static str, bool)]> {
 }
 
 /// `{"type": ..., "base": {...}}`, checked against the layer blend table of the document.
-fn blend_body(arg: &str, spec: BlendSpec) -> Result<Payload> {
+pub(super) fn blend_body(arg: &str, spec: BlendSpec) -> Result<Payload> {
     let refuse = |what: String| Err(Error::invalid(format!("{arg}: {what}")));
     let Some(fields) = blend_fields(&spec.r#type) else {
         return refuse(format!(
@@ -278,7 +278,7 @@ fn blend_body(arg: &str, spec: BlendSpec) -> Result<Payload> {
 }
 
 /// `?target=true|false`.
-fn target_query(_: &str, target: bool) -> Result<Payload> {
+pub(super) fn target_query(_: &str, target: bool) -> Result<Payload> {
     Ok(Payload {
         json: None,
         query: vec![("target".into(), target.to_string())],
@@ -300,7 +300,7 @@ fn offset_seconds(v: f64, arg: &str) -> Result<f64> {
 }
 
 /// `?offset=S` with S ≥ 0.
-fn offset_query(arg: &str, v: f64) -> Result<Payload> {
+pub(super) fn offset_query(arg: &str, v: f64) -> Result<Payload> {
     let v = offset_seconds(v, arg)?.abs();
     Ok(Payload {
         json: None,
@@ -309,7 +309,7 @@ fn offset_query(arg: &str, v: f64) -> Result<Payload> {
 }
 
 /// `?forwards=true|false&offset=|S|`: forwards for S ≥ 0.
-fn skip_query(arg: &str, v: f64) -> Result<Payload> {
+pub(super) fn skip_query(arg: &str, v: f64) -> Result<Payload> {
     let v = offset_seconds(v, arg)?;
     Ok(Payload {
         json: None,
@@ -367,7 +367,7 @@ fn single<M: Model>(v: Option<Value>) -> Result<Option<M>, String> {
 }
 
 /// A resource that must be there.
-fn one<M: Model>(body: &[u8]) -> Result<M, String> {
+pub(super) fn one<M: Model>(body: &[u8]) -> Result<M, String> {
     single(Some(required(body)?))?.ok_or_else(|| {
         format!(
             "expected {{\"{}\": {}}}, found none",
@@ -378,7 +378,7 @@ fn one<M: Model>(body: &[u8]) -> Result<M, String> {
 }
 
 /// A resource that can be nil (null, "null", a missing key or an empty body).
-fn maybe<M: Model>(body: &[u8]) -> Result<Option<M>, String> {
+pub(super) fn maybe<M: Model>(body: &[u8]) -> Result<Option<M>, String> {
     single(parse(body)?)
 }
 
@@ -410,7 +410,7 @@ fn array(v: Value) -> Result<Vec<Value>, String> {
 }
 
 /// A list of resources, each bare or wrapped under its key.
-fn list<M: Model>(body: &[u8]) -> Result<Vec<Arc<M>>, String> {
+pub(super) fn list<M: Model>(body: &[u8]) -> Result<Vec<Arc<M>>, String> {
     // Items are moved out of the parsed tree, never copied: decoding holds the tree once.
     array(required(body)?)?
         .into_iter()
@@ -439,12 +439,12 @@ fn into_item<M: Model>(item: Value) -> Result<Raw, &'static str> {
     }
 }
 
-fn layers(body: &[u8]) -> Result<LayerList, String> {
+pub(super) fn layers(body: &[u8]) -> Result<LayerList, String> {
     list::<LayerState>(body).map(LayerList)
 }
 
 /// The transport state of one layer: one object, or an array under `data` (its first item).
-fn transport_one(body: &[u8]) -> Result<TransportState, String> {
+pub(super) fn transport_one(body: &[u8]) -> Result<TransportState, String> {
     let v = required(body)?;
     let is_list = match &v {
         Value::Array(_) => true,
@@ -481,11 +481,11 @@ fn number_under(body: &[u8], key: &str) -> Result<f64, String> {
     })
 }
 
-fn opacity(body: &[u8]) -> Result<f64, String> {
+pub(super) fn opacity(body: &[u8]) -> Result<f64, String> {
     number_under(body, "opacity")
 }
 
-fn transition_duration(body: &[u8]) -> Result<f64, String> {
+pub(super) fn transition_duration(body: &[u8]) -> Result<f64, String> {
     number_under(body, "transitionDuration")
 }
 
@@ -493,8 +493,7 @@ fn transition_duration(body: &[u8]) -> Result<f64, String> {
 // The endpoint constants, from the operation table
 // ---------------------------------------------------------------------------------------------
 
-super::table::media_ops!(endpoint_consts! {});
-use crate::operation::endpoint_consts;
+pub use super::table::consts::*;
 
 /// Move the playhead of a layer: `seconds` ≥ 0 from the start (`/goToStart?offset=S`),
 /// below 0 from the end (`/goToEnd?offset=|S|`); `-0.0` is the very end.

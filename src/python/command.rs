@@ -24,12 +24,12 @@ use crate::operation::Call;
 /// `showctl.cmd`.
 #[pyclass(module = "showctl._core", name = "Command", frozen)]
 pub struct PyCommand {
-    pub(super) job: Confirmable,
+    pub(crate) job: Confirmable,
 }
 
 impl PyCommand {
     /// A layer argument: an index, a name, a UUID or a `Layer` handle.
-    pub(super) fn layer_arg(obj: &Bound<'_, PyAny>) -> PyResult<Ident> {
+    pub(crate) fn layer_arg(obj: &Bound<'_, PyAny>) -> PyResult<Ident> {
         match obj.cast::<PyLayer>() {
             Ok(l) => Ok(l.get().ident.clone()),
             Err(_) => ident(obj, "layer"),

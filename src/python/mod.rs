@@ -4,10 +4,11 @@
 //!   [`options`] (the client options: converters, their setting on the core's `Config`, and
 //!   the options as data);
 //! - [`errors`] (core errors to the exception classes of `showctl.exceptions`);
-//! - [`ops`] (what a method runs, blocking or awaitable, and `binding!`, the one macro that
-//!   turns an operation table into methods, twins and `Command` constructors, expanded once
-//!   per table in [`table`]) on the runtime glue of [`rt`] (and [`bridge`]); the `_async` twin
-//!   of a method comes from its one `#[twin]` declaration (`showctl_macros::twins`);
+//! - [`ops`] (what a method runs, blocking or awaitable, and `AsyncTwin`, the `_async` twin
+//!   as a coroutine function) on the runtime glue of [`rt`] (and [`bridge`]); the tables'
+//!   methods, twins and `Command` constructors are made with the tables
+//!   (`showctl_macros::operation_table`), [`table`] lists them; the `_async` twin of a
+//!   hand-written method comes from its one `#[twin]` declaration (`showctl_macros::twins`);
 //! - the classes: [`models`], [`tree`] and [`score_models`] (the models), [`client`] (the
 //!   base of the clients), [`player`], [`layer`], [`command`], [`events`], [`scoreboard`],
 //!   [`score_view`], [`score_events`], [`probe`] (the clients' `probe()` and `record()`),

@@ -1,10 +1,8 @@
 //! The operation machinery of the binding: a [`Job`] is what a method runs on its core client
 //! (a call of an operation table, a confirmable command, or other core work); [`block`] runs
 //! one with the GIL released and [`awaitable`] hands it to asyncio (the methods a `#[twin]`
-//! declaration makes call them: see `showctl_macros`). The table's one consumer, `binding!`,
-//! turns an operation table (`crate::media::table`, the scoreboard's in `crate::score`) into
-//! the methods, their `_async` twins, the `Command` constructors and the Python types of each
-//! operation; it is expanded once per table, in [`super::table`].
+//! declaration makes call them: see `showctl_macros`; `operation_table!` makes the methods of
+//! the operation tables, `crate::media::table` and `crate::score::table`, the same way).
 
 use std::future::Future;
 
@@ -76,243 +74,145 @@ pub(crate) fn awaitable<'py, C: Clone, J: Job<C>>(
     rt::spawn(py, job.run(client.clone()), |py, v: J::Out| v.into_py(py))
 }
 
-/// The binding of an operation table, in one expansion per table:
-/// `table!(binding! { types_fn, core_builders_module, Client, Layer, Command })` makes
-///
-/// - the methods of the client class over the workspace groups (and `both_commands` with
-///   `layer=None`), of `Layer` over the layer groups (and `both_commands` on its own layer),
-///   each one declaration marked `#[twin]` from which `showctl_macros::twins` makes the method
-///   and its `_async` twin;
-/// - the `Command` constructors over the command groups: each takes the arguments of the
-///   method of the same name, the layer first for a layer's command (`layer=None`: the
-///   workspace, where both exist), and `confirm` where the method does;
-/// - `fn types_fn() -> Types`: the Python types of each operation, for [`_operations`].
-///
-/// `_` for `Layer` or `Command` leaves out their methods (the scoreboard has neither).
-/// Identifiers and arguments are checked when the method is called, so the `_async` twin
-/// refuses bad input before anything is awaited.
-macro_rules! binding {
-    ({ $types:ident, $ops:ident, $client:ident, $layer:tt, $command:tt }
-     workspace_reads { $(
-        $(#[doc = $rd:literal])+
-        $rn:ident / $ran:ident [$($rid:ident),*] () -> $rret:ty { $($rtt:tt)* }
-            $(=> $rcall:block)?
-     )* }
-     layer_reads { $(
-        $(#[doc = $ld:literal])+
-        $ln:ident / $lan:ident [$ll:ident $(, $lid:ident)*] () -> $lret:ty { $($ltt:tt)* }
-            $(=> $lcall:block)?
-     )* }
-     workspace_commands { $(
-        $(#[doc = $wd:literal])+
-        $wn:ident / $wan:ident [$($wid:ident),*]
-            ($($wp:ident : $wt:ty)? $(; $wdp:ident : $wdt:ty = $wdd:tt)?)
-            { $($wtt:tt)* } $(=> $wcall:block)? $($wconfirm:ident $wexpect:block)?
-     )* }
-     layer_commands { $(
-        $(#[doc = $cd:literal])+
-        $cn:ident / $can:ident [$cl:ident $(, $cid:ident)*]
-            ($($cp:ident : $ct:ty)? $(; $cdp:ident : $cdt:ty = $cdd:tt)?)
-            { $($ctt:tt)* } $(=> $ccall:block)? $($cconfirm:ident $cexpect:block)?
-     )* }
-     both_commands { $(
-        $(#[doc = $bd:literal])+
-        $bn:ident / $ban:ident [$bl:ident] { $($btt:tt)* } $($bconfirm:ident $bexpect:block)?
-     )* }
-    ) => {
-        $crate::python::ops::methods_of!($client {
-            $(
-                $(#[doc = $rd])+
-                #[twin]
-                #[pyo3(signature = ($($rid),*))]
-                fn $rn(
-                    &self,
-                    $($rid: &Bound<'_, PyAny>),*
-                ) -> PyResult<$crate::operation::Call<$rret>> {
-                    $(let $rid = $crate::python::args::ident($rid, stringify!($rid))?;)*
-                    Ok($ops::workspace::$rn($(&$rid),*)?)
-                }
-            )*
-            $(
-                $(#[doc = $wd])+
-                #[twin]
-                #[pyo3(signature = (
-                    $($wid,)* $($wp,)? $($wdp = $wdd,)? $(*, $wconfirm = false)?
-                ))]
-                fn $wn(
-                    &self,
-                    $($wid: &Bound<'_, PyAny>,)*
-                    $($wp: &Bound<'_, PyAny>,)?
-                    $(#[pyo3(from_py_with = $crate::python::args::$wdp)] $wdp: $wdt,)?
-                    $(#[pyo3(from_py_with = $crate::python::args::confirm)] $wconfirm: bool)?
-                ) -> PyResult<$crate::media::builders::Confirmable> {
-                    $(let $wid = $crate::python::args::ident($wid, stringify!($wid))?;)*
-                    $(let $wp = $crate::python::args::arg::<$wt>($wp, stringify!($wp))?;)?
-                    Ok($ops::workspace::$wn($(&$wid,)* $($wp,)? $($wdp,)? $($wconfirm)?)?)
-                }
-            )*
-            $(
-                $(#[doc = $bd])+
-                #[twin]
-                #[pyo3(signature = ($(*, $bconfirm = false)?))]
-                fn $bn(
-                    &self,
-                    $(#[pyo3(from_py_with = $crate::python::args::confirm)] $bconfirm: bool)?
-                ) -> PyResult<$crate::media::builders::Confirmable> {
-                    Ok($ops::both::$bn(None $(, $bconfirm)?)?)
-                }
-            )*
-        });
-
-        $crate::python::ops::methods_of!($layer {
-            $(
-                $(#[doc = $ld])+
-                #[twin]
-                #[pyo3(signature = ($($lid),*))]
-                fn $ln(
-                    &self,
-                    $($lid: &Bound<'_, PyAny>),*
-                ) -> PyResult<$crate::operation::Call<$lret>> {
-                    $(let $lid = $crate::python::args::ident($lid, stringify!($lid))?;)*
-                    Ok($ops::layer::$ln(&self.ident $(, &$lid)*)?)
-                }
-            )*
-            $(
-                $(#[doc = $cd])+
-                #[twin]
-                #[pyo3(signature = (
-                    $($cid,)* $($cp,)? $($cdp = $cdd,)? $(*, $cconfirm = false)?
-                ))]
-                fn $cn(
-                    &self,
-                    $($cid: &Bound<'_, PyAny>,)*
-                    $($cp: &Bound<'_, PyAny>,)?
-                    $(#[pyo3(from_py_with = $crate::python::args::$cdp)] $cdp: $cdt,)?
-                    $(#[pyo3(from_py_with = $crate::python::args::confirm)] $cconfirm: bool)?
-                ) -> PyResult<$crate::media::builders::Confirmable> {
-                    $(let $cid = $crate::python::args::ident($cid, stringify!($cid))?;)*
-                    $(let $cp = $crate::python::args::arg::<$ct>($cp, stringify!($cp))?;)?
-                    Ok($ops::layer::$cn(
-                        &self.ident, $(&$cid,)* $($cp,)? $($cdp,)? $($cconfirm)?
-                    )?)
-                }
-            )*
-            $(
-                $(#[doc = $bd])+
-                #[twin]
-                #[pyo3(signature = ($(*, $bconfirm = false)?))]
-                fn $bn(
-                    &self,
-                    $(#[pyo3(from_py_with = $crate::python::args::confirm)] $bconfirm: bool)?
-                ) -> PyResult<$crate::media::builders::Confirmable> {
-                    Ok($ops::both::$bn(Some(&self.ident) $(, $bconfirm)?)?)
-                }
-            )*
-        });
-
-        $crate::python::ops::methods_of!($command {
-            $(
-                $(#[doc = $wd])+
-                #[staticmethod]
-                #[pyo3(signature = (
-                    $($wid,)* $($wp,)? $($wdp = $wdd,)? $(*, $wconfirm = false)?
-                ))]
-                fn $wn(
-                    $($wid: &Bound<'_, PyAny>,)*
-                    $($wp: &Bound<'_, PyAny>,)?
-                    $(#[pyo3(from_py_with = $crate::python::args::$wdp)] $wdp: $wdt,)?
-                    $(#[pyo3(from_py_with = $crate::python::args::confirm)] $wconfirm: bool)?
-                ) -> PyResult<Self> {
-                    $(let $wid = $crate::python::args::ident($wid, stringify!($wid))?;)*
-                    $(let $wp = $crate::python::args::arg::<$wt>($wp, stringify!($wp))?;)?
-                    let job =
-                        $ops::workspace::$wn($(&$wid,)* $($wp,)? $($wdp,)? $($wconfirm)?)?;
-                    Ok(Self { job })
-                }
-            )*
-            $(
-                $(#[doc = $cd])+
-                #[staticmethod]
-                #[pyo3(signature = (
-                    $cl, $($cid,)* $($cp,)? $($cdp = $cdd,)? $(*, $cconfirm = false)?
-                ))]
-                fn $cn(
-                    $cl: &Bound<'_, PyAny>,
-                    $($cid: &Bound<'_, PyAny>,)*
-                    $($cp: &Bound<'_, PyAny>,)?
-                    $(#[pyo3(from_py_with = $crate::python::args::$cdp)] $cdp: $cdt,)?
-                    $(#[pyo3(from_py_with = $crate::python::args::confirm)] $cconfirm: bool)?
-                ) -> PyResult<Self> {
-                    let $cl = Self::layer_arg($cl)?;
-                    $(let $cid = $crate::python::args::ident($cid, stringify!($cid))?;)*
-                    $(let $cp = $crate::python::args::arg::<$ct>($cp, stringify!($cp))?;)?
-                    let job = $ops::layer::$cn(
-                        &$cl, $(&$cid,)* $($cp,)? $($cdp,)? $($cconfirm)?
-                    )?;
-                    Ok(Self { job })
-                }
-            )*
-            $(
-                $(#[doc = $bd])+
-                #[staticmethod]
-                #[pyo3(signature = ($bl = None $(, *, $bconfirm = false)?))]
-                fn $bn(
-                    $bl: Option<&Bound<'_, PyAny>>
-                    $(, #[pyo3(from_py_with = $crate::python::args::confirm)] $bconfirm: bool)?
-                ) -> PyResult<Self> {
-                    let $bl = $bl.map(Self::layer_arg).transpose()?;
-                    let job = $ops::both::$bn($bl.as_ref() $(, $bconfirm)?)?;
-                    Ok(Self { job })
-                }
-            )*
-        });
-
-        /// The Python types of each operation of the table.
-        #[allow(unused_imports)] // `Arg` for a table without commands
-        fn $types() -> $crate::python::ops::Types {
-            use $crate::python::args::FromPyArg as Arg;
-            use $crate::python::convert::Reply;
-            vec![
-                $((
-                    "workspace", stringify!($rn), None, <$rret as Reply>::py_type(),
-                ),)*
-                $(("layer", stringify!($ln), None, <$lret as Reply>::py_type()),)*
-                $((
-                    "workspace", stringify!($wn),
-                    $crate::operation::first!(
-                        $(Some(<$wt as Arg>::py_type()),)?
-                        $(Some(stringify!($wdt).to_string()),)? None
-                    ),
-                    "None".to_string(),
-                ),)*
-                $((
-                    "layer", stringify!($cn),
-                    $crate::operation::first!(
-                        $(Some(<$ct as Arg>::py_type()),)?
-                        $(Some(stringify!($cdt).to_string()),)? None
-                    ),
-                    "None".to_string(),
-                ),)*
-                $(("both", stringify!($bn), None, "None".to_string()),)*
-            ]
-        }
-    };
-}
-
-/// `#[pymethods]` (with `#[twins]`: see `showctl_macros`) on the class named first, or
-/// nothing for `_`.
-macro_rules! methods_of {
-    (_ { $($items:tt)* }) => {};
-    ($class:ident { $($items:tt)* }) => {
-        #[::showctl_macros::twins]
-        #[pymethods]
-        impl $class {
-            $($items)*
-        }
-    };
-}
-
-pub(crate) use {binding, methods_of};
-
 /// The Python types of each operation of a table: (scope, name, argument type, return type).
 pub(crate) type Types = Vec<(&'static str, &'static str, Option<String>, String)>;
+
+/// An `_async` method: the native function (its job made and handed to asyncio at the call, so
+/// bad arguments raise there, before anything is awaited), seen by `inspect` as the `async def`
+/// of the stubs. A class attribute, made by `#[twins]` and `operation_table!`
+/// (`#[classattr]`). `inspect.iscoroutinefunction` reads, on the twin or its bound method,
+/// what it reads of a function: `__code__` with the `CO_COROUTINE` flag (CPython 3.10, 3.11),
+/// or the mark of `inspect.markcoroutinefunction` (3.12 and later, read when asked).
+/// `inspect.signature` and `help()` follow `__wrapped__` to the native function's
+/// `__text_signature__`. Each coroutine it returns is named after the class and method, so a
+/// forgotten `await` warns "coroutine 'Layer.set_opacity_async' was never awaited".
+#[pyclass(module = "showctl._core", name = "async_method", frozen, dict)]
+pub(crate) struct AsyncTwin {
+    native: Py<PyAny>,
+    name: Py<PyAny>,
+    qualname: Py<PyAny>,
+}
+
+/// The Python half of the twins: a coroutine function's code object, and the mark of
+/// `inspect.markcoroutinefunction` (imported only when asked: importing `inspect` costs
+/// `import showctl` about 6 ms).
+const TWIN_HELPERS: &std::ffi::CStr = c"async def coroutine():
+    \"\"\"Only its code object is used: it carries the CO_COROUTINE flag.\"\"\"
+
+def mark():
+    import inspect
+    if not hasattr(inspect, \"markcoroutinefunction\"):
+        return None
+    return vars(inspect.markcoroutinefunction(lambda: None))[\"_is_coroutine_marker\"]
+";
+
+static HELPERS: pyo3::sync::PyOnceLock<Py<pyo3::types::PyModule>> = pyo3::sync::PyOnceLock::new();
+static MARK: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+static METHOD_TYPE: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+
+fn helpers(py: Python<'_>) -> PyResult<&Bound<'_, pyo3::types::PyModule>> {
+    HELPERS
+        .get_or_try_init(py, || {
+            let code = pyo3::types::PyModule::from_code(
+                py,
+                TWIN_HELPERS,
+                c"showctl/_twin.py",
+                c"showctl._twin",
+            )?;
+            Ok(code.unbind())
+        })
+        .map(|m| m.bind(py))
+}
+
+impl AsyncTwin {
+    /// The twin of `native` (a function taking the instance first, or a method of a base
+    /// class), as a class attribute of `owner`.
+    pub(crate) fn new(
+        py: Python<'_>,
+        native: Bound<'_, PyAny>,
+        owner: &Bound<'_, pyo3::types::PyType>,
+    ) -> PyResult<Py<AsyncTwin>> {
+        let owner = owner.name()?;
+        let name = native.getattr(pyo3::intern!(py, "__name__"))?;
+        let qualname = pyo3::types::PyString::new(py, &format!("{owner}.{name}"));
+        let code = helpers(py)?.getattr("coroutine")?.getattr("__code__")?;
+        let twin = Bound::new(
+            py,
+            AsyncTwin {
+                native: native.clone().unbind(),
+                name: name.clone().unbind(),
+                qualname: qualname.clone().into_any().unbind(),
+            },
+        )?;
+        let dict = twin.getattr(pyo3::intern!(py, "__dict__"))?;
+        dict.set_item("__wrapped__", &native)?;
+        dict.set_item("__name__", name)?;
+        dict.set_item("__qualname__", qualname)?;
+        dict.set_item("__doc__", native.getattr(pyo3::intern!(py, "__doc__"))?)?;
+        dict.set_item("__code__", code)?;
+        dict.set_item("__defaults__", py.None())?;
+        dict.set_item("__kwdefaults__", py.None())?;
+        dict.set_item("__annotations__", pyo3::types::PyDict::new(py))?;
+        Ok(twin.unbind())
+    }
+
+    /// The twin of the awaitable method `name` of `Base`, as a class attribute of `Owner`.
+    pub(crate) fn inherited<Base: pyo3::PyTypeInfo, Owner: pyo3::PyTypeInfo>(
+        py: Python<'_>,
+        name: &str,
+    ) -> PyResult<Py<AsyncTwin>> {
+        let native = py.get_type::<Base>().getattr(name)?;
+        AsyncTwin::new(py, native, &py.get_type::<Owner>())
+    }
+}
+
+#[pymethods]
+impl AsyncTwin {
+    #[pyo3(signature = (*args, **kwargs))]
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        args: &Bound<'py, pyo3::types::PyTuple>,
+        kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let coroutine = self.native.bind(py).call(args, kwargs)?;
+        coroutine.setattr(pyo3::intern!(py, "__name__"), self.name.bind(py))?;
+        coroutine.setattr(pyo3::intern!(py, "__qualname__"), self.qualname.bind(py))?;
+        Ok(coroutine)
+    }
+
+    /// On the class, the twin; on an instance, a bound method (what `inspect` unwraps).
+    fn __get__(
+        slf: Bound<'_, Self>,
+        obj: Option<Bound<'_, PyAny>>,
+        _cls: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
+        match obj {
+            Some(obj) if !obj.is_none() => {
+                let method = METHOD_TYPE.get_or_try_init(py, || {
+                    Ok::<_, PyErr>(py.import("types")?.getattr("MethodType")?.unbind())
+                })?;
+                Ok(method.bind(py).call1((slf, obj))?.unbind())
+            }
+            _ => Ok(slf.into_any().unbind()),
+        }
+    }
+
+    /// `_is_coroutine_marker`, read by `inspect.iscoroutinefunction` on CPython 3.12+.
+    fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+        if name != "_is_coroutine_marker" {
+            return Err(pyo3::exceptions::PyAttributeError::new_err(
+                name.to_string(),
+            ));
+        }
+        let mark = MARK.get_or_try_init(py, || {
+            Ok::<_, PyErr>(helpers(py)?.getattr("mark")?.call0()?.unbind())
+        })?;
+        Ok(mark.clone_ref(py))
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!("<async method {}>", self.qualname.bind(py))
+    }
+}

@@ -98,7 +98,7 @@ impl Handle for PyMediaPlayer {
     }
 }
 
-#[twins]
+#[twins(PyClient: aclose, probe_async, record_async)]
 #[pymethods]
 impl PyMediaPlayer {
     /// A handle on one layer (an index, a name or a UUID). Sends nothing; a negative index or

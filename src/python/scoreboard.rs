@@ -76,7 +76,7 @@ impl Handle for PyScoreboard {
     }
 }
 
-#[twins]
+#[twins(PyClient: aclose, probe_async, record_async)]
 #[pymethods]
 impl PyScoreboard {
     /// Poll every `interval` seconds; yield the first record, then each one that differs. The

@@ -1,25 +1,12 @@
-//! The binding of the operation tables: `binding!` (see [`super::ops`]) expanded once per
-//! table, making the table's methods of `MediaPlayer`, `Layer`, `Scoreboard` and the `Command`
-//! constructors, and [`_operations`], the tables as data with their Python types.
+//! [`_operations`]: the operation tables as data with their Python types. (The tables' methods
+//! of `MediaPlayer`, `Layer`, `Scoreboard` and the `Command` constructors are made with the
+//! tables, by `operation_table!` in `crate::media::table` and `crate::score::table`.)
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
-use super::command::PyCommand;
-use super::layer::PyLayer;
-use super::ops::{binding, Types};
-use super::player::PyMediaPlayer;
-use super::scoreboard::PyScoreboard;
-use crate::media::builders as media_core;
-use crate::media::builders::prelude::*;
-use crate::media::table::media_ops;
+use super::ops::Types;
 use crate::operation::OpInfo;
-use crate::score::builders as score_core;
-use crate::score::{score_ops, ScoreRecord};
-
-media_ops!(binding! { media_types, media_core, PyMediaPlayer, PyLayer, PyCommand });
-
-score_ops!(binding! { score_types, score_core, PyScoreboard, _, _ });
 
 fn describe(
     py: Python<'_>,
@@ -64,7 +51,7 @@ pub(crate) fn _operations(py: Python<'_>) -> PyResult<Py<PyList>> {
         py,
         &out,
         crate::media::builders::operations(),
-        &media_types(),
+        &crate::media::table::python_types(),
         &|op| match op.scope.as_str() {
             "workspace" => vec!["MediaPlayer"],
             "layer" => vec!["Layer"],
@@ -75,7 +62,7 @@ pub(crate) fn _operations(py: Python<'_>) -> PyResult<Py<PyList>> {
         py,
         &out,
         crate::score::builders::operations(),
-        &score_types(),
+        &crate::score::table::python_types(),
         &|_| vec!["Scoreboard"],
     )?;
     Ok(out.unbind())

@@ -3,8 +3,8 @@
 use std::future::Future;
 use std::sync::Arc;
 
+use super::builders;
 use super::record::ScoreRecord;
-use super::table::builders;
 use crate::error::Result;
 use crate::operation::{Call, Client};
 use crate::transport::Transport;

@@ -14,7 +14,7 @@ pub mod client;
 pub mod events;
 pub mod record;
 pub mod sports;
-pub(crate) mod table;
+pub mod table;
 pub mod view;
 pub mod watch;
 
@@ -23,8 +23,8 @@ pub use client::Scoreboard;
 pub use events::{score_changes, ScoreEvent, ScoreEventKind, ScoreEventWatch};
 pub use record::{FieldValue, ScoreRecord};
 pub use sports::{fields_of, Field, FieldKind, Sport, SERIES_LEN};
-#[allow(unused_imports)] // used by the binding
-pub(crate) use table::score_ops;
-pub use table::{builders, SCORES};
+/// The core builders of the table (as `crate::media::builders`).
+pub use table as builders;
+pub use table::consts::SCORES;
 pub use view::{Fields, ScoreView, Team, Val};
 pub use watch::ScoreWatch;

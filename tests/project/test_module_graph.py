@@ -55,12 +55,21 @@ def imports(path: Path, package: Path, crate_path: str) -> set[str]:
     return found
 
 
+TABLE = re.compile(r"^operation_table! \{", re.M)
+
+
 def graph(package: Path, crate_path: str) -> dict[str, set[str]]:
+    """Each file's uses. An operation table (the file calling `operation_table!`) counts as
+    using nothing: it is a declaration the macro makes modules of at two levels, its endpoint
+    constants below the files that read with them (`endpoints` re-exports them) and its builders
+    above (`builders` re-exports them), each seeing the table file's imports."""
     out: dict[str, set[str]] = {}
     for path in sorted(package.rglob("*.rs")):
         if path.name == "mod.rs":
             continue
-        out.setdefault(module_of(path, package), set()).update(imports(path, package, crate_path))
+        uses = out.setdefault(module_of(path, package), set())
+        if not TABLE.search(path.read_text(encoding="utf-8")):
+            uses.update(imports(path, package, crate_path))
     return out
 
 
