@@ -109,8 +109,6 @@ pub struct Options {
 
 /// The feed's time between polls when not given (seconds).
 pub const DEFAULT_INTERVAL: f64 = 0.5;
-/// The feed's per-request timeout when not given (seconds).
-pub const DEFAULT_TIMEOUT: f64 = 5.0;
 
 /// Refuse what does not go with a venue (`venue=`: `from_file`, or `sources=`): the options
 /// `given` beside it by name, each source's own there; `interval` only beside `sources=`

@@ -16,7 +16,7 @@ use super::options::ClientArgs;
 use super::rt;
 use crate::error::Error;
 use crate::feed::{check_beside_venue, Feed, Kind, Options, SourceSpec};
-use crate::feed::{DEFAULT_INTERVAL, DEFAULT_TIMEOUT};
+use crate::feed::DEFAULT_INTERVAL;
 use crate::serve::Limits;
 use crate::transport::{ENV_MEDIA_URL, ENV_SCOREBOARD_URL};
 
