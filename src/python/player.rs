@@ -19,6 +19,7 @@ use super::convert::py_to_json;
 use super::events::{PyMirrorStatus, PyTransportWatch};
 use super::layer::PyLayer;
 use super::ops::{Handle, Work};
+use super::watch::Shared;
 use crate::ident::{Ident, Kind};
 use crate::media::endpoints as ep;
 use crate::media::names::NameKind;
@@ -189,10 +190,10 @@ impl PyMediaPlayer {
     ) -> PyResult<PyTransportWatch> {
         let interval = crate::poll::watch_interval(interval)?;
         let thresholds = watch::thresholds(&thresholds)?;
-        Ok(PyTransportWatch::new(watch::TransportWatch::new(
+        Ok(PyTransportWatch(Shared::new(watch::TransportWatch::new(
             self.client.clone(),
             interval,
             thresholds,
-        )))
+        ))))
     }
 }
