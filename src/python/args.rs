@@ -176,95 +176,78 @@ pub fn numbers(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Vec<f64>> {
         .collect()
 }
 
-// Converters for `#[pyo3(from_py_with = ...)]`: one per argument name, so that every message
-// names the argument (PyO3's own conversions only add a note to the exception).
+// Converters for `#[pyo3(from_py_with = ...)]`, each for the argument it is named after (the
+// `request()` path for `request_path`), so that every message names the argument (PyO3's own
+// conversions only add a note to the exception).
 
-/// The `confirm` argument.
 pub fn confirm(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     flag(obj, "confirm")
 }
 
-/// The `target` argument.
 pub fn target(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     flag(obj, "target")
 }
 
-/// The `interval` argument.
 pub fn interval(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
     number(obj, "interval")
 }
 
-/// The `seconds` argument.
 pub fn seconds(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
     number(obj, "seconds")
 }
 
-/// The `concurrency` argument.
 pub fn concurrency(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
     integer(obj, "concurrency")
 }
 
-/// The `port` argument.
 pub fn port(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
     integer(obj, "port")
 }
 
-/// The `status` argument.
 pub fn status(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
     integer(obj, "status")
 }
 
-/// The `times` argument.
 pub fn times(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
     integer(obj, "times")
 }
 
-/// The `thresholds` argument.
 pub fn thresholds(obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
     numbers(obj, "thresholds")
 }
 
-/// The `steps` argument.
 pub fn steps(obj: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
     optional(obj, "steps", integer)
 }
 
-/// The `score_tick` argument.
 pub fn score_tick(obj: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
     optional(obj, "score_tick", number)
 }
 
-/// The `api_key` argument.
 pub fn api_key(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
     optional(obj, "api_key", text)
 }
 
-/// The `name` argument.
 pub fn name(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     text(obj, "name")
 }
 
-/// The `kind` argument.
 pub fn kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
     optional(obj, "kind", text)
 }
 
-/// The `method` argument.
 pub fn method(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     text(obj, "method")
 }
 
-/// The `path` argument.
 pub fn request_path(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     text(obj, "path")
 }
 
-/// The `field` argument.
 pub fn field(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     text(obj, "field")
 }
 
-/// The `mode` argument.
 pub fn mode(obj: &Bound<'_, PyAny>) -> PyResult<String> {
     text(obj, "mode")
 }
