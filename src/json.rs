@@ -11,6 +11,9 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 
 use serde_json::{Map, Value};
 
+mod build;
+pub use build::{build, Builder};
+
 /// The most arrays and objects nested in one another that a JSON value may have (a number or a
 /// text is depth 0, `[]` is 1, `[[1]]` is 2). It is what serde_json's parser reads (its limit
 /// of 128 counts the level it refuses), so every value that can be sent can also be read back,

@@ -22,6 +22,7 @@ pub mod simulator;
 pub mod tls;
 pub mod transport;
 pub mod venue;
+pub mod wake;
 
 #[cfg(feature = "python")]
 mod python;

@@ -2,9 +2,17 @@
 //! and a failure told apart from the next one (a first failure is reported, the ones after it
 //! are not, until a poll works again).
 
+use std::future::Future;
 use std::time::{Duration, SystemTime};
 
 use crate::error::{Error, Result};
+
+/// A watch: a poller that yields what it sees, one item at a time.
+pub trait Watch: Send + 'static {
+    type Item: Send + 'static;
+    /// The next item, polling as often as it takes.
+    fn next_item(&mut self) -> impl Future<Output = Result<Self::Item>> + Send;
+}
 
 /// Smallest polling interval accepted by the watchers (20 polls a second).
 pub const MIN_WATCH_INTERVAL: f64 = 0.05;

@@ -28,6 +28,34 @@ use crate::error::{Error, Result};
 /// Environment variable with the pin used when `tls_fingerprint` is not given.
 pub const ENV_TLS_FINGERPRINT: &str = "SHOWCTL_TLS_FINGERPRINT";
 
+/// The pin from `tls_fingerprint` (`given`), else from [`ENV_TLS_FINGERPRINT`] (which
+/// plain-HTTP URLs ignore: a pin given for an `http://` URL is refused, since nothing would be
+/// checked).
+pub fn resolve_pin(given: Option<String>, url: &str) -> Result<Option<Fingerprint>> {
+    let https = url
+        .trim_start()
+        .get(..8)
+        .is_some_and(|s| s.eq_ignore_ascii_case("https://"));
+    match given {
+        Some(text) => {
+            let pin = Fingerprint::parse(&text)?;
+            if !https {
+                return Err(Error::invalid(format!(
+                    "tls_fingerprint: {url:?} is not an https:// URL, so no certificate would be \
+                     checked; use the application's https:// URL"
+                )));
+            }
+            Ok(Some(pin))
+        }
+        None => match std::env::var(ENV_TLS_FINGERPRINT) {
+            Ok(text) if !text.trim().is_empty() && https => Fingerprint::parse(&text)
+                .map(Some)
+                .map_err(|e| Error::invalid(format!("{e} (from {ENV_TLS_FINGERPRINT})"))),
+            _ => Ok(None),
+        },
+    }
+}
+
 /// The SHA-256 fingerprint of a certificate (of its DER bytes), as pinned with
 /// `tls_fingerprint="sha256:<hex>"`. Not a secret: any client sees it.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -518,6 +546,16 @@ mod tests {
     use super::*;
 
     const HEX: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    #[test]
+    fn a_pin_given_for_a_plain_http_url_is_refused_and_for_https_kept() {
+        let e = resolve_pin(Some(HEX.into()), "http://show:8080").unwrap_err();
+        assert!(e.to_string().contains("is not an https:// URL"), "{e}");
+        let pin = resolve_pin(Some(HEX.into()), " HTTPS://show:8443").unwrap();
+        assert_eq!(pin, Some(Fingerprint::parse(HEX).unwrap()));
+        let e = resolve_pin(Some("sha256:00".into()), "https://show").unwrap_err();
+        assert!(e.to_string().starts_with("tls_fingerprint: "), "{e}");
+    }
 
     #[test]
     fn fingerprints_parse_in_the_forms_viewers_print() {

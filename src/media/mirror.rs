@@ -22,11 +22,44 @@ use tokio::sync::{mpsc, watch};
 
 use super::sender::Sender;
 use crate::error::Error;
-use crate::transport::Request;
+use crate::tls::resolve_pin;
+use crate::transport::{Request, Target};
 
 /// Commands a mirror may have waiting before more are dropped for it. Far above any burst a
 /// show sends (a queued command is a path and a small body).
 pub const QUEUE: usize = 65_536;
+
+/// A mirror as given: its URL, its key (`None`: the primary's) and its own pin (the text of
+/// a `tls_fingerprint`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MirrorSpec {
+    pub url: String,
+    pub api_key: Option<Option<String>>,
+    pub tls_fingerprint: Option<String>,
+}
+
+impl MirrorSpec {
+    pub fn new(url: String, api_key: Option<Option<String>>, pin: Option<String>) -> Self {
+        MirrorSpec {
+            url,
+            api_key,
+            tls_fingerprint: pin,
+        }
+    }
+
+    /// Its target; with no key of its own it takes `primary_key`, with no pin of its own the
+    /// primary's TLS options.
+    pub fn target(self, primary_key: Option<&str>) -> Result<Target, Error> {
+        let key = self
+            .api_key
+            .unwrap_or_else(|| primary_key.map(str::to_string));
+        let pin = match self.tls_fingerprint {
+            Some(text) => resolve_pin(Some(text), &self.url)?,
+            None => None,
+        };
+        Ok(Target::new(&self.url, key.as_deref())?.pinned(pin))
+    }
+}
 
 /// What a mirror did so far.
 #[derive(Debug, Clone)]

@@ -14,7 +14,7 @@
 
 use std::borrow::Cow;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::de::IgnoredAny;
 
@@ -92,6 +92,43 @@ impl Flat {
     /// The full model of a node (unknown fields and all).
     pub fn model<M: Model>(&self, span: &Range<u32>) -> Result<M, String> {
         model_of(self.json(span))
+    }
+}
+
+/// The model of a node handed out: a model, or a span of a reply read in one pass, whose model
+/// is read when first asked for.
+pub enum NodeModel<M> {
+    Model(Arc<M>),
+    Span {
+        body: Arc<str>,
+        span: Range<u32>,
+        model: OnceLock<Arc<M>>,
+    },
+}
+
+impl<M: Model> NodeModel<M> {
+    /// The node at `span` of `flat`.
+    pub fn span(flat: &Flat, span: &Range<u32>) -> Self {
+        NodeModel::Span {
+            body: flat.body.clone(),
+            span: span.clone(),
+            model: OnceLock::new(),
+        }
+    }
+
+    /// The model (read from the span on first use).
+    pub fn model(&self) -> &Arc<M> {
+        match self {
+            NodeModel::Model(m) => m,
+            NodeModel::Span { body, span, model } => model.get_or_init(|| {
+                let json = &body[span.start as usize..span.end as usize];
+                // The one-pass reader checked this object; serde_json reads it the same way.
+                Arc::new(model_of(json).unwrap_or_else(|e| {
+                    log::error!("showctl: cannot re-read a {} ({e}): {json}", M::NAME);
+                    M::from_raw(Default::default())
+                }))
+            }),
+        }
     }
 }
 

@@ -383,5 +383,12 @@ fn watch_event(kind: EventKind, error: Option<Error>, at: SystemTime) -> Transpo
     }
 }
 
+impl crate::poll::Watch for TransportWatch {
+    type Item = TransportEvent;
+    fn next_item(&mut self) -> impl std::future::Future<Output = Result<TransportEvent>> + Send {
+        self.next_event()
+    }
+}
+
 #[cfg(test)]
 mod tests;

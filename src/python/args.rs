@@ -17,7 +17,8 @@ use crate::media::builders::{
     ArgKind, BlendArg, EffectArg, Labelled, NameOf, Number, OrNone, UuidOf,
 };
 use crate::media::endpoints::{self as ep, BlendSpec};
-use crate::transport::{resolve_pin, Target};
+use crate::media::mirror::MirrorSpec;
+use crate::transport::Target;
 
 /// An identifier argument: an `int` (or an integer with `__index__`, such as numpy's; not a
 /// `bool`) or a `str`.
@@ -174,36 +175,80 @@ pub fn numbers(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Vec<f64>> {
         .collect()
 }
 
-/// Converters for `#[pyo3(from_py_with = ...)]`: one per argument name, so that every message
-/// names the argument (PyO3's own conversions only add a note to the exception).
-macro_rules! named {
-    ($($f:ident: $t:ty = $convert:expr, $name:literal;)*) => {$(
-        #[doc = concat!("The `", $name, "` argument.")]
-        pub fn $f(obj: &Bound<'_, PyAny>) -> PyResult<$t> {
-            $convert(obj, $name)
-        }
-    )*};
+// Converters for `#[pyo3(from_py_with = ...)]`, each for the argument it is named after (the
+// `request()` path for `request_path`), so that every message names the argument (PyO3's own
+// conversions only add a note to the exception).
+
+pub fn confirm(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    flag(obj, "confirm")
 }
 
-named! {
-    confirm: bool = flag, "confirm";
-    target: bool = flag, "target";
-    interval: f64 = number, "interval";
-    seconds: f64 = number, "seconds";
-    concurrency: i64 = integer, "concurrency";
-    port: i64 = integer, "port";
-    status: i64 = integer, "status";
-    times: i64 = integer, "times";
-    thresholds: Vec<f64> = numbers, "thresholds";
-    steps: Option<i64> = |o, a| optional(o, a, integer), "steps";
-    score_tick: Option<f64> = |o, a| optional(o, a, number), "score_tick";
-    api_key: Option<String> = |o, a| optional(o, a, text), "api_key";
-    name: String = text, "name";
-    kind: Option<String> = |o, a| optional(o, a, text), "kind";
-    method: String = text, "method";
-    request_path: String = text, "path";
-    field: String = text, "field";
-    mode: String = text, "mode";
+pub fn target(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
+    flag(obj, "target")
+}
+
+pub fn interval(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
+    number(obj, "interval")
+}
+
+pub fn seconds(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
+    number(obj, "seconds")
+}
+
+pub fn concurrency(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
+    integer(obj, "concurrency")
+}
+
+pub fn port(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
+    integer(obj, "port")
+}
+
+pub fn status(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
+    integer(obj, "status")
+}
+
+pub fn times(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
+    integer(obj, "times")
+}
+
+pub fn thresholds(obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
+    numbers(obj, "thresholds")
+}
+
+pub fn steps(obj: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
+    optional(obj, "steps", integer)
+}
+
+pub fn score_tick(obj: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
+    optional(obj, "score_tick", number)
+}
+
+pub fn api_key(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    optional(obj, "api_key", text)
+}
+
+pub fn name(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    text(obj, "name")
+}
+
+pub fn kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    optional(obj, "kind", text)
+}
+
+pub fn method(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    text(obj, "method")
+}
+
+pub fn request_path(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    text(obj, "path")
+}
+
+pub fn field(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    text(obj, "field")
+}
+
+pub fn mode(obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    text(obj, "mode")
 }
 
 /// A text argument, or the text a model of class `M` carries (`pick`).
@@ -357,17 +402,10 @@ impl FromPyArg for BlendArg {
     }
 }
 
-/// One mirror as given: its URL, its key (`None`: the primary's) and its own pin.
-pub struct MirrorArg {
-    url: String,
-    api_key: Option<Option<String>>,
-    tls_fingerprint: Option<String>,
-}
-
 /// `mirrors=` as given: URLs, `(url, api_key)` or `(url, api_key, tls_fingerprint)` tuples, or
 /// dicts with the keys `url`, `api_key` and `tls_fingerprint` (all but `url` optional).
 #[derive(Default)]
-pub(crate) struct MirrorArgs(Vec<MirrorArg>);
+pub(crate) struct MirrorArgs(Vec<MirrorSpec>);
 
 const MIRROR_KEYS: &[&str] = &["url", "api_key", "tls_fingerprint"];
 
@@ -399,50 +437,38 @@ pub(crate) fn connection_dict<'py>(
 const MIRROR_FORMS: &str =
     "a URL, a (url, api_key[, tls_fingerprint]) tuple or a dict with url, api_key, tls_fingerprint";
 
-fn mirror_arg(i: usize, item: &Bound<'_, PyAny>) -> PyResult<MirrorArg> {
-    let wrong = || {
+/// A mirror given as a URL or a tuple (a dict is read by [`mirror_arg`]).
+#[derive(FromPyObject)]
+enum MirrorForm {
+    Url(String),
+    Pinned(String, Option<String>, Option<String>),
+    Keyed(String, Option<String>),
+}
+
+fn mirror_arg(i: usize, item: &Bound<'_, PyAny>) -> PyResult<MirrorSpec> {
+    let wrong = |_| {
         PyTypeError::new_err(format!(
             "mirrors[{i}]: expected {MIRROR_FORMS}, got {}",
             type_name(item)
         ))
     };
-    if item.is_instance_of::<PyString>() {
-        return Ok(MirrorArg {
-            url: item.extract()?,
-            api_key: None,
-            tls_fingerprint: None,
-        });
-    }
     if let Ok(dict) = item.cast::<PyDict>() {
         let url = connection_dict(dict, &format!("mirrors[{i}]"), MIRROR_KEYS)?;
-        let api_key = match dict.get_item("api_key")? {
-            Some(k) => Some(k.extract::<Option<String>>().map_err(|_| wrong())?),
-            None => None,
+        let get = |key| -> PyResult<Option<Option<String>>> {
+            let value = dict.get_item(key)?;
+            value.map(|v| v.extract().map_err(wrong)).transpose()
         };
-        let pin = match dict.get_item("tls_fingerprint")? {
-            Some(p) => p.extract::<Option<String>>().map_err(|_| wrong())?,
-            None => None,
-        };
-        return Ok(MirrorArg {
-            url: url.extract().map_err(|_| wrong())?,
-            api_key,
-            tls_fingerprint: pin,
-        });
+        let pin = get("tls_fingerprint")?.flatten();
+        return Ok(MirrorSpec::new(
+            url.extract().map_err(wrong)?,
+            get("api_key")?,
+            pin,
+        ));
     }
-    if let Ok((url, key, pin)) = item.extract::<(String, Option<String>, Option<String>)>() {
-        return Ok(MirrorArg {
-            url,
-            api_key: Some(key),
-            tls_fingerprint: pin,
-        });
-    }
-    let (url, key) = item
-        .extract::<(String, Option<String>)>()
-        .map_err(|_| wrong())?;
-    Ok(MirrorArg {
-        url,
-        api_key: Some(key),
-        tls_fingerprint: None,
+    Ok(match item.extract::<MirrorForm>().map_err(wrong)? {
+        MirrorForm::Url(url) => MirrorSpec::new(url, None, None),
+        MirrorForm::Pinned(url, key, pin) => MirrorSpec::new(url, Some(key), pin),
+        MirrorForm::Keyed(url, key) => MirrorSpec::new(url, Some(key), None),
     })
 }
 
@@ -467,20 +493,10 @@ impl<'a, 'py> FromPyObject<'a, 'py> for MirrorArgs {
 impl MirrorArgs {
     /// The targets; a plain URL takes `primary_key` (and the primary's TLS options).
     pub fn targets(self, primary_key: Option<&str>) -> PyResult<Vec<Target>> {
-        self.0
-            .into_iter()
-            .enumerate()
-            .map(|(i, m)| {
-                let key = m.api_key.unwrap_or_else(|| primary_key.map(str::to_string));
-                let pin = match m.tls_fingerprint {
-                    Some(text) => resolve_pin(Some(text), &m.url)
-                        .map_err(|e| PyValueError::new_err(format!("mirrors[{i}]: {e}")))?,
-                    None => None,
-                };
-                Target::new(&m.url, key.as_deref())
-                    .map(|t| t.pinned(pin))
-                    .map_err(|e| PyValueError::new_err(format!("mirrors[{i}]: {e}")))
-            })
-            .collect()
+        let target = |(i, m): (usize, MirrorSpec)| {
+            m.target(primary_key)
+                .map_err(|e| PyValueError::new_err(format!("mirrors[{i}]: {e}")))
+        };
+        self.0.into_iter().enumerate().map(target).collect()
     }
 }

@@ -1,8 +1,8 @@
 //! Completing asyncio futures from the runtime without taking the GIL there.
 //!
-//! Each event loop gets a completion queue. A finished call pushes its result (still a Rust
-//! value) onto the queue and, when the queue was empty, writes one byte to a socket pair whose
-//! other end the loop watches (`loop.add_reader`). The loop thread then drains the queue: it
+//! Each event loop gets a completion queue (`crate::wake`). A finished call pushes its result
+//! (still a Rust value) onto the queue and, when the queue was empty, writes one byte to a
+//! socket pair whose other end the loop watches (`loop.add_reader`). The loop thread then drains the queue: it
 //! converts each result to a Python object and sets it on its future, with the GIL it already
 //! holds. No runtime thread ever waits for the GIL, and a burst of completions costs the loop one
 //! wake-up, not one thread hand-off each.
@@ -11,12 +11,8 @@
 //! pyo3-async-runtimes instead (see `rt::spawn`).
 
 use std::future::Future;
-use std::io::{Read, Write};
-use std::os::fd::AsRawFd;
-use std::os::unix::net::UnixStream;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -26,6 +22,7 @@ use crate::error::Error;
 use crate::error::{guarded, panic_error as panic_message};
 use crate::python::errors::to_pyerr;
 use crate::runtime;
+use crate::wake::WakeQueue;
 
 type Make = Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send>;
 
@@ -35,40 +32,17 @@ struct Completion {
     make: Make,
 }
 
-/// The runtime's side of a loop's queue.
-struct Queue {
-    done: Mutex<Vec<Completion>>,
-    /// A wake-up byte is on its way and the loop has not started draining since.
-    notified: AtomicBool,
-    wake: UnixStream,
-}
-
-impl Queue {
-    fn push(&self, c: Completion) {
-        self.done.lock().unwrap_or_else(|p| p.into_inner()).push(c);
-        if !self.notified.swap(true, Ordering::AcqRel) {
-            // A full socket buffer means wake-ups are already pending: nothing is lost.
-            let _ = (&self.wake).write(&[1]);
-        }
-    }
-}
-
 /// The loop's side: registered with `loop.add_reader`, and kept on the loop.
 #[pyclass(module = "showctl._core", frozen)]
 pub struct Bridge {
-    queue: Arc<Queue>,
-    wakeups: UnixStream,
+    queue: Arc<WakeQueue<Completion>>,
 }
 
 #[pymethods]
 impl Bridge {
     /// Called by the event loop when a wake-up byte arrives: settle every finished call.
     fn drain(&self, py: Python<'_>) {
-        let mut sink = [0u8; 512];
-        while matches!((&self.wakeups).read(&mut sink), Ok(n) if n > 0) {}
-        self.queue.notified.store(false, Ordering::Release);
-        let done = std::mem::take(&mut *self.queue.done.lock().unwrap_or_else(|p| p.into_inner()));
-        for c in done {
+        for c in self.queue.drain() {
             settle(py, c);
         }
     }
@@ -165,26 +139,12 @@ fn make_bridge<'py>(
     py: Python<'py>,
     event_loop: &Bound<'py, PyAny>,
 ) -> PyResult<Option<Bound<'py, Bridge>>> {
-    let (wake, wakeups) = UnixStream::pair().map_err(|e| {
-        to_pyerr(
-            py,
-            Error::Internal(format!("cannot make a socket pair: {e}")),
-        )
-    })?;
-    for s in [&wake, &wakeups] {
-        s.set_nonblocking(true)
-            .map_err(|e| to_pyerr(py, Error::Internal(format!("socket pair: {e}"))))?;
-    }
-    let fd = wakeups.as_raw_fd();
+    let queue = WakeQueue::new().map_err(|e| to_pyerr(py, e))?;
+    let fd = queue.fd();
     let bridge = Bound::new(
         py,
         Bridge {
-            queue: Arc::new(Queue {
-                done: Mutex::new(Vec::new()),
-                notified: AtomicBool::new(false),
-                wake,
-            }),
-            wakeups,
+            queue: Arc::new(queue),
         },
     )?;
     let drain = bridge.getattr("drain")?;

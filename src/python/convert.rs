@@ -3,16 +3,17 @@
 //! ([`Wrapped`], [`Attr`]) and replies ([`Reply`]) into Python objects, and the
 //! dataclass-like repr. It knows no class of its own.
 //!
-//! Neither direction recurses: the open arrays and objects are kept on a heap stack, so the
-//! conversion takes the same few hundred bytes of thread stack at any depth. Each level is
-//! counted before it is opened: a value nested deeper than the limit (a list nested 20,000
-//! deep, a list that holds itself) is a `ValueError`, on any thread. pythonize, used before,
+//! Neither direction recurses: the open arrays and objects are kept on a heap stack (the core's
+//! [`build`]), so the conversion takes the same few hundred bytes of thread stack at any depth.
+//! Each level is counted before it is opened: a value nested deeper than the limit (a list
+//! nested 20,000 deep, a list that holds itself) is a `ValueError`, on any thread. pythonize, used before,
 //! recursed without a limit (a stack overflow, the interpreter killed) and took no numpy
 //! integers. Measured again behind iterative depth checks (pythonize 0.29), it was slower
 //! both ways or level with this code, and reading Python it would need a walk of its own for
 //! what it does not refuse (NaN, sets, dataclasses): see docs/architecture.md, "JSON and
 //! Python".
 
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -27,7 +28,7 @@ use pyo3::types::{
 use pyo3::{IntoPyObjectExt, PyClass};
 use serde_json::{Map, Number, Value};
 
-use crate::json::{too_deep, MAX_DEPTH};
+use crate::json::{build, too_deep, Builder};
 use crate::media::{LayerList, Model};
 
 /// The name of an object's type, for messages (`int`, `numpy.int64` shows as `int64`).
@@ -85,61 +86,66 @@ enum OpenPy<'a, 'py> {
     ),
 }
 
+/// Python objects from a JSON value.
+struct ToPy<'a, 'py>(Python<'py>, PhantomData<&'a Value>);
+
 /// A JSON value as Python objects: `dict`, `list`, `str`, `int`, `float`, `bool` and `None`.
 pub fn json_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> {
-    let mut open: Vec<OpenPy<'_, 'py>> = Vec::new();
-    let mut next = v;
-    loop {
-        // Convert `next`, or open it.
-        let mut done = match next {
-            Value::Array(a) => {
-                enter(open.len()).map_err(|()| PyValueError::new_err(too_deep()))?;
-                open.push(OpenPy::List(a.iter(), PyList::empty(py)));
-                None
-            }
-            Value::Object(o) => {
-                enter(open.len()).map_err(|()| PyValueError::new_err(too_deep()))?;
-                open.push(OpenPy::Dict(o.iter(), PyDict::new(py), None));
-                None
-            }
-            scalar => Some(scalar_to_py(py, scalar)?),
-        };
-        // Hand what is done to the container it is in, until one has more to convert.
-        loop {
-            let Some(top) = open.last_mut() else {
-                return Ok(done.unwrap_or_else(|| py.None().into_bound(py)));
-            };
-            let item = match top {
-                OpenPy::List(items, list) => {
-                    if let Some(v) = done.take() {
-                        list.append(v)?;
-                    }
-                    items.next()
-                }
-                OpenPy::Dict(items, dict, key) => {
-                    if let (Some(v), Some(k)) = (done.take(), key.take()) {
-                        dict.set_item(k, v)?;
-                    }
-                    items.next().map(|(k, v)| {
-                        *key = Some(k.as_str());
-                        v
-                    })
-                }
-            };
-            match item {
-                Some(v) => {
-                    next = v;
-                    break;
-                }
-                None => {
-                    done = Some(match open.pop() {
-                        Some(OpenPy::List(_, list)) => list.into_any(),
-                        Some(OpenPy::Dict(_, dict, _)) => dict.into_any(),
-                        None => unreachable!("a container was open"),
-                    });
-                }
-            }
+    build(&mut ToPy(py, PhantomData), v, &mut Vec::new())
+}
+
+impl<'a, 'py> Builder for ToPy<'a, 'py> {
+    type Node = &'a Value;
+    type Open = OpenPy<'a, 'py>;
+    type Out = Bound<'py, PyAny>;
+    type Error = PyErr;
+
+    fn leaf(&mut self, v: &&'a Value) -> PyResult<Option<Self::Out>> {
+        match v {
+            Value::Array(_) | Value::Object(_) => Ok(None),
+            scalar => scalar_to_py(self.0, scalar).map(Some),
         }
+    }
+    fn open(&mut self, v: &'a Value) -> PyResult<Self::Open> {
+        Ok(match v {
+            Value::Object(o) => OpenPy::Dict(o.iter(), PyDict::new(self.0), None),
+            other => OpenPy::List(
+                other.as_array().map_or(<&[Value]>::default(), |a| a).iter(),
+                PyList::empty(self.0),
+            ),
+        })
+    }
+    fn next(
+        &mut self,
+        open: &mut Self::Open,
+        done: Option<Self::Out>,
+    ) -> PyResult<Option<&'a Value>> {
+        Ok(match open {
+            OpenPy::List(items, list) => {
+                if let Some(v) = done {
+                    list.append(v)?;
+                }
+                items.next()
+            }
+            OpenPy::Dict(items, dict, key) => {
+                if let (Some(v), Some(k)) = (done, key.take()) {
+                    dict.set_item(k, v)?;
+                }
+                items.next().map(|(k, v)| {
+                    *key = Some(k.as_str());
+                    v
+                })
+            }
+        })
+    }
+    fn close(&mut self, open: Self::Open) -> Self::Out {
+        match open {
+            OpenPy::List(_, list) => list.into_any(),
+            OpenPy::Dict(_, dict, _) => dict.into_any(),
+        }
+    }
+    fn too_deep(&self) -> PyErr {
+        PyValueError::new_err(too_deep())
     }
 }
 
@@ -154,14 +160,6 @@ fn scalar_to_py<'py>(py: Python<'py>, v: &Value) -> PyResult<Bound<'py, PyAny>> 
         Value::String(s) => s.into_bound_py_any(py),
         _ => Ok(py.None().into_bound(py)),
     }
-}
-
-/// `Err` when `open` arrays and objects are as many as allowed (no other can be opened).
-fn enter(open: usize) -> Result<(), ()> {
-    if open >= MAX_DEPTH {
-        return Err(());
-    }
-    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -195,71 +193,66 @@ impl From<PyErr> for Why {
 /// A Python value to send as JSON, for argument `arg`: `None`, `bool`, `int` (and any integer
 /// with `__index__`, such as numpy's), `float` (finite; any `numbers.Real`), `str`, and `list`,
 /// `tuple`, `dict` (str keys) or any other sequence or mapping of these, nested at most
-/// [`MAX_DEPTH`] deep. Anything else is refused, naming the argument and where in it.
+/// [`MAX_DEPTH`](crate::json::MAX_DEPTH) deep. Anything else is refused, naming the argument
+/// and where in it.
 pub fn py_to_json(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Value> {
     let mut open: Vec<Open<'_>> = Vec::new();
-    to_json(obj, &mut open).map_err(|why| refusal(arg, &open, why))
+    build(&mut ToJson(obj.py()), obj.clone(), &mut open).map_err(|why| refusal(arg, &open, why))
 }
 
-fn to_json<'py>(obj: &Bound<'py, PyAny>, open: &mut Vec<Open<'py>>) -> Result<Value, Why> {
-    let mut next = obj.clone();
-    loop {
-        // Convert `next`, or open it.
-        let mut done = match scalar(&next)? {
-            Some(v) => Some(v),
-            None => {
-                if open.len() >= MAX_DEPTH {
-                    return Err(Why::TooDeep);
+/// JSON from Python objects.
+struct ToJson<'py>(Python<'py>);
+
+impl<'py> Builder for ToJson<'py> {
+    type Node = Bound<'py, PyAny>;
+    type Open = Open<'py>;
+    type Out = Value;
+    type Error = Why;
+
+    fn leaf(&mut self, obj: &Self::Node) -> Result<Option<Value>, Why> {
+        scalar(obj)
+    }
+    fn open(&mut self, obj: Self::Node) -> Result<Open<'py>, Why> {
+        container(&obj)
+    }
+    fn next(
+        &mut self,
+        open: &mut Open<'py>,
+        done: Option<Value>,
+    ) -> Result<Option<Self::Node>, Why> {
+        Ok(match open {
+            Open::Array(items, index, out) => {
+                if let Some(v) = done {
+                    out.push(v);
+                    *index += 1;
                 }
-                open.push(container(&next)?);
-                None
+                items.next().transpose()?
             }
-        };
-        // Hand what is done to the container it is in, until one has more to convert.
-        loop {
-            let Some(top) = open.last_mut() else {
-                return Ok(done.unwrap_or(Value::Null));
-            };
-            let item = match top {
-                Open::Array(items, index, out) => {
-                    if let Some(v) = done.take() {
-                        out.push(v);
-                        *index += 1;
-                    }
-                    items.next().transpose()?
+            Open::Object(items, index, out, key) => {
+                if let Some(v) = done {
+                    out.insert(std::mem::take(key), v);
+                    *index += 1;
                 }
-                Open::Object(items, index, out, key) => {
-                    if let Some(v) = done.take() {
-                        out.insert(std::mem::take(key), v);
-                        *index += 1;
-                    }
-                    match items.get_item(*index) {
-                        Ok(pair) => {
-                            let (k, v): (Bound<'py, PyAny>, Bound<'py, PyAny>) = pair.extract()?;
-                            let Ok(k) = k.cast::<PyString>() else {
-                                return Err(Why::Key(type_name(&k)));
-                            };
-                            *key = k.to_cow()?.into_owned();
-                            Some(v)
-                        }
-                        Err(_) => None,
-                    }
-                }
-            };
-            match item {
-                Some(v) => {
-                    next = v;
-                    break;
-                }
-                None => {
-                    done = Some(match open.pop() {
-                        Some(Open::Array(_, _, out)) => Value::Array(out),
-                        Some(Open::Object(_, _, out, _)) => Value::Object(out),
-                        None => unreachable!("a container was open"),
-                    });
-                }
+                let Ok(pair) = items.get_item(*index) else {
+                    return Ok(None);
+                };
+                let (k, v): (Bound<'py, PyAny>, Bound<'py, PyAny>) = pair.extract()?;
+                let Ok(k) = k.cast::<PyString>() else {
+                    return Err(Why::Key(type_name(&k)));
+                };
+                *key = k.to_cow()?.into_owned();
+                Some(v)
             }
+        })
+    }
+    fn close(&mut self, open: Open<'py>) -> Value {
+        match open {
+            Open::Array(_, _, out) => Value::Array(out),
+            Open::Object(_, _, out, _) => Value::Object(out),
         }
+    }
+    fn too_deep(&self) -> Why {
+        Why::TooDeep
     }
 }
 
@@ -390,24 +383,35 @@ pub(crate) fn field_type<M, T: Attr>(_pick: fn(&M) -> &T) -> String {
     T::py_type()
 }
 
-macro_rules! plain_attr {
-    ($($t:ty => $py:literal),*) => {$(
-        impl Attr for $t {
-            fn attr(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-                self.clone().into_py_any(py)
-            }
-            fn py_type() -> String {
-                $py.into()
-            }
-        }
-    )*};
+/// A plain field type (text, number, flag) and its name in the stubs.
+pub(crate) trait Scalar: Clone + for<'py> IntoPyObject<'py> {
+    const PY_TYPE: &'static str;
 }
-plain_attr!(
-    Option<String> => "str | None",
-    Option<f64> => "float | None",
-    Option<bool> => "bool | None",
-    Option<i64> => "int | None"
-);
+
+impl Scalar for String {
+    const PY_TYPE: &'static str = "str";
+}
+
+impl Scalar for f64 {
+    const PY_TYPE: &'static str = "float";
+}
+
+impl Scalar for bool {
+    const PY_TYPE: &'static str = "bool";
+}
+
+impl Scalar for i64 {
+    const PY_TYPE: &'static str = "int";
+}
+
+impl<T: Scalar> Attr for Option<T> {
+    fn attr(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.clone().into_py_any(py)
+    }
+    fn py_type() -> String {
+        format!("{} | None", T::PY_TYPE)
+    }
+}
 
 impl Attr for Value {
     fn attr(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
@@ -571,6 +575,18 @@ pub(crate) fn dataclass_repr(
         })
         .collect::<PyResult<Vec<_>>>()?;
     Ok(format!("{name}({})", parts.join(", ")))
+}
+
+/// `Name(field=repr, ...)` of `obj`'s class name and the attributes `fields`.
+pub(crate) fn repr_of(obj: &Bound<'_, PyAny>, fields: &[&str]) -> PyResult<String> {
+    let values = fields
+        .iter()
+        .map(|f| {
+            let f = f.trim_start_matches("r#");
+            Ok((f, obj.getattr(f)?.unbind()))
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    dataclass_repr(obj.py(), &obj.get_type().name()?.to_cow()?, &values)
 }
 
 pub(crate) fn model_from_py<M: Model>(data: &Bound<'_, PyAny>) -> PyResult<M> {

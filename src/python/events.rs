@@ -8,13 +8,12 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use pyo3::prelude::*;
 use pyo3::types::PyList;
-use pyo3::IntoPyObjectExt;
 use showctl_macros::twins;
 
-use super::convert::{dataclass_repr, Attr};
+use super::convert::{repr_of, Wrapped};
 use super::errors::to_pyerr;
-use super::ops::Work;
-use super::watch::watch_class;
+use super::ops::{Handle, Work};
+use super::watch::Shared;
 use crate::error::Error;
 use crate::media::mirror::MirrorStatus;
 use crate::media::watch::{TransportEvent, TransportWatch};
@@ -27,9 +26,14 @@ pub(crate) fn seconds_since_epoch(t: Option<SystemTime>) -> Option<f64> {
 
 pub(crate) fn error_value(py: Python<'_>, e: &Option<Error>) -> Py<PyAny> {
     match e {
-        Some(e) => to_pyerr(py, e.clone()).into_value(py).into_any(),
+        Some(e) => error_of(py, e.clone()),
         None => py.None(),
     }
+}
+
+/// A core error as the Python exception object it raises as.
+fn error_of(py: Python<'_>, e: Error) -> Py<PyAny> {
+    to_pyerr(py, e).into_value(py).into_any()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -38,89 +42,97 @@ pub(crate) fn error_value(py: Python<'_>, e: &Option<Error>) -> Py<PyAny> {
 
 /// A change seen by `MediaPlayer.watch_transport()` on one layer (or, for `poll_failed` and
 /// `poll_recovered`, about the watch itself).
-#[pyclass(module = "showctl._core", name = "TransportEvent", frozen)]
+#[pyclass(module = "showctl._core", name = "TransportEvent", frozen, get_all)]
 pub struct PyTransportEvent {
-    inner: TransportEvent,
+    /// "started", "stopped", "media_changed", "time_remaining", "emptied", "poll_failed" or
+    /// "poll_recovered".
+    kind: &'static str,
+    /// Position of the layer in the workspace (None for a layer that is gone, and for the
+    /// watch's own events).
+    layer_index: Option<usize>,
+    /// The layer's name (None for the watch's own events).
+    layer_name: Option<String>,
+    /// The layer's UUID (None for the watch's own events).
+    layer_uuid: Option<String>,
+    /// The layer's transport state in the previous poll (None: the layer was not there).
+    previous: Option<Py<PyAny>>,
+    /// The layer's transport state in this poll (None: the layer is gone).
+    current: Option<Py<PyAny>>,
+    /// The threshold crossed, in seconds ("time_remaining" only).
+    threshold: Option<f64>,
+    /// The failure ("poll_failed" only): a `ShowctlError`.
+    error: Option<Py<PyAny>>,
+    /// When the poll was answered (seconds since the epoch, like `time.time()`).
+    timestamp: f64,
 }
 
 #[pymethods]
 impl PyTransportEvent {
-    /// "started", "stopped", "media_changed", "time_remaining", "emptied", "poll_failed" or
-    /// "poll_recovered".
-    #[getter]
-    fn kind(&self) -> &'static str {
-        self.inner.kind.as_str()
-    }
-    /// Position of the layer in the workspace (None for a layer that is gone, and for the
-    /// watch's own events).
-    #[getter]
-    fn layer_index(&self) -> Option<usize> {
-        self.inner.layer_index
-    }
-    /// The layer's name (None for the watch's own events).
-    #[getter]
-    fn layer_name(&self) -> Option<String> {
-        self.inner.layer_name.clone()
-    }
-    /// The layer's UUID (None for the watch's own events).
-    #[getter]
-    fn layer_uuid(&self) -> Option<String> {
-        self.inner.layer_uuid.clone()
-    }
-    /// The layer's transport state in the previous poll (None: the layer was not there).
-    #[getter]
-    fn previous(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.inner.previous.attr(py)
-    }
-    /// The layer's transport state in this poll (None: the layer is gone).
-    #[getter]
-    fn current(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.inner.current.attr(py)
-    }
-    /// The threshold crossed, in seconds ("time_remaining" only).
-    #[getter]
-    fn threshold(&self) -> Option<f64> {
-        self.inner.threshold
-    }
-    /// The failure ("poll_failed" only): a `ShowctlError`.
-    #[getter]
-    fn error(&self, py: Python<'_>) -> Py<PyAny> {
-        error_value(py, &self.inner.error)
-    }
-    /// When the poll was answered (seconds since the epoch, like `time.time()`).
-    #[getter]
-    fn timestamp(&self) -> f64 {
-        seconds_since_epoch(Some(self.inner.at)).unwrap_or(0.0)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let mut fields = vec![("kind", self.kind().into_py_any(py)?)];
-        if self.inner.error.is_some() {
-            fields.push(("error", self.error(py)));
-        } else {
-            fields.push(("layer_index", self.layer_index().into_py_any(py)?));
-            fields.push(("layer_name", self.layer_name().into_py_any(py)?));
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let e = slf.get();
+        let mut fields = vec!["kind"];
+        match e.error.is_none() {
+            true => fields.extend(["layer_index", "layer_name"]),
+            false => fields.push("error"),
         }
-        if self.inner.threshold.is_some() {
-            fields.push(("threshold", self.threshold().into_py_any(py)?));
+        if e.threshold.is_some() {
+            fields.push("threshold");
         }
-        dataclass_repr(py, "TransportEvent", &fields)
+        repr_of(slf.as_any(), &fields)
     }
 }
 
-fn event_to_py(py: Python<'_>, inner: TransportEvent) -> PyResult<Py<PyTransportEvent>> {
-    Py::new(py, PyTransportEvent { inner })
+fn event_to_py(py: Python<'_>, e: TransportEvent) -> PyResult<Py<PyTransportEvent>> {
+    let event = PyTransportEvent {
+        kind: e.kind.as_str(),
+        layer_index: e.layer_index,
+        layer_name: e.layer_name,
+        layer_uuid: e.layer_uuid,
+        previous: e
+            .previous
+            .map(|s| TransportState::wrap(py, s))
+            .transpose()?,
+        current: e.current.map(|s| TransportState::wrap(py, s)).transpose()?,
+        threshold: e.threshold,
+        error: e.error.map(|e| error_of(py, e)),
+        timestamp: seconds_since_epoch(Some(e.at)).unwrap_or(0.0),
+    };
+    Py::new(py, event)
 }
 
-watch_class!(
-    /// Iterator (and async iterator) over transport events, from `MediaPlayer.watch_transport()`.
-    PyTransportWatch,
-    "TransportWatch",
-    TransportWatch,
-    next_event,
-    event_to_py,
-    Py<PyTransportEvent>
-);
+/// Iterator (and async iterator) over transport events, from `MediaPlayer.watch_transport()`.
+#[pyclass(module = "showctl._core", name = "TransportWatch", frozen)]
+pub struct PyTransportWatch(pub(crate) Shared<TransportWatch>);
+
+#[pymethods]
+impl PyTransportWatch {
+    fn __iter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+    fn __next__(&self, py: Python<'_>) -> PyResult<Py<PyTransportEvent>> {
+        self.0.next(py, event_to_py)
+    }
+    fn __aiter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+    fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.0.anext(py, event_to_py)
+    }
+}
+
+impl std::ops::Deref for PyTransportWatch {
+    type Target = Shared<TransportWatch>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl Handle for PyTransportWatch {
+    type Client = ();
+    fn client(&self) -> &() {
+        &()
+    }
+}
 
 #[twins]
 #[pymethods]
@@ -145,83 +157,58 @@ impl PyTransportWatch {
 // ---------------------------------------------------------------------------------------------
 
 /// What one mirror did so far (from `MediaPlayer.mirror_status()`).
-#[pyclass(module = "showctl._core", name = "MirrorStatus", frozen)]
+#[pyclass(module = "showctl._core", name = "MirrorStatus", frozen, get_all)]
 pub(crate) struct PyMirrorStatus {
-    inner: MirrorStatus,
+    /// The mirror's base URL (`scheme://host:port/api/0`; never a key).
+    url: String,
+    /// False from a failed or dropped command until the mirror accepts one again.
+    healthy: bool,
+    /// Commands the mirror answered with a 2xx.
+    sent: u64,
+    /// Commands that failed on the mirror.
+    failed: u64,
+    /// Commands never sent to the mirror (its queue was full, or the client was closed).
+    dropped: u64,
+    /// Commands queued or in flight.
+    pending: u64,
+    /// The last failure (a `ShowctlError`), or None.
+    last_error: Option<Py<PyAny>>,
+    /// When the last failure happened (seconds since the epoch), or None.
+    last_error_at: Option<f64>,
+    /// When the mirror last accepted a command (seconds since the epoch), or None.
+    last_ok_at: Option<f64>,
 }
 
 impl PyMirrorStatus {
     pub(crate) fn list(py: Python<'_>, all: Vec<MirrorStatus>) -> PyResult<Py<PyList>> {
-        let items = all
-            .into_iter()
-            .map(|inner| Py::new(py, PyMirrorStatus { inner }))
-            .collect::<PyResult<Vec<_>>>()?;
-        Ok(PyList::new(py, items)?.unbind())
+        let status = |st: MirrorStatus| PyMirrorStatus {
+            last_error: st.last_error.map(|e| error_of(py, e)),
+            last_error_at: seconds_since_epoch(st.last_error_at),
+            last_ok_at: seconds_since_epoch(st.last_ok_at),
+            url: st.url,
+            healthy: st.healthy,
+            sent: st.sent,
+            failed: st.failed,
+            dropped: st.dropped,
+            pending: st.pending,
+        };
+        let items = all.into_iter().map(|st| Py::new(py, status(st)));
+        Ok(PyList::new(py, items.collect::<PyResult<Vec<_>>>()?)?.unbind())
     }
 }
 
 #[pymethods]
 impl PyMirrorStatus {
-    /// The mirror's base URL (`scheme://host:port/api/0`; never a key).
-    #[getter]
-    fn url(&self) -> String {
-        self.inner.url.clone()
-    }
-    /// False from a failed or dropped command until the mirror accepts one again.
-    #[getter]
-    fn healthy(&self) -> bool {
-        self.inner.healthy
-    }
-    /// Commands the mirror answered with a 2xx.
-    #[getter]
-    fn sent(&self) -> u64 {
-        self.inner.sent
-    }
-    /// Commands that failed on the mirror.
-    #[getter]
-    fn failed(&self) -> u64 {
-        self.inner.failed
-    }
-    /// Commands never sent to the mirror (its queue was full, or the client was closed).
-    #[getter]
-    fn dropped(&self) -> u64 {
-        self.inner.dropped
-    }
-    /// Commands queued or in flight.
-    #[getter]
-    fn pending(&self) -> u64 {
-        self.inner.pending
-    }
-    /// The last failure (a `ShowctlError`), or None.
-    #[getter]
-    fn last_error(&self, py: Python<'_>) -> Py<PyAny> {
-        error_value(py, &self.inner.last_error)
-    }
-    /// When the last failure happened (seconds since the epoch), or None.
-    #[getter]
-    fn last_error_at(&self) -> Option<f64> {
-        seconds_since_epoch(self.inner.last_error_at)
-    }
-    /// When the mirror last accepted a command (seconds since the epoch), or None.
-    #[getter]
-    fn last_ok_at(&self) -> Option<f64> {
-        seconds_since_epoch(self.inner.last_ok_at)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let st = &self.inner;
-        dataclass_repr(
-            py,
-            "MirrorStatus",
-            &[
-                ("url", st.url.clone().into_py_any(py)?),
-                ("healthy", st.healthy.into_py_any(py)?),
-                ("sent", st.sent.into_py_any(py)?),
-                ("failed", st.failed.into_py_any(py)?),
-                ("dropped", st.dropped.into_py_any(py)?),
-                ("pending", st.pending.into_py_any(py)?),
-                ("last_error", self.last_error(py)),
-            ],
-        )
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let fields = [
+            "url",
+            "healthy",
+            "sent",
+            "failed",
+            "dropped",
+            "pending",
+            "last_error",
+        ];
+        repr_of(slf.as_any(), &fields)
     }
 }

@@ -15,8 +15,8 @@ use super::convert::{json_to_py, serialize_to_py, type_name};
 use super::options::ClientArgs;
 use super::rt;
 use crate::error::Error;
-use crate::feed::{check_beside_venue, Feed, Kind, Options, SourceSpec};
 use crate::feed::DEFAULT_INTERVAL;
+use crate::feed::{check_beside_venue, Feed, Kind, Options, SourceSpec};
 use crate::serve::Limits;
 use crate::transport::{ENV_MEDIA_URL, ENV_SCOREBOARD_URL};
 

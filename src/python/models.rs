@@ -4,14 +4,15 @@
 use std::sync::Arc;
 
 use pyo3::prelude::*;
+use pyo3::pyclass::boolean_struct::True;
 use pyo3::types::PyType;
-use pyo3::IntoPyObjectExt;
+use pyo3::{IntoPyObjectExt, PyClass};
 use serde_json::Value;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::types::{PyDict, PyList};
 
-use super::convert::{dataclass_repr, html, json_to_py, model_from_py, Attr, Wrapped};
+use super::convert::{html, json_to_py, model_from_py, repr_of, Attr, Wrapped};
 use crate::media::*;
 
 impl Attr for VariableBase {
@@ -70,6 +71,41 @@ fn python_value(v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     Ok(v.call_method("to_dict", (), Some(&kwargs))?.unbind())
 }
 
+/// A model class: the JSON object its `to_dict()`, `==`, hash and pickling are of.
+pub(crate) trait ModelClass: PyClass<Frozen = True> + Sync {
+    fn raw(&self) -> &Raw;
+}
+
+/// `to_dict(mode)` of a model class whose attributes are `fields`.
+pub(crate) fn to_dict<C: ModelClass>(
+    slf: &Bound<'_, C>,
+    mode: &str,
+    fields: &[&str],
+) -> PyResult<Py<PyAny>> {
+    if python_mode(mode)? {
+        return python_dict(slf.as_any(), fields);
+    }
+    let raw = Value::Object(slf.get().raw().clone());
+    Ok(json_to_py(slf.py(), &raw)?.unbind())
+}
+
+/// `==`: equal when both hold the same JSON object (`NotImplemented` for another class).
+pub(crate) fn eq<C: ModelClass>(slf: &C, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    let py = other.py();
+    match other.cast::<C>() {
+        Ok(o) => (slf.raw() == o.get().raw()).into_py_any(py),
+        Err(_) => Ok(py.NotImplemented()),
+    }
+}
+
+/// `__reduce__`: rebuilt by `from_dict` from the JSON object.
+pub(crate) fn reduce<'py, C: ModelClass>(
+    slf: &Bound<'py, C>,
+) -> PyResult<(Bound<'py, PyAny>, (Py<PyAny>,))> {
+    let from_dict = slf.as_any().get_type().getattr("from_dict")?;
+    Ok((from_dict, (to_dict(slf, "wire", &[])?,)))
+}
+
 /// A model class as data: its Python name and its fields with their stub types.
 pub(crate) type ModelInfo = (&'static str, Vec<(&'static str, String)>);
 
@@ -97,6 +133,12 @@ macro_rules! pymodel {
                         $crate::python::convert::field_type(|m: &$core| &m.$field),
                     )),*],
                 )
+            }
+        }
+
+        impl ModelClass for $py {
+            fn raw(&self) -> &Raw {
+                self.inner.raw()
             }
         }
 
@@ -128,11 +170,7 @@ macro_rules! pymodel {
             /// (`mode="python"`: `None` for a `"null"` UUID, nested models as such dicts).
             #[pyo3(signature = (mode = "wire"))]
             fn to_dict(slf: &Bound<'_, Self>, mode: &str) -> PyResult<Py<PyAny>> {
-                if python_mode(mode)? {
-                    return python_dict(slf.as_any(), &[$(stringify!($field)),*]);
-                }
-                let raw = Value::Object(slf.get().inner.raw().clone());
-                Ok(json_to_py(slf.py(), &raw)?.unbind())
+                to_dict(slf, mode, &[$(stringify!($field)),*])
             }
 
             /// Read one from a dict shaped like the application's JSON.
@@ -143,11 +181,7 @@ macro_rules! pymodel {
 
             /// Equal when the JSON objects are equal.
             fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                let py = other.py();
-                match other.cast::<$py>() {
-                    Ok(o) => (self.inner.raw() == o.get().inner.raw()).into_py_any(py),
-                    Err(_) => Ok(py.NotImplemented()),
-                }
+                eq(self, other)
             }
 
             /// The hash of the JSON object `==` compares.
@@ -155,17 +189,16 @@ macro_rules! pymodel {
                 crate::json::hash_object(self.inner.raw())
             }
 
-            fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-                dataclass_repr(py, $name, &[$((stringify!($field), self.inner.$field.attr(py)?)),*])
+            fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+                repr_of(slf.as_any(), &[$(stringify!($field)),*])
             }
 
             /// Pickled as its JSON object.
             fn __reduce__<'py>(
                 slf: &Bound<'py, Self>,
             ) -> PyResult<(Bound<'py, PyAny>, (Py<PyAny>,))> {
-                Ok((slf.get_type().getattr("from_dict")?, (Self::to_dict(slf, "wire")?,)))
+                reduce(slf)
             }
-
         }
     };
 }

@@ -21,6 +21,7 @@ use super::events::{PyMirrorStatus, PyTransportWatch};
 use super::layer::PyLayer;
 use super::ops::{Handle, Work};
 use super::options::{convert as opt, ClientArgs};
+use super::watch::Shared;
 use crate::ident::{Ident, Kind};
 use crate::media::endpoints as ep;
 use crate::media::names::NameKind;
@@ -224,10 +225,10 @@ impl PyMediaPlayer {
     ) -> PyResult<PyTransportWatch> {
         let interval = crate::poll::watch_interval(interval)?;
         let thresholds = watch::thresholds(&thresholds)?;
-        Ok(PyTransportWatch::new(watch::TransportWatch::new(
+        Ok(PyTransportWatch(Shared::new(watch::TransportWatch::new(
             self.client.clone(),
             interval,
             thresholds,
-        )))
+        ))))
     }
 }

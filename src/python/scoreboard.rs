@@ -18,7 +18,7 @@ use super::ops::{Handle, Work};
 use super::options::{convert as opt, ClientArgs};
 use super::score_events::PyScoreEventWatch;
 use super::score_models::{other_sport, score_to_py, PyScoreRecord};
-use super::watch::watch_class;
+use super::watch::Shared;
 use crate::score::{self, ScoreEventWatch, ScoreRecord, ScoreWatch};
 use crate::transport::{Transport, ENV_SCOREBOARD_URL};
 
@@ -88,10 +88,10 @@ impl PyScoreboard {
         #[pyo3(from_py_with = args::interval)] interval: f64,
     ) -> PyResult<PyScoreWatch> {
         let interval = crate::poll::watch_interval(interval)?;
-        Ok(PyScoreWatch::new(ScoreWatch::new(
+        Ok(PyScoreWatch(Shared::new(ScoreWatch::new(
             self.client.clone(),
             interval,
-        )))
+        ))))
     }
 
     /// GET /data/scores as a record of class `cls` (`BasketballScore`, ...): typed for a type
@@ -120,10 +120,10 @@ impl PyScoreboard {
         #[pyo3(from_py_with = args::interval)] interval: f64,
     ) -> PyResult<PyScoreEventWatch> {
         let interval = crate::poll::watch_interval(interval)?;
-        Ok(PyScoreEventWatch::new(ScoreEventWatch::new(
+        Ok(PyScoreEventWatch(Shared::new(ScoreEventWatch::new(
             self.client.clone(),
             interval,
-        )))
+        ))))
     }
 }
 
@@ -186,12 +186,26 @@ fn record_as(
     Err(PyErr::from_value(exc))
 }
 
-watch_class!(
-    /// Iterator (and async iterator) over changed score records.
-    PyScoreWatch,
-    "ScoreWatch",
-    ScoreWatch,
-    next_change,
-    score_to_py,
-    Py<PyAny>
-);
+/// Iterator (and async iterator) over changed score records.
+#[pyclass(module = "showctl._core", name = "ScoreWatch", frozen)]
+pub struct PyScoreWatch(Shared<ScoreWatch>);
+
+#[pymethods]
+impl PyScoreWatch {
+    fn __iter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+    fn __next__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.0.next(py, score_to_py)
+    }
+    fn __aiter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+    fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.0.locked_async(
+            py,
+            |mut w| async move { w.next_change().await },
+            score_to_py,
+        )
+    }
+}

@@ -5,55 +5,16 @@
 //! Models that come from elsewhere (`from_dict`, `find`, a tree of another shape) wrap the
 //! core model and convert their lists on first access.
 
-use std::ops::Range;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyList, PyString, PyType};
-use pyo3::IntoPyObjectExt;
-use serde_json::{Map, Value};
 
-use crate::media::tree::{model_of, Flat, PlaylistTree, Text};
-use crate::media::{Cue, Found, Model, Playlist};
-use crate::python::convert::{
-    dataclass_repr, html, json_to_py, model_from_py, Attr, Reply, Wrapped,
-};
-
-/// Where a node's core model comes from.
-enum Source<M> {
-    Model(Arc<M>),
-    /// A span of a reply read in one pass; the model is read from it when first needed.
-    Span {
-        body: Arc<str>,
-        span: Range<u32>,
-        model: OnceLock<Arc<M>>,
-    },
-}
-
-impl<M: Model> Source<M> {
-    fn span(body: &Arc<str>, span: &Range<u32>) -> Self {
-        Source::Span {
-            body: body.clone(),
-            span: span.clone(),
-            model: OnceLock::new(),
-        }
-    }
-
-    fn model(&self) -> &Arc<M> {
-        match self {
-            Source::Model(m) => m,
-            Source::Span { body, span, model } => model.get_or_init(|| {
-                let json = &body[span.start as usize..span.end as usize];
-                // The one-pass reader checked this object; serde_json reads it the same way.
-                Arc::new(model_of(json).unwrap_or_else(|e| {
-                    log::error!("showctl: cannot re-read a {} ({e}): {json}", M::NAME);
-                    M::from_raw(Map::new())
-                }))
-            }),
-        }
-    }
-}
+use super::models::{eq, reduce, to_dict, ModelClass};
+use crate::media::tree::{Flat, NodeModel, PlaylistTree, Text};
+use crate::media::{Cue, Found, Model, Playlist, Raw};
+use crate::python::convert::{html, model_from_py, repr_of, Attr, Reply, Wrapped};
 
 fn text_to_py(py: Python<'_>, flat: &Flat, t: &Text) -> Py<PyAny> {
     match flat.text(t) {
@@ -79,7 +40,7 @@ fn flat_to_py(py: Python<'_>, flat: &Flat) -> PyResult<Py<PyAny>> {
                 let cue = PyCue {
                     uuid: text_to_py(py, flat, &c.uuid),
                     name: text_to_py(py, flat, &c.name),
-                    src: Source::span(&flat.body, &c.span),
+                    src: NodeModel::span(flat, &c.span),
                 };
                 Py::new(py, cue)
             })
@@ -94,7 +55,7 @@ fn flat_to_py(py: Python<'_>, flat: &Flat) -> PyResult<Py<PyAny>> {
             name: text_to_py(py, flat, &node.name),
             items: PyOnceLock::new(),
             children: PyOnceLock::new(),
-            src: Source::span(&flat.body, &node.span),
+            src: NodeModel::span(flat, &node.span),
         };
         let _ = playlist.items.set(py, PyList::new(py, cues)?.unbind());
         let _ = playlist
@@ -129,7 +90,7 @@ pub struct PyCue {
     /// The cue's name (None when absent).
     #[pyo3(get)]
     name: Py<PyAny>,
-    src: Source<Cue>,
+    src: NodeModel<Cue>,
 }
 
 impl Wrapped for Cue {
@@ -147,10 +108,18 @@ impl PyCue {
         Ok(PyCue {
             uuid: inner.uuid.attr(py)?,
             name: inner.name.attr(py)?,
-            src: Source::Model(inner),
+            src: NodeModel::Model(inner),
         })
     }
 }
+
+impl ModelClass for PyCue {
+    fn raw(&self) -> &Raw {
+        self.src.model().raw()
+    }
+}
+
+const CUE_FIELDS: &[&str] = &["uuid", "name"];
 
 #[pymethods]
 impl PyCue {
@@ -158,11 +127,7 @@ impl PyCue {
     /// kept), or the attributes by name with their Python values (`mode="python"`).
     #[pyo3(signature = (mode = "wire"))]
     fn to_dict(slf: &Bound<'_, Self>, mode: &str) -> PyResult<Py<PyAny>> {
-        if super::models::python_mode(mode)? {
-            return super::models::python_dict(slf.as_any(), &["uuid", "name"]);
-        }
-        let raw = Value::Object(slf.get().src.model().raw().clone());
-        Ok(json_to_py(slf.py(), &raw)?.unbind())
+        to_dict(slf, mode, CUE_FIELDS)
     }
 
     /// Read one from a dict shaped like the application's JSON.
@@ -172,34 +137,20 @@ impl PyCue {
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let py = other.py();
-        match other.cast::<PyCue>() {
-            Ok(o) => (self.src.model().raw() == o.get().src.model().raw()).into_py_any(py),
-            Err(_) => Ok(py.NotImplemented()),
-        }
+        eq(self, other)
     }
 
     /// The hash of the JSON object `==` compares.
     fn __hash__(&self) -> u64 {
-        crate::json::hash_object(self.src.model().raw())
+        crate::json::hash_object(self.raw())
     }
 
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        dataclass_repr(
-            py,
-            "Cue",
-            &[
-                ("uuid", self.uuid.clone_ref(py)),
-                ("name", self.name.clone_ref(py)),
-            ],
-        )
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr_of(slf.as_any(), CUE_FIELDS)
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Py<PyAny>,))> {
-        Ok((
-            slf.get_type().getattr("from_dict")?,
-            (Self::to_dict(slf, "wire")?,),
-        ))
+        reduce(slf)
     }
 }
 
@@ -214,7 +165,7 @@ pub struct PyPlaylist {
     name: Py<PyAny>,
     items: PyOnceLock<Py<PyList>>,
     children: PyOnceLock<Py<PyList>>,
-    src: Source<Playlist>,
+    src: NodeModel<Playlist>,
 }
 
 impl Wrapped for Playlist {
@@ -234,38 +185,37 @@ impl PyPlaylist {
             name: inner.name.attr(py)?,
             items: PyOnceLock::new(),
             children: PyOnceLock::new(),
-            src: Source::Model(inner),
+            src: NodeModel::Model(inner),
         })
     }
 
     fn items_list(&self, py: Python<'_>) -> PyResult<&Py<PyList>> {
-        self.items.get_or_try_init(py, || {
-            Ok(self
-                .src
-                .model()
-                .items
-                .attr(py)?
-                .bind(py)
-                .cast::<PyList>()?
-                .clone()
-                .unbind())
-        })
+        lazy_list(py, &self.items, || self.src.model().items.attr(py))
     }
 
     fn children_list(&self, py: Python<'_>) -> PyResult<&Py<PyList>> {
-        self.children.get_or_try_init(py, || {
-            Ok(self
-                .src
-                .model()
-                .children
-                .attr(py)?
-                .bind(py)
-                .cast::<PyList>()?
-                .clone()
-                .unbind())
-        })
+        lazy_list(py, &self.children, || self.src.model().children.attr(py))
     }
 }
+
+/// The list `cell` holds, made by `make` on first use.
+fn lazy_list<'a>(
+    py: Python<'_>,
+    cell: &'a PyOnceLock<Py<PyList>>,
+    make: impl FnOnce() -> PyResult<Py<PyAny>>,
+) -> PyResult<&'a Py<PyList>> {
+    cell.get_or_try_init(py, || {
+        Ok(make()?.bind(py).cast::<PyList>()?.clone().unbind())
+    })
+}
+
+impl ModelClass for PyPlaylist {
+    fn raw(&self) -> &Raw {
+        self.src.model().raw()
+    }
+}
+
+const PLAYLIST_FIELDS: &[&str] = &["uuid", "name", "items", "children"];
 
 #[pymethods]
 impl PyPlaylist {
@@ -285,14 +235,7 @@ impl PyPlaylist {
     /// kept), or the attributes by name with their Python values (`mode="python"`).
     #[pyo3(signature = (mode = "wire"))]
     fn to_dict(slf: &Bound<'_, Self>, mode: &str) -> PyResult<Py<PyAny>> {
-        if super::models::python_mode(mode)? {
-            return super::models::python_dict(
-                slf.as_any(),
-                &["uuid", "name", "items", "children"],
-            );
-        }
-        let raw = Value::Object(slf.get().src.model().raw().clone());
-        Ok(json_to_py(slf.py(), &raw)?.unbind())
+        to_dict(slf, mode, PLAYLIST_FIELDS)
     }
 
     /// Read one from a dict shaped like the application's JSON.
@@ -302,36 +245,20 @@ impl PyPlaylist {
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let py = other.py();
-        match other.cast::<PyPlaylist>() {
-            Ok(o) => (self.src.model().raw() == o.get().src.model().raw()).into_py_any(py),
-            Err(_) => Ok(py.NotImplemented()),
-        }
+        eq(self, other)
     }
 
     /// The hash of the JSON object `==` compares.
     fn __hash__(&self) -> u64 {
-        crate::json::hash_object(self.src.model().raw())
+        crate::json::hash_object(self.raw())
     }
 
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        dataclass_repr(
-            py,
-            "Playlist",
-            &[
-                ("uuid", self.uuid.clone_ref(py)),
-                ("name", self.name.clone_ref(py)),
-                ("items", self.items(py)?),
-                ("children", self.children(py)?),
-            ],
-        )
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr_of(slf.as_any(), PLAYLIST_FIELDS)
     }
 
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Py<PyAny>,))> {
-        Ok((
-            slf.get_type().getattr("from_dict")?,
-            (Self::to_dict(slf, "wire")?,),
-        ))
+        reduce(slf)
     }
 
     /// The first playlist or cue whose UUID (any case) or name is `name_or_uuid`, searched

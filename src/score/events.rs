@@ -295,6 +295,13 @@ impl ScoreEventWatch {
     }
 }
 
+impl crate::poll::Watch for ScoreEventWatch {
+    type Item = ScoreEvent;
+    fn next_item(&mut self) -> impl std::future::Future<Output = Result<ScoreEvent>> + Send {
+        self.next_event()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -60,6 +60,13 @@ impl ScoreWatch {
     }
 }
 
+impl crate::poll::Watch for ScoreWatch {
+    type Item = ScoreRecord;
+    fn next_item(&mut self) -> impl std::future::Future<Output = Result<ScoreRecord>> + Send {
+        self.next_change()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,7 +13,7 @@ use super::{
     ENV_API_KEY,
 };
 use crate::error::{Error, Result};
-use crate::tls::{Fingerprint, TlsOptions, ENV_TLS_FINGERPRINT};
+use crate::tls::{Fingerprint, TlsOptions};
 
 /// What `timeout` allows (seconds per attempt).
 pub const TIMEOUT_RANGE: &str = "a number of seconds above 0 and at most 3600";
@@ -177,35 +177,10 @@ pub fn resolve_url(url: Option<String>, env_var: &str) -> Result<String> {
     }
 }
 
+pub use crate::tls::resolve_pin;
+
 pub fn resolve_key(api_key: Option<String>) -> Option<String> {
     api_key.or_else(|| std::env::var(ENV_API_KEY).ok().filter(|k| !k.is_empty()))
-}
-
-/// The pin from `tls_fingerprint`, else from `SHOWCTL_TLS_FINGERPRINT` (which plain-HTTP URLs
-/// ignore: a pin given for an `http://` URL is refused, since nothing would be checked).
-pub fn resolve_pin(given: Option<String>, url: &str) -> Result<Option<Fingerprint>> {
-    let https = url
-        .trim_start()
-        .get(..8)
-        .is_some_and(|s| s.eq_ignore_ascii_case("https://"));
-    match given {
-        Some(text) => {
-            let pin = Fingerprint::parse(&text)?;
-            if !https {
-                return Err(Error::invalid(format!(
-                    "tls_fingerprint: {url:?} is not an https:// URL, so no certificate would be \
-                     checked; use the application's https:// URL"
-                )));
-            }
-            Ok(Some(pin))
-        }
-        None => match std::env::var(ENV_TLS_FINGERPRINT) {
-            Ok(text) if !text.trim().is_empty() && https => Fingerprint::parse(&text)
-                .map(Some)
-                .map_err(|e| Error::invalid(format!("{e} (from {ENV_TLS_FINGERPRINT})"))),
-            _ => Ok(None),
-        },
-    }
 }
 
 #[cfg(test)]

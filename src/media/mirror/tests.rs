@@ -229,3 +229,24 @@ async fn a_command_dropped_at_close_leaves_the_mirror_unhealthy() {
         "{st:?}"
     );
 }
+
+/// A mirror takes the primary's key unless it names its own (`None` too), and its own pin is
+/// checked as a `tls_fingerprint`.
+#[test]
+fn a_mirror_spec_takes_the_primary_key_unless_it_names_its_own() {
+    let hex = "ab".repeat(32);
+    let own = MirrorSpec::new("https://m:1".into(), Some(Some("k2".into())), Some(hex));
+    assert!(own.target(Some("k1")).unwrap().has_key());
+    let none = MirrorSpec::new("http://m:1".into(), Some(None), None);
+    assert!(
+        !none.target(Some("k1")).unwrap().has_key(),
+        "None: no key at all"
+    );
+    let primary = MirrorSpec::new("http://m:1".into(), None, None);
+    assert!(primary.target(Some("k1")).unwrap().has_key());
+    let plain = MirrorSpec::new("http://m:1".into(), None, Some("ab".repeat(32)));
+    let e = plain.target(Some("k1")).map(|_| ()).unwrap_err();
+    assert!(e.to_string().contains("is not an https:// URL"), "{e}");
+    let bad = MirrorSpec::new("ftp://m".into(), None, None);
+    assert!(bad.target(None).is_err());
+}

@@ -214,3 +214,19 @@ fn nesting_skips_strings() {
     assert_eq!(nesting(br#"[1, "[[[", {"a\"[": [{}]}]"#), 4);
     assert_eq!(nesting(b"3"), 0);
 }
+
+#[test]
+fn a_node_model_is_read_from_its_span_once_and_equals_the_full_decoders() {
+    let body = r#"{"playlist": {"uuid": "p", "name": "Show", "items": [{"uuid": "c", "name": "Open", "x": 1}], "children": []}}"#;
+    let Ok(PlaylistTree::Flat(f)) = decode(body.as_bytes()) else {
+        panic!("the plain shape is read in one pass");
+    };
+    let cue = NodeModel::<Cue>::span(&f, &f.cues[0].span);
+    let first = cue.model().clone();
+    assert!(Arc::ptr_eq(&first, cue.model()), "read once, then kept");
+    let full = (PLAYLISTS.decode)(body.as_bytes()).unwrap();
+    assert_eq!(*first, *full.items[0]);
+    assert_eq!(first.raw().get("x"), Some(&json!(1)));
+    let given = NodeModel::Model(full.items[0].clone());
+    assert!(Arc::ptr_eq(given.model(), &full.items[0]));
+}
