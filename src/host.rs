@@ -102,8 +102,10 @@ where
                 .into(),
         )));
     }
-    runtime::block_on_here(async {
-        let fut = guarded(fut);
+    // The future's state on the heap: a call made on a thread with a small stack (512 KiB)
+    // keeps its stack for the work itself (decoding a reply nested 127 deep).
+    let fut = Box::pin(guarded(fut));
+    runtime::block_on_here(async move {
         let Some(every) = every else {
             return Ok(fut.await);
         };
