@@ -2,8 +2,9 @@
 client core's, the `macro_rules!` in the binding and the operation grammar, and the test files
 standing flat in tests/.
 
-Production lines are non-blank lines outside tests (a `tests.rs`, a `tests/` folder, or what
-follows a top-level `#[cfg(test)]`). The binding is src/python/; the client core is src/media/
+Production lines are non-blank lines outside tests (a `tests.rs`, a `tests/` folder, a module
+declared under `#[cfg(test)]` such as `media/testing.rs`, or what follows a top-level
+`#[cfg(test)]`). The binding is src/python/; the client core is src/media/
 and src/score/ (the clients it binds); the grammar is src/operation.rs and the tables.
 
     python scripts/code_shape.py          # print the figures
@@ -29,12 +30,26 @@ def production_lines(path: Path) -> list[str]:
     return lines
 
 
+def test_modules() -> set[Path]:
+    """The files of modules declared under `#[cfg(test)]` (`#[cfg(test)] mod testing;`)."""
+    out: set[Path] = set()
+    for parent in (ROOT / "src").rglob("*.rs"):
+        text = parent.read_text(encoding="utf-8")
+        folder = parent.parent if parent.name in ("mod.rs", "lib.rs") else parent.with_suffix("")
+        for name in re.findall(
+            r"#\[cfg\(test\)\]\s*(?:pub(?:\(crate\))?\s+)?mod\s+(\w+)\s*;", text
+        ):
+            out.update({folder / f"{name}.rs", folder / name / "mod.rs"})
+    return out
+
+
 def rust_files(*folders: str) -> list[Path]:
     out: list[Path] = []
+    tests = test_modules()
     for folder in folders:
         base = ROOT / folder
         files = [base] if base.is_file() else sorted(base.rglob("*.rs"))
-        out.extend(p for p in files if p.name != "tests.rs" and "tests" not in p.parts)
+        out.extend(p for p in files if p not in tests and "tests" not in p.relative_to(ROOT).parts)
     return out
 
 

@@ -49,7 +49,7 @@ from showctl._core import (
     TransportState,
     Variable,
 )
-from showctl._html import LayerList, TransportList
+from showctl._lists import LayerList, TransportList
 
 # automation (watch_transport, mirrors, batch)
 # isort: split
@@ -72,14 +72,8 @@ from showctl import _commands  # noqa: F401
 # show-day tools: the report of probe(), imported when first named (dataclasses and its
 # imports would add about 10 ms to every `import showctl`)
 if TYPE_CHECKING:
-    from showctl._probe import (
-        EndpointResult,
-        FeedSource,
-        MirrorSpec,
-        ProbeReport,
-        Recorded,
-        TlsInfo,
-    )
+    from showctl._connections import FeedSource, MirrorSpec
+    from showctl._reports import EndpointResult, ProbeReport, Recorded, TlsInfo
     from showctl._venue import (
         MirrorReport,
         SimulatedVenue,
@@ -190,9 +184,15 @@ __all__ = [
     "simulate_venue",
 ]
 
-_LAZY = frozenset(
-    {"EndpointResult", "FeedSource", "MirrorSpec", "ProbeReport", "Recorded", "TlsInfo"}
-)
+# The module each lazily imported name comes from.
+_LAZY = {
+    "EndpointResult": "_reports",
+    "ProbeReport": "_reports",
+    "Recorded": "_reports",
+    "TlsInfo": "_reports",
+    "FeedSource": "_connections",
+    "MirrorSpec": "_connections",
+}
 _LAZY_VENUE = frozenset(
     {
         "MirrorReport",
@@ -208,9 +208,9 @@ _LAZY_VENUE = frozenset(
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        from showctl import _probe
+        from importlib import import_module
 
-        value = getattr(_probe, name)
+        value = getattr(import_module(f"showctl.{_LAZY[name]}"), name)
         globals()[name] = value
         return value
     if name in _LAZY_VENUE:
@@ -223,4 +223,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | _LAZY | _LAZY_VENUE)
+    return sorted(set(globals()) | set(_LAZY) | _LAZY_VENUE)

@@ -1,25 +1,26 @@
 """HTML views for Jupyter (``_repr_html_``) of the media models, the score records and views,
-and the lists calls return (``LayerList``, ``TransportList``): every HTML view of the package
-is drawn here (the core lays out a score record's boards; this module draws them).
+and the lists calls return (``showctl._lists``): every HTML view of the package is drawn here
+(the core lays out a score record's boards; this module draws them).
 
-``import showctl`` imports this module (for the two list classes), so the standard library's
-``html`` (which imports ``html.entities``, a table of over 2,000 named characters) is imported
-only when a view is first drawn."""
+``import showctl`` imports this module (through the two list classes), so the standard
+library's ``html`` (which imports ``html.entities``, a table of over 2,000 named characters)
+is imported only when a view is first drawn."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from showctl._core import LayerState, Playlist, ScoreRecord, ScoreView, TransportState
 
 __all__ = [
-    "LayerList",
-    "TransportList",
+    "layer_list_html",
     "layer_state_html",
     "playlist_html",
     "score_record_html",
     "score_view_html",
+    "transport_list_html",
     "transport_state_html",
 ]
 
@@ -240,17 +241,11 @@ def playlist_html(playlist: Playlist) -> str:
     return f'{_STYLE}<ul class="showctl-playlists">{tree}</ul>'
 
 
-class LayerList(list["LayerState"]):
-    """The layers of the workspace (a plain ``list`` of ``LayerState``), shown as a table in
-    Jupyter."""
-
-    def _repr_html_(self) -> str:
-        return _table(_LAYER_HEAD, [_layer_row(layer) for layer in self])
+def layer_list_html(layers: Iterable[LayerState]) -> str:
+    """A ``LayerList``: one table, a row per layer."""
+    return _table(_LAYER_HEAD, [_layer_row(layer) for layer in layers])
 
 
-class TransportList(list["TransportState"]):
-    """The transport state of every layer (``MediaPlayer.transport_state()``): a plain
-    ``list`` of ``TransportState``, shown in Jupyter as one table, a row per layer."""
-
-    def _repr_html_(self) -> str:
-        return _table(_TRANSPORT_HEAD, [_transport_row(state) for state in self])
+def transport_list_html(states: Iterable[TransportState]) -> str:
+    """A ``TransportList``: one table, a row per layer."""
+    return _table(_TRANSPORT_HEAD, [_transport_row(state) for state in states])

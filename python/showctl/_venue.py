@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from showctl import _core
-from showctl._probe import ProbeReport
+from showctl._reports import ProbeReport
 
 __all__ = [
     "MirrorReport",

@@ -363,7 +363,7 @@ pub fn serialize_to_py<T: serde::Serialize>(py: Python<'_>, v: &T) -> PyResult<P
 /// A core model and its Python class.
 pub(crate) trait Wrapped: Model {
     type Class: PyClass<Frozen = True> + Sync;
-    /// The `showctl._html` list class a call's list of these comes in (a `list` subclass with
+    /// The `showctl._lists` list class a call's list of these comes in (a `list` subclass with
     /// a Jupyter display), or `None` for a plain `list`.
     const LIST_CLASS: Option<&'static str> = None;
     fn wrap(py: Python<'_>, inner: Arc<Self>) -> PyResult<Py<PyAny>>;
@@ -494,7 +494,7 @@ impl Reply for Option<Value> {
 impl Reply for LayerList {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let items = self.0.attr(py)?;
-        let cls = py.import("showctl._html")?.getattr("LayerList")?;
+        let cls = py.import("showctl._lists")?.getattr("LayerList")?;
         Ok(cls.call1((items,))?.unbind())
     }
     fn py_type() -> String {
@@ -526,7 +526,7 @@ impl<M: Wrapped + Send + Sync + 'static> Reply for Vec<Arc<M>> {
         let list = self.attr(py)?;
         match M::LIST_CLASS {
             Some(name) => {
-                let cls = py.import("showctl._html")?.getattr(name)?;
+                let cls = py.import("showctl._lists")?.getattr(name)?;
                 Ok(cls.call1((list,))?.unbind())
             }
             None => Ok(list),

@@ -164,6 +164,20 @@ impl AsyncTwin {
         let native = py.get_type::<Base>().getattr(name)?;
         AsyncTwin::new(py, native, &py.get_type::<Owner>())
     }
+
+    /// An argument error of the native function, named as the method is (`set_opacity_async()
+    /// missing ...` → `Layer.set_opacity_async() missing ...`, as a method's own errors are).
+    fn named(&self, py: Python<'_>, e: PyErr) -> PyErr {
+        if !e.is_instance_of::<pyo3::exceptions::PyTypeError>(py) {
+            return e;
+        }
+        let (name, qualname) = (self.name.bind(py), self.qualname.bind(py));
+        let message = e.value(py).to_string();
+        match message.strip_prefix(&format!("{name}()")) {
+            Some(rest) => pyo3::exceptions::PyTypeError::new_err(format!("{qualname}(){rest}")),
+            None => e,
+        }
+    }
 }
 
 #[pymethods]
@@ -175,7 +189,10 @@ impl AsyncTwin {
         args: &Bound<'py, pyo3::types::PyTuple>,
         kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let coroutine = self.native.bind(py).call(args, kwargs)?;
+        let coroutine = match self.native.bind(py).call(args, kwargs) {
+            Ok(coroutine) => coroutine,
+            Err(e) => return Err(self.named(py, e)),
+        };
         coroutine.setattr(pyo3::intern!(py, "__name__"), self.name.bind(py))?;
         coroutine.setattr(pyo3::intern!(py, "__qualname__"), self.qualname.bind(py))?;
         Ok(coroutine)

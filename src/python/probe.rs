@@ -14,7 +14,7 @@ use crate::transport::Transport;
 /// The report as a `showctl.ProbeReport` (a frozen dataclass).
 fn report_to_py(py: Python<'_>, report: Report) -> PyResult<Py<PyAny>> {
     let data = super::convert::serialize_to_py(py, &report)?;
-    let class = py.import("showctl._probe")?.getattr("ProbeReport")?;
+    let class = py.import("showctl._reports")?.getattr("ProbeReport")?;
     Ok(class.call_method1("from_dict", (data,))?.unbind())
 }
 
@@ -40,7 +40,7 @@ pub fn probe_async(
 /// What `record` wrote as a `showctl.Recorded` (the number of recordings, an `int`, with the
 /// bounds the reads reached as `.limits`).
 fn recorded_to_py(py: Python<'_>, recorded: Recorded) -> PyResult<Py<PyAny>> {
-    let class = py.import("showctl._probe")?.getattr("Recorded")?;
+    let class = py.import("showctl._reports")?.getattr("Recorded")?;
     Ok(class.call1((recorded.count, recorded.limits))?.unbind())
 }
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import showctl
 from showctl import _core
-from showctl._probe import EndpointResult, ProbeReport
+from showctl._reports import EndpointResult, ProbeReport
 from showctl._venue import SLOWEST_WIDTH, SourceReport, simulate_venue
 from showctl.cli.parser import build_parser
 from showctl.cli.status import score_lines

@@ -21,7 +21,8 @@ NOT_AT_IMPORT = [
     "inspect",  # the _async twins ask for it only when inspect itself looks
     "ssl",
     "subprocess",
-    "showctl._probe",
+    "showctl._reports",
+    "showctl._connections",
     "showctl._venue",
     "showctl.cli.status",
     "showctl.cli",
@@ -53,7 +54,8 @@ def test_import_showctl_imports_none_of_the_lazy_modules() -> None:
     ("use", "module"),
     [
         ("showctl.LayerList([])._repr_html_()", "html"),
-        ("showctl.ProbeReport", "showctl._probe"),
+        ("showctl.ProbeReport", "showctl._reports"),
+        ("showctl.MirrorSpec", "showctl._connections"),
         ("showctl.VenueReport", "showctl._venue"),
     ],
 )

@@ -183,3 +183,18 @@ def test_a_forgotten_await_names_the_method() -> None:
         coroutine = player.probe_async()
         assert coroutine.__qualname__ == "MediaPlayer.probe_async"
         coroutine.close()
+
+
+def test_a_twins_argument_errors_name_the_method() -> None:
+    """A twin refuses a missing or unknown argument at the call, naming its class and method
+    as the blocking method does."""
+    with showctl.Simulator() as sim, showctl.MediaPlayer(sim.url) as player:
+        layer = player.layer("Main")
+        for name in ("set_opacity", "set_opacity_async"):
+            missing = rf"^Layer\.{name}\(\) missing 1 required positional argument: 'value'$"
+            with pytest.raises(TypeError, match=missing):
+                getattr(layer, name)()
+            unknown = rf"^Layer\.{name}\(\) got an unexpected keyword argument 'opacity'$"
+            with pytest.raises(TypeError, match=unknown):
+                getattr(layer, name)(opacity=0.5)
+        assert sim.requests == []

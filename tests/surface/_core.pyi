@@ -8,8 +8,9 @@ from typing import Any, Literal, TypeVar, final
 
 from typing_extensions import Self, disjoint_base
 
-from showctl._html import LayerList, TransportList
-from showctl._probe import FeedSource, MirrorSpec, ProbeReport, Recorded
+from showctl._connections import FeedSource, MirrorSpec
+from showctl._lists import LayerList, TransportList
+from showctl._reports import ProbeReport, Recorded
 from showctl.exceptions import Delivery, ShowctlError
 
 __version__: str

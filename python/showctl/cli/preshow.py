@@ -9,7 +9,7 @@ import json
 import os
 from typing import Any
 
-from showctl._probe import ProbeReport
+from showctl._reports import ProbeReport
 from showctl.cli.connection import Client, cli_message, media, scoreboard
 from showctl.cli.errors import EXIT_APP, EXIT_OK
 from showctl.cli.output import emit_json, safe

@@ -1,34 +1,13 @@
-"""Show-day types: the report of ``MediaPlayer.probe()`` / ``Scoreboard.probe()`` and
-``showctl probe`` (a read-only pre-show check; the checks run in the Rust core), and the dict
-forms of a mirror and of a feed source with their own key and certificate pin."""
+"""What the show-day tools report: ``ProbeReport``, the report of ``MediaPlayer.probe()`` /
+``Scoreboard.probe()`` and ``showctl probe`` (a read-only pre-show check; the checks run in the
+Rust core), and ``Recorded``, what ``record()`` returns."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Any, TypedDict
-
-
-class _MirrorUrl(TypedDict):
-    url: str
-
-
-class MirrorSpec(_MirrorUrl, total=False):
-    """A mirror given as a dict: ``url`` (required), ``api_key`` (default: the primary's key)
-    and ``tls_fingerprint`` (default: the primary's TLS options)."""
-
-    api_key: str | None
-    tls_fingerprint: str | None
-
-
-class FeedSource(MirrorSpec, total=False):
-    """A feed source given as a dict (``Feed(media=..., scoreboard=...)``): ``url`` (required),
-    and its own ``api_key``, ``tls_fingerprint``, ``ca_cert`` and ``verify``; a key left out (or
-    ``None``) takes the feed's option of that name."""
-
-    ca_cert: str | None
-    verify: bool | None
+from typing import Any
 
 
 @dataclass(frozen=True)
