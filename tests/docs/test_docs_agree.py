@@ -74,3 +74,21 @@ def test_where_the_twins_are_introduced_a_blocking_call_in_a_coroutine_is_warned
 ) -> None:
     text = " ".join((ROOT / page).read_text(encoding="utf-8").split())
     assert re.search(r"blocking (method|call).{0,120}?(stalls|holds) the event loop", text), page
+
+
+def test_the_trace_of_set_opacity_opens_at_most_six_files_that_hold_what_it_names() -> None:
+    """docs/architecture.md's trace of ``Layer.set_opacity``: at most six files, each there,
+    and each ``Type::method`` it names of a type its file defines is a function of that file."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    trace = re.search(r"## Tracing `Layer\.set_opacity`.*?\n(?=## )", text, re.DOTALL)
+    assert trace, "docs/architecture.md: the trace of Layer.set_opacity is gone"
+    items = re.findall(r"^\d+\. `([^`]+)`:(.*?)(?=^\d+\. |^\n)", trace.group(0), re.M | re.S)
+    assert 2 <= len(items) <= 6, [path for path, _ in items]
+    checked = 0
+    for path, words in items:
+        source = (ROOT / path).read_text(encoding="utf-8")
+        for owner, method in re.findall(r"`(\w+)::(\w+)`", words):
+            if re.search(rf"\b(?:struct|enum|trait|impl(?:<[^>]*>)?)\s+{owner}\b", source):
+                assert re.search(rf"\bfn {method}\b", source), f"{path}: no fn {owner}::{method}"
+                checked += 1
+    assert checked >= 4, checked
