@@ -2518,7 +2518,7 @@ class Simulator:
         read_content_type: str | None = None,
         score_tick: float | None = None,
     ) -> Self:
-        """Create a client. A stand-in for the media playback and scoreboard applications on a
+        """Create a simulator: a stand-in for the media playback and scoreboard applications on a
         loopback port.
         """
     def start(self) -> Self:

@@ -359,7 +359,9 @@ mod probing {
             drop(gone);
             (addr, closed)
         });
-        let mut text = String::from("[defaults]\ntimeout = 0.5\nretries = 0\n");
+        // The simulators get a timeout a loaded machine cannot miss; the hanging port its own,
+        // short one (the probe gives up on it, and on it alone).
+        let mut text = String::from("[defaults]\ntimeout = 10\nretries = 0\n");
         for (i, sim) in sims.iter().enumerate() {
             let kind = if i % 2 == 0 { "media" } else { "scoreboard" };
             text += &format!(
@@ -367,7 +369,9 @@ mod probing {
                 sim.url().unwrap()
             );
         }
-        text += &format!("[sources.hanging]\nkind = \"scoreboard\"\nurl = \"http://{hanging}\"\n");
+        text += &format!(
+            "[sources.hanging]\nkind = \"scoreboard\"\nurl = \"http://{hanging}\"\ntimeout = 0.5\n"
+        );
         text += &format!("[sources.closed]\nkind = \"scoreboard\"\nurl = \"http://{closed}\"\n");
         let venue = parse_toml(&text, "venue.toml", None, &no_env).unwrap();
         let report = rt().block_on(probe_venue(&venue, 8));
