@@ -8,7 +8,7 @@ use syn::punctuated::Punctuated;
 use syn::{braced, parenthesized, Attribute, Block, Expr, Ident, Path, Token, Type};
 
 /// The groups of a table, in the order `operations()` lists them.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Group {
     WorkspaceReads,
     LayerReads,
@@ -327,5 +327,125 @@ impl Table {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: &str = "python(client = Client, layer = Layer, command = Command);";
+
+    fn parse(groups: &str) -> syn::Result<Table> {
+        syn::parse_str::<Table>(&format!("{HEAD} {groups}"))
+    }
+
+    /// The message a table with `groups` is refused with.
+    fn refusal(groups: &str) -> String {
+        match parse(groups) {
+            Ok(_) => panic!("accepted: {groups}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn an_entry_of_each_group_parses_into_its_parts() {
+        let table = parse(
+            "workspace_reads {
+                 /// GET /a.
+                 a() -> A { A_EP: Endpoint<(), A> = get(\"/a\", one); }
+             }
+             layer_commands {
+                 /// POST /b/layer/{id}.
+                 set_b(layer, value: Number) { B_EP: Endpoint<f64, ()> = post(\"/b\", b); }
+                 confirm { Expect::B }
+             }
+             both_commands {
+                 /// POST /c/workspace or /c/layer/{id}.
+                 c(layer) { C_W: Endpoint<(), ()> = post0(\"/c\"); C_L: Endpoint<(), ()> = post0(\"/c/l\"); }
+             }",
+        )
+        .unwrap();
+        assert_eq!(table.ops.len(), 3);
+        let set_b = &table.ops[1];
+        assert_eq!(set_b.name, "set_b");
+        assert_eq!(set_b.group, Group::LayerCommands);
+        assert_eq!(set_b.ids.len(), 1);
+        assert!(set_b.arg_ids().is_empty(), "the layer is not an argument");
+        assert_eq!(set_b.arg.as_ref().unwrap().name, "value");
+        assert!(set_b.confirm.is_some() && set_b.reply.is_none());
+        assert_eq!(set_b.first_endpoint(), "B_EP");
+        assert_eq!(table.ops[0].doc, " GET /a.\n");
+    }
+
+    #[test]
+    fn each_broken_rule_is_refused_by_what_it_breaks() {
+        let cases = [
+            (
+                "workspace_reads { /// r\n r() { R: E = e; } }",
+                "a read declares its reply",
+            ),
+            (
+                "workspace_commands { /// c\n c() -> T { C: E = e; } }",
+                "a read declares its reply (`-> Type`), a command does not",
+            ),
+            (
+                "workspace_reads { /// r\n r() -> T { R: E = e; } confirm { x } }",
+                "only a command can be confirmed",
+            ),
+            (
+                "workspace_reads { /// r\n r(id, v: Number) -> T { R: E = e; } }",
+                "a read takes identifiers only",
+            ),
+            (
+                "layer_reads { /// r\n r() -> T { R: E = e; } }",
+                "takes the layer first",
+            ),
+            (
+                "workspace_reads { r() -> T { R: E = e; } }",
+                "an operation has a doc comment",
+            ),
+            (
+                "workspace_reads { /// r\n r() -> T { } }",
+                "declares its endpoint(s)",
+            ),
+            (
+                "workspace_commands { /// c\n c(a: Number, b: Number) { C: E = e; } }",
+                "one argument after its ids",
+            ),
+            (
+                "workspace_commands { /// c\n c(a: Number, id) { C: E = e; } }",
+                "the identifiers come before the argument",
+            ),
+            (
+                "both_commands { /// c\n c(layer) { C: E = e; } }",
+                "declares the workspace endpoint, then the layer's",
+            ),
+            (
+                "both_commands { /// c\n c(layer, id) { C: E = e; D: E = e; } }",
+                "a `both_commands` entry is `name(layer) { ... }`",
+            ),
+            ("layer_things { }", "expected a group: workspace_reads"),
+        ];
+        for (groups, want) in cases {
+            let got = refusal(groups);
+            assert!(
+                got.contains(want),
+                "{groups}\n  said: {got}\n  want: {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_table_names_its_client_class_first() {
+        let e = syn::parse_str::<Table>("python(layer = Layer);")
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("names the `client` class"), "{e}");
+        let e = syn::parse_str::<Table>("workspace_reads {}").err().unwrap();
+        assert!(
+            e.to_string().contains("a table starts with `python("),
+            "{e}"
+        );
     }
 }
