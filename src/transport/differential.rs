@@ -314,6 +314,16 @@ fn get(t: &Transport, path: &str) -> crate::error::Result<bytes::Bytes> {
     crate::runtime::block_on_here(t.send(&Request::get(path)))
 }
 
+/// A command without a body, sent on the calling thread's lane.
+fn post(t: &Transport, path: &str) -> crate::error::Result<bytes::Bytes> {
+    crate::runtime::block_on_here(t.send(&Request::post(path)))
+}
+
+/// The outcome of a request answered `{}`.
+fn ok() -> Outcome {
+    Outcome::Answer(b"{}".to_vec())
+}
+
 /// One GET answered by one connection of `steps`.
 fn one_get(steps: Vec<Step>) -> Run {
     both(vec![steps], &|_| {}, &|t, _| vec![get(t, "/x")])
@@ -508,14 +518,7 @@ fn a_kept_connection_carries_the_next_calls() {
         &|_| {},
         &|t, _| (0..3).map(|_| get(t, "/x")).collect(),
     );
-    assert_eq!(
-        run.outcomes,
-        vec![
-            Outcome::Answer(b"{}".to_vec()),
-            Outcome::Answer(b"{}".to_vec()),
-            Outcome::Answer(b"{}".to_vec())
-        ]
-    );
+    assert_eq!(run.outcomes, vec![ok(), ok(), ok()]);
     assert_eq!((run.connections, run.requests), (1, 3));
 }
 
@@ -524,18 +527,12 @@ fn a_kept_connection_carries_the_next_calls() {
 #[test]
 fn a_connection_closed_while_idle_is_not_used() {
     let run = both(vec![vec![Step::Read, answer(OK)]], &|_| {}, &|t, server| {
-        let first = crate::runtime::block_on_here(t.send(&Request::post("/mute")));
+        let first = post(t, "/mute");
         server.wait_closed();
-        let second = crate::runtime::block_on_here(t.send(&Request::post("/mute")));
+        let second = post(t, "/mute");
         vec![first, second]
     });
-    assert_eq!(
-        run.outcomes,
-        vec![
-            Outcome::Answer(b"{}".to_vec()),
-            Outcome::Answer(b"{}".to_vec())
-        ]
-    );
+    assert_eq!(run.outcomes, vec![ok(), ok()]);
     assert_eq!((run.connections, run.requests), (2, 2));
 }
 
@@ -543,7 +540,6 @@ fn a_connection_closed_while_idle_is_not_used() {
 /// packet, taken in with the answer, the TCP connection left open) is not used again.
 #[test]
 fn a_session_ended_with_the_answer_is_not_used_again() {
-    let ok = || Outcome::Answer(b"{}".to_vec());
     let run = both(
         vec![vec![Step::Read, Step::AnswerAndEnd(OK.as_bytes().to_vec())]],
         &|_| {},
@@ -585,19 +581,9 @@ fn a_command_the_server_closed_unread_is_sent_again_once() {
             vec![Step::Read, answer(OK)],
         ],
         &|_| {},
-        &|t, _| {
-            (0..2)
-                .map(|_| crate::runtime::block_on_here(t.send(&Request::post("/mute"))))
-                .collect()
-        },
+        &|t, _| (0..2).map(|_| post(t, "/mute")).collect(),
     );
-    assert_eq!(
-        run.outcomes,
-        vec![
-            Outcome::Answer(b"{}".to_vec()),
-            Outcome::Answer(b"{}".to_vec())
-        ]
-    );
+    assert_eq!(run.outcomes, vec![ok(), ok()]);
     assert_eq!((run.connections, run.requests), (2, 2));
 }
 
@@ -627,7 +613,6 @@ fn a_silent_first_address_does_not_take_the_attempt() {
         },
         &|t, _| (0..3).map(|_| get(t, "/x")).collect(),
     );
-    let ok = || Outcome::Answer(b"{}".to_vec());
     assert_eq!(run.outcomes, vec![ok(), ok(), ok()]);
     // The first call's retry included: a connection per attempt, each through the next address.
     assert_eq!((run.connections, run.requests), (4, 4));
