@@ -6,7 +6,8 @@ For every public class and function of ``showctl`` (and ``showctl.testing``, ``s
 ``--help`` of the CLI and of each of its subcommands. ``help()`` and argparse format a little
 differently from one Python to the next, so the snapshot is kept per minor version
 (``tests/surface/surface-3.11.txt``); the stubs are compared as they are
-(``tests/surface/_core.pyi``).
+(their SHA-256, ``tests/surface/_core.pyi.sha256``: the stubs themselves are in the
+repository, so a change to them shows in ``git diff python/showctl/_core.pyi``).
 
     python scripts/public_surface.py            # print the snapshot
     python scripts/public_surface.py --write    # rewrite the snapshot of this Python
@@ -17,6 +18,7 @@ differently from one Python to the next, so the snapshot is kept per minor versi
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import inspect
 import io
 import os
@@ -34,6 +36,11 @@ def stubs() -> Path:
     import showctl
 
     return Path(showctl.__file__).parent / "_core.pyi"
+
+
+def stubs_digest() -> str:
+    """The SHA-256 of the stubs' bytes, in hex."""
+    return hashlib.sha256(stubs().read_bytes()).hexdigest()
 
 
 def snapshot_path() -> Path:
@@ -133,8 +140,8 @@ def main() -> int:
     if "--write" in sys.argv[1:]:
         SNAPSHOTS.mkdir(parents=True, exist_ok=True)
         snapshot_path().write_text(text, encoding="utf-8")
-        (SNAPSHOTS / "_core.pyi").write_bytes(stubs().read_bytes())
-        print(f"wrote {snapshot_path().relative_to(ROOT)} and tests/surface/_core.pyi")
+        (SNAPSHOTS / "_core.pyi.sha256").write_text(stubs_digest() + "\n", encoding="ascii")
+        print(f"wrote {snapshot_path().relative_to(ROOT)} and tests/surface/_core.pyi.sha256")
     else:
         sys.stdout.write(text)
     return 0
