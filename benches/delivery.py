@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 
 import showctl
 
-from tests.client.test_delivery import (
+from tests.kit.delivery import (
     SmallServer,
     answer_then_close,
     close_before_reading_the_next,

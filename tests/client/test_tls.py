@@ -70,7 +70,7 @@ def selfsigned_server(tmp_path: Path) -> Iterator[tuple[HTTPServer, Path]]:
 
 
 @pytest.fixture
-def expired_server(tmp_path: Path) -> Iterator[tuple[HTTPServer, Path]]:
+def expired_selfsigned_server(tmp_path: Path) -> Iterator[tuple[HTTPServer, Path]]:
     yield from app_server(tmp_path, expired=True)
 
 
@@ -131,9 +131,9 @@ def test_self_signed_application_certificate(
 
 @pytest.mark.parametrize("mode", MODES)
 def test_expired_self_signed_certificate(
-    expired_server: tuple[HTTPServer, Path], mode: str
+    expired_selfsigned_server: tuple[HTTPServer, Path], mode: str
 ) -> None:
-    server, cert = expired_server
+    server, cert = expired_selfsigned_server
     # Refused by default, and even when trusted through ca_cert: it is expired.
     with pytest.raises(showctl.ConnectError, match="certificate"):
         scores(showctl.Scoreboard(url_of(server), retries=0), mode)

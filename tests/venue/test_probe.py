@@ -17,10 +17,10 @@ import pytest
 import showctl
 from pytest_httpserver import HTTPServer
 
-from tests.kit.certkit import Cert, https_server, make_cert
+from tests.kit.certkit import Cert
 from tests.kit.clikit import showctl_cli
 from tests.kit.netkit import MODES
-from tests.kit.recording import load, sent, serve
+from tests.kit.recording import load, sent
 
 KEY = "probe-K3Y-secret"
 
@@ -133,21 +133,9 @@ def test_a_closed_port() -> None:
     assert report.endpoints == ()
 
 
-@pytest.fixture
-def expired(tmp_path: Path) -> Cert:
-    return make_cert(tmp_path, name="media", expired=True, ca=True)
-
-
-@pytest.fixture
-def https(expired: Cert) -> Iterator[HTTPServer]:
-    for server in https_server(expired):
-        serve(server, load("scoreboard/hockey"))
-        yield server
-
-
 @pytest.mark.parametrize("mode", MODES)
-def test_an_https_port(expired: Cert, https: HTTPServer, mode: str) -> None:
-    url = f"https://127.0.0.1:{https.port}"
+def test_an_https_port(expired: Cert, expired_server: HTTPServer, mode: str) -> None:
+    url = f"https://127.0.0.1:{expired_server.port}"
     report = probe(showctl.Scoreboard(url), mode)
     assert report.scheme == "https" and not report.ok
     tls = report.tls
@@ -155,24 +143,24 @@ def test_an_https_port(expired: Cert, https: HTTPServer, mode: str) -> None:
     assert (tls.self_signed, tls.ca, tls.expired) == (True, True, True)
     assert tls.fingerprint == expired.fingerprint
     assert tls.pin == f'tls_fingerprint="{expired.fingerprint}"'
-    assert tls.subject == tls.issuer == "CN=Show media"
+    assert tls.subject == tls.issuer == "CN=Show expired"
     assert tls.names == ("127.0.0.1",)
     now = datetime.datetime.now(datetime.timezone.utc).isoformat()
     assert tls.not_before < tls.not_after < now
     [problem] = report.problems
     assert "expired" in problem and tls.pin in problem
-    assert sent(https) == [], "the certificate was refused, so nothing was sent"
+    assert sent(expired_server) == [], "the certificate was refused, so nothing was sent"
     # Pinned as the report says: usable.
     pinned = probe(showctl.Scoreboard(url, tls_fingerprint=expired.fingerprint), mode)
     assert pinned.ok and pinned.problems == () and pinned.tls == tls
-    assert {r.method for r in sent(https)} == {"GET"}
+    assert {r.method for r in sent(expired_server)} == {"GET"}
 
 
-def test_the_wrong_scheme_is_named(https: HTTPServer) -> None:
-    report = showctl.Scoreboard(f"http://127.0.0.1:{https.port}", timeout=2).probe()
+def test_the_wrong_scheme_is_named(expired_server: HTTPServer) -> None:
+    report = showctl.Scoreboard(f"http://127.0.0.1:{expired_server.port}", timeout=2).probe()
     assert report.scheme == "https" and not report.ok
     # One problem each way, the fix (the read that failed for that reason is not another).
-    assert report.problems == (f"the port speaks HTTPS: use https://127.0.0.1:{https.port}",)
+    assert report.problems == (f"the port speaks HTTPS: use https://127.0.0.1:{expired_server.port}",)
     with showctl.Simulator() as sim:
         port = sim.url.rsplit(":", 1)[1]
         report = showctl.MediaPlayer(f"https://127.0.0.1:{port}", timeout=2).probe()
