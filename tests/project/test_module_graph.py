@@ -3,7 +3,7 @@ binding (src/python/), of the media core (src/media/) or of the scoreboard core 
 nor between the modules of the core (media does not use score), no binding file over 600 lines,
 no source file over 800 lines outside its tests, and no import cycle between the modules of the
 Python package (python/showctl/), counting imports inside functions (which hide a cycle from
-Python, not from a reader)."""
+Python, not from a reader), and no test file or bench importing a test file."""
 
 from __future__ import annotations
 
@@ -315,3 +315,22 @@ def test_the_binding_draws_no_html() -> None:
         if markup.search(line)
     ]
     assert found == [], f"HTML drawn in the binding (draw it in python/showctl/_html.py): {found}"
+
+
+def imported_test_files(path: Path) -> list[str]:
+    """The test files (``tests/**/test_*.py``) that ``path`` imports."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        found += [n for n in names if n.startswith("tests.") and n.rsplit(".")[-1][:5] == "test_"]
+    return found
+
+
+def test_no_test_file_or_bench_imports_a_test_file() -> None:
+    """A helper that two test files (or a bench) need lives in tests/kit/ (tests/README.md):
+    importing a test file runs its module and hides where the helper is."""
+    files = sorted((ROOT / "tests").rglob("*.py")) + sorted((ROOT / "benches").rglob("*.py"))
+    found = {str(p.relative_to(ROOT)): imported_test_files(p) for p in files}
+    assert {k: v for k, v in found.items() if v} == {}
