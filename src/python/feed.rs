@@ -12,7 +12,7 @@ use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
 
 use super::args::connection_dict;
 use super::convert::{json_to_py, serialize_to_py, type_name};
-use super::options::ClientArgs;
+use super::options::{self, ClientArgs};
 use super::rt;
 use crate::error::Error;
 use crate::feed::DEFAULT_INTERVAL;
@@ -190,7 +190,7 @@ impl PyFeed {
             let Some(s) = source_arg(given, kind.as_str())? else {
                 return Ok(None);
             };
-            let config = ClientArgs {
+            let given = ClientArgs {
                 url: Some(s.url),
                 api_key: s.api_key.or_else(|| api_key.clone()),
                 timeout,
@@ -199,9 +199,8 @@ impl PyFeed {
                 tls_fingerprint: s.tls_fingerprint.or_else(|| tls_fingerprint.clone()),
                 retries: 0,
                 ..ClientArgs::default()
-            }
-            .config(env)
-            .map_err(|e| match e {
+            };
+            let config = options::config(given, env).map_err(|e| match e {
                 Error::InvalidInput(m) => Error::invalid(format!("{}: {m}", kind.as_str())),
                 other => other,
             })?;
