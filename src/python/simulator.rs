@@ -65,10 +65,8 @@ impl PyRecordedRequest {
     }
     /// The body decoded as JSON; `None` when empty.
     fn json<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        match self.rec.json().map_err(invalid)? {
-            Some(v) => json_to_py(py, &v),
-            None => Ok(py.None().into_bound(py)),
-        }
+        let body = self.rec.json().map_err(invalid)?;
+        json_to_py(py, &body.unwrap_or_default())
     }
     fn __repr__(&self) -> String {
         self.rec.to_string()
