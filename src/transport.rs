@@ -40,16 +40,18 @@ mod differential;
 pub(crate) mod errors;
 mod gate;
 mod http1;
+mod options;
 mod request;
 mod target;
 
 use clients::{Clients, Keeper};
 pub use config::{
-    resolve_key, resolve_pin, resolve_url, Config, CONFIRM_TIMEOUT_RANGE, MAX_BODY_RANGE,
-    MAX_CONNECTIONS_RANGE, RETRIES_RANGE, TIMEOUT_RANGE,
+    resolve_key, resolve_pin, resolve_url, url_env, ClientArgs, Config, CONFIRM_TIMEOUT_RANGE,
+    MAX_BODY_RANGE, MAX_CONNECTIONS_RANGE, RETRIES_RANGE, TIMEOUT_RANGE,
 };
 use errors::{plain_error, reply_too_large, short, too_large, transport_error, Progress, Stage};
 use gate::Gate;
+pub use options::{ClientOption, OPTIONS};
 pub use request::{Method, Request};
 pub use target::Target;
 

@@ -126,6 +126,58 @@ pub fn load(path: &Path, env: Env<'_>) -> Result<Venue> {
     parse_toml(&text, &origin, path.parent(), env)
 }
 
+/// The venue from exactly one of a file (`file`) or data (`sources`, the file's `[sources.*]`
+/// tables, with `defaults`, its `[defaults]` table), the data made JSON by `json` (which names
+/// the argument in a refusal) only when used. `interval`: the default time between polls of
+/// every source that sets none, put in `defaults` (the caller has refused one set there too).
+pub fn of_file_or_data<S, E: From<Error>>(
+    file: Option<PathBuf>,
+    sources: Option<S>,
+    defaults: Option<S>,
+    interval: Option<f64>,
+    json: impl Fn(S, &str) -> std::result::Result<Value, E>,
+) -> std::result::Result<Venue, E> {
+    match (file, sources) {
+        (Some(path), None) => {
+            if defaults.is_some() {
+                return Err(Error::invalid(
+                    "defaults: given with a venue file; put them in its [defaults] table",
+                )
+                .into());
+            }
+            Ok(load(&path, &process_env)?)
+        }
+        (None, Some(sources)) => {
+            let mut top = Map::new();
+            top.insert("sources".into(), json(sources, "sources")?);
+            let mut defaults = defaults.map(|d| json(d, "defaults")).transpose()?;
+            if let Some(every) = interval {
+                let d = defaults.get_or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(d) = d {
+                    d.insert("interval".into(), every.into());
+                }
+            }
+            if let Some(d) = defaults {
+                top.insert("defaults".into(), d);
+            }
+            Ok(from_value(
+                &Value::Object(top),
+                "sources",
+                None,
+                &process_env,
+            )?)
+        }
+        (Some(_), Some(_)) => Err(Error::invalid(
+            "venue and sources: give one of them (a venue file or its sources as dicts), not both",
+        )
+        .into()),
+        (None, None) => Err(Error::invalid(
+            "venue: give a venue file (venue=\"venue.toml\") or sources={...}",
+        )
+        .into()),
+    }
+}
+
 /// Read a venue from TOML text.
 pub fn parse_toml(text: &str, origin: &str, base: Option<&Path>, env: Env<'_>) -> Result<Venue> {
     let value: Value = toml::from_str(text).map_err(|e| {

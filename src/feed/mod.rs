@@ -11,6 +11,7 @@
 mod cache;
 mod docs;
 mod files;
+mod given;
 mod http;
 mod upstream;
 
@@ -34,6 +35,7 @@ pub use docs::{
     iso, layer_json, scores_csv, scores_doc, scores_doc_of, scores_flat, scores_xml, transport_doc,
     transport_doc_of, Layers, Scores, SourceState,
 };
+pub use given::{SharedOptions, SourceArg, SOURCE_KEYS};
 pub use upstream::FEED_REPLY;
 
 use crate::error::{Error, Result};

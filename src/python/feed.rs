@@ -12,27 +12,11 @@ use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
 
 use super::args::connection_dict;
 use super::convert::{json_to_py, serialize_to_py, type_name};
-use super::options::ClientArgs;
 use super::rt;
 use crate::error::Error;
 use crate::feed::DEFAULT_INTERVAL;
-use crate::feed::{check_beside_venue, Feed, Kind, Options, SourceSpec};
+use crate::feed::{Feed, Kind, Options, SharedOptions, SourceArg, SourceSpec, SOURCE_KEYS};
 use crate::serve::Limits;
-use crate::transport::{ENV_MEDIA_URL, ENV_SCOREBOARD_URL};
-
-/// A feed source as given (`media=`, `scoreboard=`): a URL, or a dict with `url` and any of
-/// `api_key`, `tls_fingerprint`, `ca_cert`, `verify`, which override the feed's own options for
-/// that source.
-#[derive(Debug, Default)]
-struct SourceArg {
-    url: String,
-    api_key: Option<String>,
-    tls_fingerprint: Option<String>,
-    ca_cert: Option<PathBuf>,
-    verify: Option<bool>,
-}
-
-const SOURCE_KEYS: &[&str] = &["url", "api_key", "tls_fingerprint", "ca_cert", "verify"];
 
 /// `media=` / `scoreboard=` of the feed (`None` when not given).
 fn source_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<SourceArg>> {
@@ -90,31 +74,24 @@ fn item<'py, T: FromPyObjectOwned<'py>>(
     }
 }
 
-/// `defaults=` with `interval` set to the feed's `interval=` (refused when `defaults` sets it
-/// too: one of them would be ignored).
-fn defaults_with_interval<'py>(
-    py: Python<'py>,
-    defaults: Option<&Bound<'py, PyAny>>,
-    every: f64,
-) -> PyResult<Bound<'py, PyAny>> {
-    let out = PyDict::new(py);
-    if let Some(d) = defaults {
-        let Ok(d) = d.cast::<PyDict>() else {
-            return Err(PyTypeError::new_err(format!(
-                "defaults: expected a dict, got {}",
-                type_name(d)
-            )));
-        };
-        if d.contains("interval")? {
-            return Err(Error::invalid(
-                "interval: given both as interval= and in defaults=: keep one",
-            )
-            .into());
-        }
-        out.update(d.as_mapping())?;
+/// Refuse `defaults=` beside `interval=` and `sources=` unless a dict without `interval`
+/// (one of them would be ignored).
+fn check_defaults_beside_interval(defaults: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    let Some(d) = defaults else {
+        return Ok(());
+    };
+    let Ok(d) = d.cast::<PyDict>() else {
+        return Err(PyTypeError::new_err(format!(
+            "defaults: expected a dict, got {}",
+            type_name(d)
+        )));
+    };
+    if d.contains("interval")? {
+        return Err(
+            Error::invalid("interval: given both as interval= and in defaults=: keep one").into(),
+        );
     }
-    out.set_item("interval", every)?;
-    Ok(out.into_any())
+    Ok(())
 }
 
 /// One poller serving the media application's transport state and the scoreboard's score to
@@ -158,7 +135,6 @@ impl PyFeed {
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        py: Python<'_>,
         media: Option<&Bound<'_, PyAny>>,
         scoreboard: Option<&Bound<'_, PyAny>>,
         interval: Option<f64>,
@@ -176,72 +152,44 @@ impl PyFeed {
         defaults: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let port = crate::serve::port(port).map_err(PyValueError::new_err)?;
-        // Given or not matters beside a venue (refused there, but for `interval` beside
-        // `sources=`); otherwise the defaults apply.
-        let given = (interval.is_some(), timeout.is_some(), verify.is_some());
         let interval_given = interval;
         let interval = crate::poll::watch_interval(interval.unwrap_or(DEFAULT_INTERVAL))?;
-        let timeout = timeout.unwrap_or(ClientArgs::default().timeout);
-        let verify = verify.unwrap_or(true);
         let limits = Limits::with_header_timeout(header_timeout).map_err(PyValueError::new_err)?;
-        // Each source: its own URL, and the feed's connection options unless its dict gives
-        // its own. Errors name the source (`media: url: ...`).
-        let source = |kind: Kind, given: Option<&Bound<'_, PyAny>>, env: &str| {
-            let Some(s) = source_arg(given, kind.as_str())? else {
-                return Ok(None);
-            };
-            let config = ClientArgs {
-                url: Some(s.url),
-                api_key: s.api_key.or_else(|| api_key.clone()),
-                timeout,
-                verify: s.verify.unwrap_or(verify),
-                ca_cert: s.ca_cert.or_else(|| ca_cert.clone()),
-                tls_fingerprint: s.tls_fingerprint.or_else(|| tls_fingerprint.clone()),
-                retries: 0,
-                ..ClientArgs::default()
-            }
-            .config(env)
-            .map_err(|e| match e {
-                Error::InvalidInput(m) => Error::invalid(format!("{}: {m}", kind.as_str())),
-                other => other,
-            })?;
-            PyResult::Ok(Some(SourceSpec::new(kind, config)))
+        let shared = SharedOptions {
+            api_key,
+            timeout,
+            verify,
+            ca_cert,
+            tls_fingerprint,
         };
         let named = venue.is_some() || sources.is_some();
         let sources: Vec<SourceSpec> = if named {
-            // A venue names every source with its own options: a shared option given beside
-            // it is refused rather than silently ignored.
-            check_beside_venue(
+            let given = |s: Option<&Bound<'_, PyAny>>| s.is_some_and(|s| !s.is_none());
+            shared.check_beside_venue(
                 venue.is_some(),
-                given.0,
-                &[
-                    ("media", media.is_some_and(|m| !m.is_none())),
-                    ("scoreboard", scoreboard.is_some_and(|m| !m.is_none())),
-                    ("api_key", api_key.is_some()),
-                    ("ca_cert", ca_cert.is_some()),
-                    ("tls_fingerprint", tls_fingerprint.is_some()),
-                    ("timeout", given.1),
-                    ("verify", given.2),
-                ],
+                interval_given.is_some(),
+                given(media),
+                given(scoreboard),
             )?;
             // `interval=` beside `sources=` is the default of every source, as `[defaults]` is.
-            let defaults = match (interval_given, sources.is_some()) {
-                (Some(every), true) => Some(defaults_with_interval(py, defaults, every)?),
-                _ => defaults.cloned(),
-            };
-            let v = super::venue::venue_of(venue, sources, defaults.as_ref())?;
+            let every = interval_given.filter(|_| sources.is_some());
+            if every.is_some() {
+                check_defaults_beside_interval(defaults)?;
+            }
+            let v = super::venue::venue_of(venue, sources, defaults, every)?;
             v.sources.iter().map(SourceSpec::of_venue).collect()
         } else {
             if defaults.is_some() {
                 return Err(Error::invalid("defaults: only with sources= (a venue)").into());
             }
-            [
-                source(Kind::Media, media, ENV_MEDIA_URL)?,
-                source(Kind::Scoreboard, scoreboard, ENV_SCOREBOARD_URL)?,
-            ]
-            .into_iter()
-            .flatten()
-            .collect()
+            rt::refresh_logging();
+            let mut out = Vec::new();
+            for (kind, given) in [(Kind::Media, media), (Kind::Scoreboard, scoreboard)] {
+                if let Some(s) = source_arg(given, kind.as_str())? {
+                    out.push(shared.source(kind, s)?);
+                }
+            }
+            out
         };
         let options = Options {
             venue: named,

@@ -20,7 +20,7 @@ use super::convert::py_to_json;
 use super::events::{PyMirrorStatus, PyTransportWatch};
 use super::layer::PyLayer;
 use super::ops::{Handle, Work};
-use super::options::{convert as opt, ClientArgs};
+use super::options::{self, convert as opt, ClientArgs};
 use super::watch::Shared;
 use crate::ident::{Ident, Kind};
 use crate::media::endpoints as ep;
@@ -68,7 +68,7 @@ impl PyMediaPlayer {
         #[pyo3(from_py_with = opt::confirm_timeout)] confirm_timeout: f64,
         mirrors: Option<MirrorArgs>,
     ) -> PyResult<PyClassInitializer<Self>> {
-        let config = ClientArgs {
+        let given = ClientArgs {
             url,
             api_key,
             timeout,
@@ -80,8 +80,8 @@ impl PyMediaPlayer {
             max_body,
             max_connections,
             confirm_timeout,
-        }
-        .config(ENV_MEDIA_URL)?;
+        };
+        let config = options::config(given, ENV_MEDIA_URL)?;
         let mirrors = mirrors
             .unwrap_or_default()
             .targets(config.api_key.as_deref())?;

@@ -15,7 +15,7 @@ use super::args;
 use super::client::PyClient;
 use super::convert::Reply;
 use super::ops::{Handle, Work};
-use super::options::{convert as opt, ClientArgs};
+use super::options::{self, convert as opt, ClientArgs};
 use super::score_events::PyScoreEventWatch;
 use super::score_models::{other_sport, score_to_py, PyScoreRecord};
 use super::watch::Shared;
@@ -49,7 +49,7 @@ impl PyScoreboard {
         #[pyo3(from_py_with = opt::max_body)] max_body: Option<i64>,
         #[pyo3(from_py_with = opt::max_connections)] max_connections: i64,
     ) -> PyResult<PyClassInitializer<Self>> {
-        let options = ClientArgs {
+        let given = ClientArgs {
             url,
             api_key,
             timeout,
@@ -62,7 +62,7 @@ impl PyScoreboard {
             max_connections,
             ..ClientArgs::default()
         };
-        let transport = Transport::new(&options.config(ENV_SCOREBOARD_URL)?)?;
+        let transport = Transport::new(&options::config(given, ENV_SCOREBOARD_URL)?)?;
         let client = score::Scoreboard::new(Arc::new(transport));
         Ok(PyClassInitializer::from(PyClient::new(client.clone()))
             .add_subclass(PyScoreboard { client }))

@@ -12,7 +12,7 @@ use crate::python::args;
 use crate::python::convert::{json_to_py, py_to_json};
 use crate::python::rt;
 use crate::serve::Limits;
-use crate::simulator::{self, LoadError, Options, Record, Simulator, Workspace};
+use crate::simulator::{LoadError, Options, Record, Simulator, Workspace};
 
 fn invalid(msg: String) -> PyErr {
     PyValueError::new_err(msg)
@@ -65,10 +65,8 @@ impl PyRecordedRequest {
     }
     /// The body decoded as JSON; `None` when empty.
     fn json<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        match self.rec.json().map_err(invalid)? {
-            Some(v) => json_to_py(py, &v),
-            None => Ok(py.None().into_bound(py)),
-        }
+        let body = self.rec.json().map_err(invalid)?;
+        json_to_py(py, &body.unwrap_or_default())
     }
     fn __repr__(&self) -> String {
         self.rec.to_string()
@@ -254,9 +252,7 @@ impl PySimulator {
         #[pyo3(from_py_with = args::status)] status: i64,
         #[pyo3(from_py_with = args::times)] times: i64,
     ) -> PyResult<()> {
-        self.sim
-            .fail_next(status, simulator::times(times).map_err(invalid)?)
-            .map_err(invalid)
+        self.sim.fail_next(status, times).map_err(invalid)
     }
 
     /// Delay every answer by `seconds` (0 removes the delay).
@@ -267,9 +263,7 @@ impl PySimulator {
     /// Close the connection of the next `times` requests without answering; 0 cancels.
     #[pyo3(signature = (times=1))]
     fn drop_next(&self, #[pyo3(from_py_with = args::times)] times: i64) -> PyResult<()> {
-        self.sim
-            .drop_next(simulator::times(times).map_err(invalid)?);
-        Ok(())
+        self.sim.drop_next(times).map_err(invalid)
     }
 
     /// Set a field of the active score record (`"game1.team1Goals"` for a Custom game).

@@ -7,49 +7,18 @@ use pyo3::prelude::*;
 
 use super::convert::py_to_json;
 use super::rt;
-use crate::error::Error;
 use crate::venue::probe::{probe_venue, VenueReport};
 use crate::venue::{self, Venue};
 
 /// The venue from exactly one of a file (`venue`) or data (`sources`, the file's
-/// `[sources.*]` tables as dicts).
+/// `[sources.*]` tables as dicts): see [`venue::of_file_or_data`].
 pub(crate) fn venue_of(
     venue: Option<PathBuf>,
     sources: Option<&Bound<'_, PyAny>>,
     defaults: Option<&Bound<'_, PyAny>>,
+    interval: Option<f64>,
 ) -> PyResult<Venue> {
-    match (venue, sources) {
-        (Some(path), None) => {
-            if defaults.is_some() {
-                return Err(Error::invalid(
-                    "defaults: given with a venue file; put them in its [defaults] table",
-                )
-                .into());
-            }
-            Ok(venue::load(&path, &venue::process_env)?)
-        }
-        (None, Some(sources)) => {
-            let mut top = serde_json::Map::new();
-            top.insert("sources".into(), py_to_json(sources, "sources")?);
-            if let Some(d) = defaults {
-                top.insert("defaults".into(), py_to_json(d, "defaults")?);
-            }
-            Ok(venue::from_value(
-                &serde_json::Value::Object(top),
-                "sources",
-                None,
-                &venue::process_env,
-            )?)
-        }
-        (Some(_), Some(_)) => Err(Error::invalid(
-            "venue and sources: give one of them (a venue file or its sources as dicts), not both",
-        )
-        .into()),
-        (None, None) => Err(Error::invalid(
-            "venue: give a venue file (venue=\"venue.toml\") or sources={...}",
-        )
-        .into()),
-    }
+    venue::of_file_or_data(venue, sources, defaults, interval, py_to_json)
 }
 
 fn report_to_py(py: Python<'_>, report: VenueReport) -> PyResult<Py<PyAny>> {
@@ -74,7 +43,7 @@ pub fn _load_venue(
     defaults: Option<&Bound<'_, PyAny>>,
     reveal_keys: bool,
 ) -> PyResult<Vec<Py<PyAny>>> {
-    let v = venue_of(venue, sources, defaults)?;
+    let v = venue_of(venue, sources, defaults, None)?;
     v.sources
         .iter()
         .map(|s| {
@@ -113,7 +82,7 @@ pub fn _probe_venue(
     concurrency: i64,
 ) -> PyResult<Py<PyAny>> {
     let n = crate::venue::probe::concurrency(concurrency)?;
-    let v = venue_of(venue, sources, defaults)?;
+    let v = venue_of(venue, sources, defaults, None)?;
     let report = rt::wait(py, async move { Ok(probe_venue(&v, n).await) })?;
     report_to_py(py, report)
 }
@@ -129,7 +98,7 @@ pub fn _probe_venue_async<'py>(
     concurrency: i64,
 ) -> PyResult<Bound<'py, PyAny>> {
     let n = crate::venue::probe::concurrency(concurrency)?;
-    let v = venue_of(venue, sources, defaults)?;
+    let v = venue_of(venue, sources, defaults, None)?;
     rt::spawn(
         py,
         async move { Ok(probe_venue(&v, n).await) },

@@ -117,7 +117,7 @@ impl std::fmt::Display for Record {
 }
 
 /// A count of requests given as a number (`times` of `fail_next` and `drop_next`).
-pub fn times(v: i64) -> Result<u32, String> {
+fn times(v: i64) -> Result<u32, String> {
     u32::try_from(v).map_err(|_| {
         format!(
             "times: must be a whole number from 0 to {}, got {v}",
@@ -642,8 +642,10 @@ impl Simulator {
         lock(&self.shared.log).clear();
     }
 
-    /// The next `times` requests answer `status` (300–599); 0 cancels.
-    pub fn fail_next(&self, status: i64, times: u32) -> ArgResult<()> {
+    /// The next `times` requests answer `status` (300–599); 0 cancels (`times` checked
+    /// first).
+    pub fn fail_next(&self, status: i64, times: i64) -> ArgResult<()> {
+        let times = self::times(times)?;
         let status = u16::try_from(status)
             .ok()
             .filter(|s| (300..=599).contains(s))
@@ -666,8 +668,9 @@ impl Simulator {
     }
 
     /// Close the connection of the next `times` requests without answering; 0 cancels.
-    pub fn drop_next(&self, times: u32) {
-        lock(&self.shared.faults).drop = times;
+    pub fn drop_next(&self, times: i64) -> ArgResult<()> {
+        lock(&self.shared.faults).drop = self::times(times)?;
+        Ok(())
     }
 
     /// Set a field of the active score record (`game1.team1Goals` reaches into a Custom

@@ -384,7 +384,7 @@ fn injected_faults() {
         // A failed command changed nothing.
         assert_eq!(get(&sim, "/data/layer/0").await["layer"]["isMuted"], false);
 
-        sim.drop_next(1);
+        sim.drop_next(1).unwrap();
         let dropped = send(&sim, "GET /data/layers", &[], None).await;
         assert_eq!(dropped.status, None);
         get(&sim, "/data/layers").await;
@@ -404,6 +404,10 @@ fn injected_faults() {
             [Some(503), Some(503), Some(200), None, Some(200), Some(200)]
         );
         assert!(sim.fail_next(200, 1).is_err());
+        // A count is checked before the status, and refused by both.
+        let times = "times: must be a whole number from 0 to 4294967295, got -1";
+        assert_eq!(sim.fail_next(200, -1).unwrap_err(), times);
+        assert_eq!(sim.drop_next(-1).unwrap_err(), times);
         assert!(sim.delay(-1.0).is_err());
     });
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use super::{
     DEFAULT_CONFIRM_TIMEOUT, DEFAULT_MAX_BODY, DEFAULT_MAX_CONNECTIONS, DEFAULT_TIMEOUT,
-    ENV_API_KEY,
+    ENV_API_KEY, ENV_MEDIA_URL, ENV_SCOREBOARD_URL,
 };
 use crate::error::{Error, Result};
 use crate::tls::{Fingerprint, TlsOptions};
@@ -160,6 +160,73 @@ impl Config {
     pub fn set_tls_fingerprint(&mut self, given: Option<String>) -> Result<()> {
         self.tls_fingerprint = resolve_pin(given, &self.url)?;
         Ok(())
+    }
+}
+
+/// The client options as given (to a constructor, or to the feed, which takes some of them),
+/// before their checks. `confirm_timeout` is `MediaPlayer`'s only: elsewhere it keeps its
+/// default.
+pub struct ClientArgs {
+    pub url: Option<String>,
+    pub api_key: Option<String>,
+    pub timeout: f64,
+    pub verify: bool,
+    pub ca_cert: Option<PathBuf>,
+    pub tls_fingerprint: Option<String>,
+    pub retries: i64,
+    pub retry_commands: bool,
+    pub max_body: Option<i64>,
+    pub max_connections: i64,
+    pub confirm_timeout: f64,
+}
+
+impl Default for ClientArgs {
+    /// [`Config::new`]'s defaults (those the constructors' signatures show).
+    fn default() -> Self {
+        let c = Config::new(String::new());
+        ClientArgs {
+            url: None,
+            api_key: None,
+            timeout: c.timeout.as_secs_f64(),
+            verify: c.verify,
+            ca_cert: None,
+            tls_fingerprint: None,
+            retries: c.retries.into(),
+            retry_commands: c.retry_commands,
+            max_body: None,
+            max_connections: c.max_connections as i64,
+            confirm_timeout: c.confirm_timeout.as_secs_f64(),
+        }
+    }
+}
+
+impl ClientArgs {
+    /// The [`Config`]: each value set through its checking setter, in signature order (the URL
+    /// first: the pin's check reads it); the URL and key read from the environment when not
+    /// given (`url_env`: the class's variable, see [`url_env`]).
+    pub fn config(self, url_env: &str) -> Result<Config> {
+        let mut c = Config::new(resolve_url(self.url, url_env)?);
+        c.api_key = resolve_key(self.api_key);
+        c.set_timeout(self.timeout)?;
+        c.verify = self.verify;
+        c.ca_cert = self.ca_cert;
+        c.set_tls_fingerprint(self.tls_fingerprint)?;
+        c.set_retries(self.retries)?;
+        c.retry_commands = self.retry_commands;
+        c.set_max_body(self.max_body)?;
+        c.set_max_connections(self.max_connections)?;
+        c.set_confirm_timeout(self.confirm_timeout)?;
+        Ok(c)
+    }
+}
+
+/// The environment variable an application's URL is read from when none is given, by
+/// application (`"media"`, `"scoreboard"`); `None` for any other name.
+pub fn url_env(app: &str) -> Option<&'static str> {
+    match app {
+        "media" => Some(ENV_MEDIA_URL),
+        "scoreboard" => Some(ENV_SCOREBOARD_URL),
+        _ => None,
     }
 }
 

@@ -420,3 +420,47 @@ mod probing {
         }
     }
 }
+
+/// `of_file_or_data`: one of a file or data; `interval` becomes the default of the data's
+/// sources, kept beside the other defaults; `json` is not called for what is refused first.
+#[test]
+fn a_venue_from_a_file_or_data_and_the_interval_as_default() {
+    let json = |v: Value, _: &str| -> Result<Value> { Ok(v) };
+    let sources = serde_json::json!({"a": {"kind": "media", "url": "h:1"}});
+    let defaults = serde_json::json!({"timeout": 2.0});
+    let v = of_file_or_data(
+        None,
+        Some(sources.clone()),
+        Some(defaults),
+        Some(0.25),
+        json,
+    )
+    .unwrap();
+    assert_eq!(v.sources[0].interval, Duration::from_millis(250));
+    assert_eq!(v.sources[0].config.timeout, Duration::from_secs(2));
+    let v = of_file_or_data(None, Some(sources.clone()), None, Some(0.25), json).unwrap();
+    assert_eq!(v.sources[0].interval, Duration::from_millis(250));
+    let v = of_file_or_data(None, Some(sources.clone()), None, None, json).unwrap();
+    assert_eq!(
+        v.sources[0].interval,
+        Duration::from_secs_f64(DEFAULT_INTERVAL)
+    );
+    let never = |_: Value, arg: &str| -> Result<Value> { panic!("{arg} converted") };
+    let err = |r: Result<Venue>| r.unwrap_err().to_string();
+    let file = || Some(PathBuf::from("venue.toml"));
+    assert!(err(of_file_or_data(
+        file(),
+        Some(sources.clone()),
+        None,
+        None,
+        never
+    ))
+    .starts_with("venue and sources: give one of them"));
+    assert!(
+        err(of_file_or_data(file(), None, Some(sources), None, never))
+            .starts_with("defaults: given with a venue file")
+    );
+    assert!(
+        err(of_file_or_data(None, None, None, None, never)).starts_with("venue: give a venue file")
+    );
+}
