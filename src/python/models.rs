@@ -5,14 +5,13 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::pyclass::boolean_struct::True;
-use pyo3::types::PyType;
 use pyo3::{IntoPyObjectExt, PyClass};
 use serde_json::Value;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::types::{PyDict, PyList};
 
-use super::convert::{html, json_to_py, model_from_py, repr_of, Attr, Wrapped};
+use super::convert::{html, json_to_py, Attr, Wrapped};
 use crate::media::*;
 
 impl Attr for VariableBase {
@@ -71,9 +70,12 @@ fn python_value(v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     Ok(v.call_method("to_dict", (), Some(&kwargs))?.unbind())
 }
 
-/// A model class: the JSON object its `to_dict()`, `==`, hash and pickling are of.
+/// A model class: the core model it holds, which its `to_dict()`, `==`, hash and pickling are of.
 pub(crate) trait ModelClass: PyClass<Frozen = True> + Sync {
-    fn raw(&self) -> &Raw;
+    type Core: Model;
+    fn model(&self) -> &Self::Core;
+    /// The class holding `inner` (what `from_dict` and a reply make).
+    fn of_model(py: Python<'_>, inner: Arc<Self::Core>) -> PyResult<Self>;
 }
 
 /// `to_dict(mode)` of a model class whose attributes are `fields`.
@@ -85,7 +87,7 @@ pub(crate) fn to_dict<C: ModelClass>(
     if python_mode(mode)? {
         return python_dict(slf.as_any(), fields);
     }
-    let raw = Value::Object(slf.get().raw().clone());
+    let raw = Value::Object(slf.get().model().raw().clone());
     Ok(json_to_py(slf.py(), &raw)?.unbind())
 }
 
@@ -93,7 +95,7 @@ pub(crate) fn to_dict<C: ModelClass>(
 pub(crate) fn eq<C: ModelClass>(slf: &C, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let py = other.py();
     match other.cast::<C>() {
-        Ok(o) => (slf.raw() == o.get().raw()).into_py_any(py),
+        Ok(o) => (slf.model().raw() == o.get().model().raw()).into_py_any(py),
         Err(_) => Ok(py.NotImplemented()),
     }
 }
@@ -110,7 +112,10 @@ pub(crate) fn reduce<'py, C: ModelClass>(
 pub(crate) type ModelInfo = (&'static str, Vec<(&'static str, String)>);
 
 /// A model class: typed read-only attributes, `to_dict()`, `from_dict()`, `==`, a
-/// dataclass-like repr and pickling.
+/// dataclass-like repr and pickling. `@common` makes what a class written by hand (the
+/// playlist tree's, over a [`ModelClass`] impl) shares with these: the core model's
+/// [`Wrapped`], `FIELDS`, `from_dict()`, `==`, the hash, the repr, `to_dict()` and pickling
+/// (these two with the docs given).
 macro_rules! pymodel {
     (
         $(#[$doc:meta])*
@@ -137,21 +142,23 @@ macro_rules! pymodel {
         }
 
         impl ModelClass for $py {
-            fn raw(&self) -> &Raw {
-                self.inner.raw()
+            type Core = $core;
+            fn model(&self) -> &$core {
+                &self.inner
+            }
+            fn of_model(_py: Python<'_>, inner: Arc<$core>) -> PyResult<Self> {
+                Ok($py { inner })
             }
         }
 
-        impl Wrapped for $core {
-            type Class = $py;
-            $(const LIST_CLASS: Option<&'static str> = Some($list);)?
-            fn wrap(py: Python<'_>, inner: Arc<Self>) -> PyResult<Py<PyAny>> {
-                Ok(Py::new(py, $py { inner })?.into_any())
-            }
-            fn of(class: &$py) -> &Self {
-                &class.inner
-            }
-        }
+        $crate::python::models::pymodel!(@common $py wraps $core $(listed as $list)? [$($field),*]
+            to_dict:
+            /// The JSON object as the application sent it (`mode="wire"`: wire names, unknown
+            /// fields kept), or the attributes by name with their Python values
+            /// (`mode="python"`: `None` for a `"null"` UUID, nested models as such dicts).
+            reduce:
+            /// Pickled as its JSON object.
+        );
 
         #[pymethods]
         impl $py {
@@ -165,43 +172,72 @@ macro_rules! pymodel {
                 }
             )*
 
-            /// The JSON object as the application sent it (`mode="wire"`: wire names, unknown
-            /// fields kept), or the attributes by name with their Python values
-            /// (`mode="python"`: `None` for a `"null"` UUID, nested models as such dicts).
-            #[pyo3(signature = (mode = "wire"))]
-            fn to_dict(slf: &Bound<'_, Self>, mode: &str) -> PyResult<Py<PyAny>> {
-                to_dict(slf, mode, &[$(stringify!($field)),*])
+        }
+    };
+    (
+        @common $py:ident wraps $core:ident $(listed as $list:literal)? [$($field:ident),*]
+        to_dict: $(#[$to_dict:meta])* reduce: $(#[$reduce:meta])*
+    ) => {
+        impl $crate::python::convert::Wrapped for $core {
+            type Class = $py;
+            $(const LIST_CLASS: Option<&'static str> = Some($list);)?
+            fn wrap(py: Python<'_>, inner: std::sync::Arc<Self>) -> PyResult<Py<PyAny>> {
+                let class = <$py as $crate::python::models::ModelClass>::of_model(py, inner)?;
+                Ok(Py::new(py, class)?.into_any())
             }
+            fn of(class: &$py) -> &Self {
+                $crate::python::models::ModelClass::model(class)
+            }
+        }
 
+        impl $py {
+            /// The attributes `repr()` and `to_dict(mode="python")` show, in order.
+            const FIELDS: &'static [&'static str] = &[$(stringify!($field)),*];
+        }
+
+        #[pymethods]
+        impl $py {
             /// Read one from a dict shaped like the application's JSON.
             #[classmethod]
-            fn from_dict(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
-                Ok($py { inner: Arc::new(model_from_py::<$core>(data)?) })
+            fn from_dict(
+                cls: &Bound<'_, pyo3::types::PyType>,
+                data: &Bound<'_, PyAny>,
+            ) -> PyResult<Self> {
+                let core = $crate::python::convert::model_from_py::<$core>(data)?;
+                <Self as $crate::python::models::ModelClass>::of_model(cls.py(), core.into())
             }
 
             /// Equal when the JSON objects are equal.
             fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                eq(self, other)
+                $crate::python::models::eq(self, other)
             }
 
             /// The hash of the JSON object `==` compares.
             fn __hash__(&self) -> u64 {
-                crate::json::hash_object(self.inner.raw())
+                let model = $crate::python::models::ModelClass::model(self);
+                $crate::json::hash_object($crate::media::Model::raw(model))
             }
 
             fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
-                repr_of(slf.as_any(), &[$(stringify!($field)),*])
+                $crate::python::convert::repr_of(slf.as_any(), Self::FIELDS)
             }
 
-            /// Pickled as its JSON object.
+            $(#[$to_dict])*
+            #[pyo3(signature = (mode = "wire"))]
+            fn to_dict(slf: &Bound<'_, Self>, mode: &str) -> PyResult<Py<PyAny>> {
+                $crate::python::models::to_dict(slf, mode, Self::FIELDS)
+            }
+
+            $(#[$reduce])*
             fn __reduce__<'py>(
                 slf: &Bound<'py, Self>,
             ) -> PyResult<(Bound<'py, PyAny>, (Py<PyAny>,))> {
-                reduce(slf)
+                $crate::python::models::reduce(slf)
             }
         }
     };
 }
+pub(crate) use pymodel;
 
 pymodel! {
     /// The media playing on a layer (`TransportState.playing_media`).
