@@ -27,17 +27,10 @@ impl Attr for VariableBase {
     }
 }
 
-/// Whether `to_dict(mode)` gives the wire form (`"wire"`, the default) or the Python form
-/// (`"python"`); anything else is a `ValueError` naming `mode`.
+/// Whether `to_dict(mode)` gives the Python form (see the core's `python_mode`); a bad `mode` is
+/// a `ValueError`.
 pub(crate) fn python_mode(mode: &str) -> PyResult<bool> {
-    match mode {
-        "wire" => Ok(false),
-        "python" => Ok(true),
-        other => Err(PyValueError::new_err(format!(
-            "mode: must be \"wire\" (the JSON as sent) or \"python\" (attribute names and \
-             values), got {other:?}"
-        ))),
-    }
+    crate::media::models::python_mode(mode).map_err(PyValueError::new_err)
 }
 
 /// `to_dict(mode="python")` of a model: its attributes by name, each as `python_value` gives it.
@@ -111,6 +104,10 @@ pub(crate) fn reduce<'py, C: ModelClass>(
 /// A model class as data: its Python name and its fields with their stub types.
 pub(crate) type ModelInfo = (&'static str, Vec<(&'static str, String)>);
 
+/// How a `pymodel!` class describes itself, for [`_models`] (each class submits one).
+pub(crate) struct Described(fn() -> ModelInfo);
+inventory::collect!(Described);
+
 /// A model class: typed read-only attributes, `to_dict()`, `from_dict()`, `==`, a
 /// dataclass-like repr and pickling. `@common` makes what a class written by hand (the
 /// playlist tree's, over a [`ModelClass`] impl) shares with these: the core model's
@@ -128,17 +125,14 @@ macro_rules! pymodel {
             pub inner: Arc<$core>,
         }
 
-        impl $py {
-            /// This class as data, for the stub generator.
-            pub(crate) fn describe() -> ModelInfo {
-                (
-                    $name,
-                    vec![$((
-                        stringify!($field).trim_start_matches("r#"),
-                        $crate::python::convert::field_type(|m: &$core| &m.$field),
-                    )),*],
-                )
-            }
+        inventory::submit! {
+            Described(|| (
+                $name,
+                vec![$((
+                    stringify!($field).trim_start_matches("r#"),
+                    $crate::python::convert::field_type(|m: &$core| &m.$field),
+                )),*],
+            ))
         }
 
         impl ModelClass for $py {
@@ -333,20 +327,7 @@ impl PyTransportState {
 /// stub generator.
 #[pyfunction]
 pub(crate) fn _models(py: Python<'_>) -> PyResult<Py<PyList>> {
-    let all = [
-        PyMedia::describe(),
-        PyFloatBase::describe(),
-        PyColorBase::describe(),
-        PyVariable::describe(),
-        PyEffect::describe(),
-        PyTransition::describe(),
-        PyEffectPreset::describe(),
-        PyBlendMode::describe(),
-        PyLayerBlend::describe(),
-        PyLayerPreset::describe(),
-        PyTargetSet::describe(),
-        PyLayerState::describe(),
-        PyTransportState::describe(),
-    ];
+    let mut all: Vec<ModelInfo> = inventory::iter::<Described>().map(|d| (d.0)()).collect();
+    all.sort_by_key(|(name, _)| *name); // (the link order is no order)
     Ok(PyList::new(py, all)?.unbind())
 }
