@@ -243,50 +243,41 @@ where
                 Ok(awaitable) => return Ok(awaitable.unbind()),
                 Err(unstarted) => unstarted,
             };
-            let awaitable =
-                generic::future_into_py::<ShowRuntime, _, Converted<R>>(py, async move {
-                    let value = guarded(fut).await;
-                    Ok(Converted::new(value, convert))
-                })?;
+            let awaitable = generic::future_into_py::<ShowRuntime, _, Converted>(py, async move {
+                Ok(Converted(finished(guarded(fut).await, convert)))
+            })?;
             Ok(awaitable.unbind())
         },
     )?;
     run_helper(py)?.call1((start,))
 }
 
-type Convert<R> = Box<dyn FnOnce(Python<'_>) -> PyResult<R> + Send>;
+/// A finished call's result, made a Python value once the GIL is held.
+pub(crate) type Finished = Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send>;
 
-/// A finished result whose conversion to Python waits until the GIL is held.
-pub struct Converted<R> {
-    make: Convert<R>,
-}
-
-impl<R> Converted<R> {
-    fn new<T, C>(value: Result<T, Error>, convert: C) -> Self
-    where
-        T: Send + 'static,
-        C: FnOnce(Python<'_>, T) -> PyResult<R> + Send + 'static,
-    {
-        Converted {
-            make: Box::new(move |py| match value {
-                Ok(v) => convert(py, v),
-                Err(e) => Err(to_pyerr(py, e)),
-            }),
-        }
-    }
-}
-
-impl<'py, R> IntoPyObject<'py> for Converted<R>
+/// `value` and how it becomes Python: `convert` for a result, the exception for an error.
+pub(crate) fn finished<T, C, R>(value: Result<T, Error>, convert: C) -> Finished
 where
-    R: IntoPyObject<'py>,
-    R::Error: Into<PyErr>,
+    T: Send + 'static,
+    C: FnOnce(Python<'_>, T) -> PyResult<R> + Send + 'static,
+    R: for<'a> IntoPyObject<'a> + Send + 'static,
+    for<'a> <R as IntoPyObject<'a>>::Error: Into<PyErr>,
 {
+    Box::new(move |py| match value {
+        Ok(v) => convert(py, v)?.into_py_any(py),
+        Err(e) => Err(to_pyerr(py, e)),
+    })
+}
+
+/// A finished result on the generic bridge, made a Python value when it hands it over.
+pub struct Converted(Finished);
+
+impl<'py> IntoPyObject<'py> for Converted {
     type Target = PyAny;
     type Output = Bound<'py, PyAny>;
     type Error = PyErr;
 
     fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
-        let value = (self.make)(py)?;
-        value.into_bound_py_any(py)
+        Ok((self.0)(py)?.into_bound(py))
     }
 }
