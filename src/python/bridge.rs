@@ -20,8 +20,7 @@ use pyo3::sync::PyOnceLock;
 
 use crate::error::Error;
 use crate::error::{guarded, panic_error as panic_message};
-use crate::python::errors::to_pyerr;
-use crate::python::rt::{finished, Finished};
+use crate::python::errors::{finished, to_pyerr, Finished};
 use crate::runtime;
 use crate::wake::WakeQueue;
 

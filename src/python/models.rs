@@ -109,15 +109,15 @@ pub(crate) struct Described(fn() -> ModelInfo);
 inventory::collect!(Described);
 
 /// A model class: typed read-only attributes, `to_dict()`, `from_dict()`, `==`, a
-/// dataclass-like repr and pickling. `@common` makes what a class written by hand (the
-/// playlist tree's, over a [`ModelClass`] impl) shares with these: the core model's
-/// [`Wrapped`], `FIELDS`, `from_dict()`, `==`, the hash, the repr, `to_dict()` and pickling
-/// (these two with the docs given).
+/// dataclass-like repr, pickling, and in Jupyter the view of `showctl._html` it is `shown by`.
+/// `@common` makes what a class written by hand (the playlist tree's, over a [`ModelClass`]
+/// impl) shares with these: the core model's [`Wrapped`], `FIELDS`, `from_dict()`, `==`, the
+/// hash, the repr, `to_dict()` and pickling (these two with the docs given).
 macro_rules! pymodel {
     (
         $(#[$doc:meta])*
         $py:ident($name:literal) wraps $core:ident $(listed as $list:literal)?
-        [$($field:ident),* $(,)?]
+        $(shown by $html:literal)? [$($field:ident),* $(,)?]
     ) => {
         $(#[$doc])*
         #[pyclass(module = "showctl._core", name = $name, frozen)]
@@ -165,6 +165,13 @@ macro_rules! pymodel {
                     self.inner.$field.attr(py)
                 }
             )*
+
+            $(
+                /// An HTML table of the fields, for Jupyter.
+                fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
+                    html(slf.as_any(), $html)
+                }
+            )?
 
         }
     };
@@ -293,34 +300,19 @@ pymodel! {
 
 pymodel! {
     /// The state of a layer.
-    PyLayerState("LayerState") wraps LayerState [
+    PyLayerState("LayerState") wraps LayerState shown by "layer_state_html" [
         uuid, name, is_hidden, is_muted, opacity, effects, effect_preset_uuid, target_set_uuid,
         transition_duration, transition,
     ]
 }
 
-#[pymethods]
-impl PyLayerState {
-    /// An HTML table of the fields, for Jupyter.
-    fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
-        html(slf.as_any(), "layer_state_html")
-    }
-}
-
 pymodel! {
     /// The transport state of a layer.
-    PyTransportState("TransportState") wraps TransportState listed as "TransportList" [
+    PyTransportState("TransportState") wraps TransportState listed as "TransportList"
+    shown by "transport_state_html" [
         time_elapsed, time_remaining, playback_rate, is_playing, is_scrubbing, playing_item,
         playing_media, layer,
     ]
-}
-
-#[pymethods]
-impl PyTransportState {
-    /// An HTML table of the fields, for Jupyter.
-    fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
-        html(slf.as_any(), "transport_state_html")
-    }
 }
 
 /// The media model classes made here as data (name, fields and their stub types), for the

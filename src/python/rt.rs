@@ -15,13 +15,12 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyCFunction;
-use pyo3::IntoPyObjectExt;
 use pyo3_async_runtimes::generic::{self, ContextExt, Runtime as GenericRuntime};
 use pyo3_async_runtimes::TaskLocals;
 
 use crate::error::{guarded, Error};
 use crate::host::{self, HostLog};
-use crate::python::errors::to_pyerr;
+use crate::python::errors::{finished, to_pyerr, Finished};
 
 fn register_at_exit(py: Python<'_>) -> PyResult<()> {
     // Mark the interpreter's exit and wait for the sections in progress (see `crate::host`).
@@ -250,23 +249,6 @@ where
         },
     )?;
     run_helper(py)?.call1((start,))
-}
-
-/// A finished call's result, made a Python value once the GIL is held.
-pub(crate) type Finished = Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send>;
-
-/// `value` and how it becomes Python: `convert` for a result, the exception for an error.
-pub(crate) fn finished<T, C, R>(value: Result<T, Error>, convert: C) -> Finished
-where
-    T: Send + 'static,
-    C: FnOnce(Python<'_>, T) -> PyResult<R> + Send + 'static,
-    R: for<'a> IntoPyObject<'a> + Send + 'static,
-    for<'a> <R as IntoPyObject<'a>>::Error: Into<PyErr>,
-{
-    Box::new(move |py| match value {
-        Ok(v) => convert(py, v)?.into_py_any(py),
-        Err(e) => Err(to_pyerr(py, e)),
-    })
 }
 
 /// A finished result on the generic bridge, made a Python value when it hands it over.
