@@ -1,6 +1,7 @@
 //! What the core needs from the interpreter that embeds it (Python, through the binding), kept
-//! free of it: the exit gate of the threads that call into it, the wait of a blocking call that
-//! looks for the host's signals, and the libraries whose debug records are not forwarded.
+//! free of it: the exit gate of the threads that call into it (and of the log records it
+//! forwards), the wait of a blocking call that looks for the host's signals (on its main
+//! thread), and the libraries whose debug records are not forwarded.
 //!
 //! Interpreter exit: a runtime thread that is inside the host (completing an asyncio future,
 //! forwarding a log record) when the interpreter finalizes crashes the process
@@ -11,7 +12,9 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 use std::task::{Context, Poll};
+use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 use crate::error::{guarded, Error};
@@ -67,6 +70,20 @@ impl<F: Future<Output = ()>> Future for ExitAware<F> {
     }
 }
 
+/// Run `fut` on the process runtime as a task that calls into the host ([`ExitAware`]).
+pub fn spawn<F: Future<Output = ()> + Send + 'static>(fut: F) -> tokio::task::JoinHandle<()> {
+    runtime::get().spawn(ExitAware::new(fut))
+}
+
+/// Run `f` on the process runtime's blocking pool as a [`Section`] (not at all after exit).
+pub fn spawn_blocking(f: impl FnOnce() + Send + 'static) -> tokio::task::JoinHandle<()> {
+    runtime::get().spawn_blocking(move || {
+        if let Some(_section) = Section::enter() {
+            f();
+        }
+    })
+}
+
 /// Mark the exit and wait (at most a second) for the sections in progress. Called by the
 /// host's exit handler, with the host's lock released.
 pub fn exit() {
@@ -81,6 +98,27 @@ pub fn exit() {
 /// (the child has only the forking thread).
 pub fn after_fork() {
     IN_HOST.store(0, Ordering::SeqCst);
+}
+
+/// How often a blocking call on the host's main thread looks for a pending signal (Ctrl-C).
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+static MAIN_THREAD: OnceLock<Option<ThreadId>> = OnceLock::new();
+
+/// Remember the host's main thread: the calling thread when `on_main` (the host is set up on
+/// its main thread), or none (set up off it: every thread then looks for signals, harmless
+/// elsewhere). The first call decides.
+pub fn set_main_thread(on_main: bool) {
+    let _ = MAIN_THREAD.set(on_main.then(|| std::thread::current().id()));
+}
+
+/// How often a blocking call made on this thread looks for the host's signals ([`block_on`]'s
+/// `every`): every 50 ms on the main thread, never on another (signals go to the main thread).
+pub fn signal_poll() -> Option<Duration> {
+    let on_main = match MAIN_THREAD.get() {
+        Some(Some(id)) => *id == std::thread::current().id(),
+        _ => true,
+    };
+    on_main.then_some(SIGNAL_POLL)
 }
 
 /// Run `fut` to completion on the calling thread's lane ([`runtime::block_on_here`]), a panic
@@ -134,6 +172,41 @@ pub const QUIET_LOG_TARGETS: &[&str] = &[
     "tower",
 ];
 
+/// A logger forwarding to the host's (`inner`): each record is a [`Section`] (none after exit);
+/// only a record the host wants (`inner.enabled`, which should answer from its cache: a runtime
+/// thread waiting for the host's lock on every request stalls the host's event loop) goes to
+/// it, run with the default signal mask (its handlers may start processes, which would inherit
+/// a runtime thread's mask and ignore Ctrl-C); `after` then runs in the same section (to
+/// clear what the host's handlers left behind).
+pub struct HostLog<L> {
+    inner: L,
+    after: fn(),
+}
+
+impl<L: log::Log> HostLog<L> {
+    pub fn new(inner: L, after: fn()) -> Self {
+        HostLog { inner, after }
+    }
+}
+
+impl<L: log::Log> log::Log for HostLog<L> {
+    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
+        Section::enter().is_some_and(|_section| self.inner.enabled(metadata))
+    }
+    fn log(&self, record: &log::Record<'_>) {
+        if let Some(_section) = Section::enter() {
+            if !self.inner.enabled(record.metadata()) {
+                return;
+            }
+            runtime::with_default_signals(|| self.inner.log(record));
+            (self.after)();
+        }
+    }
+    fn flush(&self) {
+        self.inner.flush();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +251,41 @@ mod tests {
                 .unwrap()
         });
         assert!(matches!(refused, Ok(Err(Error::Internal(m))) if m.contains("_async")));
+    }
+
+    #[test]
+    fn only_the_main_thread_looks_for_signals() {
+        set_main_thread(true);
+        assert_eq!(signal_poll(), Some(SIGNAL_POLL));
+        assert_eq!(std::thread::spawn(signal_poll).join().unwrap(), None);
+    }
+
+    #[test]
+    fn the_host_log_forwards_only_what_the_host_wants_then_runs_after() {
+        use log::Log;
+        use std::sync::Mutex;
+        static AFTER: AtomicUsize = AtomicUsize::new(0);
+        struct Host(Mutex<Vec<String>>);
+        impl log::Log for Host {
+            fn enabled(&self, m: &log::Metadata<'_>) -> bool {
+                m.level() <= log::Level::Info
+            }
+            fn log(&self, r: &log::Record<'_>) {
+                self.0.lock().unwrap().push(r.args().to_string());
+            }
+            fn flush(&self) {}
+        }
+        let log = HostLog::new(Host(Mutex::new(Vec::new())), || {
+            AFTER.fetch_add(1, Ordering::SeqCst);
+        });
+        let record = |level, text| {
+            let args = format_args!("{text}");
+            log.log(&log::Record::builder().level(level).args(args).build());
+        };
+        record(log::Level::Debug, "dropped");
+        record(log::Level::Warn, "forwarded");
+        assert!(!log.enabled(&log::Metadata::builder().level(log::Level::Debug).build()));
+        assert_eq!(*log.inner.0.lock().unwrap(), ["forwarded"]);
+        assert_eq!(AFTER.load(Ordering::SeqCst), 1);
     }
 }

@@ -2,6 +2,7 @@
 //! application. The core (everything outside `python/`) has no PyO3 dependency and is tested
 //! with `cargo test`; the `python` feature adds the binding layer that only converts.
 
+pub mod client;
 pub mod error;
 pub mod feed;
 pub mod host;

@@ -27,6 +27,14 @@ pub fn watch_interval(seconds: f64) -> Result<Duration> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
+/// A time as seconds since the epoch (like Python's `time.time()`), as the watches report it
+/// (`None` before the epoch).
+pub fn epoch_seconds(t: SystemTime) -> Option<f64> {
+    t.duration_since(SystemTime::UNIX_EPOCH)
+        .ok()
+        .map(|d| d.as_secs_f64())
+}
+
 /// A failure a poller reports and outlives: no connection, a timeout, 408, 429 or a 5xx.
 pub fn transient(e: &Error) -> bool {
     match e {
@@ -178,5 +186,15 @@ mod tests {
             let e = watch_interval(bad).unwrap_err().to_string();
             assert!(e.starts_with("interval:"), "{e}");
         }
+    }
+
+    #[test]
+    fn epoch_seconds_of_a_time() {
+        let t = SystemTime::UNIX_EPOCH + Duration::from_millis(1_800_000_000_250);
+        assert_eq!(epoch_seconds(t), Some(1_800_000_000.25));
+        assert_eq!(
+            epoch_seconds(SystemTime::UNIX_EPOCH - Duration::from_secs(1)),
+            None
+        );
     }
 }

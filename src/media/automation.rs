@@ -2,6 +2,7 @@
 //! are checked by the plain functions ([`Fade::new`], [`delta`], [`concurrency`]) before anything
 //! is sent; the async functions do the work.
 
+use std::future::Future;
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -45,6 +46,17 @@ pub async fn adjust_opacity(
     });
     confirm::send(client, call, expect.as_ref()).await?;
     Ok(value)
+}
+
+/// [`adjust_opacity`] on a clone of `client`, `delta` checked now (before anything is sent).
+pub fn adjusting(
+    client: &MediaClient,
+    layer: &Ident,
+    delta: f64,
+    confirm: bool,
+) -> Result<impl Future<Output = Result<f64>> + Send + 'static> {
+    let (delta, client, layer) = (self::delta(delta)?, client.clone(), layer.clone());
+    Ok(async move { adjust_opacity(&client, &layer, delta, confirm).await })
 }
 
 /// A checked fade: to an opacity over some seconds in some steps.
@@ -124,6 +136,22 @@ pub async fn fade(client: &MediaClient, layer: &Ident, fade: Fade) -> Result<()>
         );
     }
     Ok(())
+}
+
+/// [`fade`] on a clone of `client`, checked now by [`Fade::new`].
+pub fn fading(
+    client: &MediaClient,
+    layer: &Ident,
+    to: f64,
+    seconds: f64,
+    steps: Option<i64>,
+) -> Result<impl Future<Output = Result<()>> + Send + 'static> {
+    let (plan, client, layer) = (
+        Fade::new(to, seconds, steps)?,
+        client.clone(),
+        layer.clone(),
+    );
+    Ok(async move { fade(&client, &layer, plan).await })
 }
 
 /// A batch's concurrency, 1 to [`MAX_CONCURRENCY`].

@@ -4,17 +4,19 @@
 //! [`MediaClient::command`]: the one place where a command leaves the client, and where it is
 //! also queued for each mirror (see [`super::mirror`]) before the primary is sent it.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
 
-use super::endpoints::Call;
+use super::endpoints::{non_empty, Call};
 use super::mirror::{Mirror, MirrorStatus};
 use super::models::{LayerState, Playlist};
 use super::names::{NameKind, Names};
 use super::sender::Sender;
 use crate::error::{Error, Result};
+use crate::ident::Ident;
 use crate::transport::{Method, Request, Target, Transport};
 
 struct Inner {
@@ -132,6 +134,41 @@ impl MediaClient {
             .names
             .by_name(&self.inner.sender, name, kind)
             .await
+    }
+
+    /// [`Self::resolve_layer`] as the identifier of the layer by its UUID (a layer named with
+    /// digits only is reached this way); an empty `name` is refused now, before anything is sent.
+    pub fn layer_named(
+        &self,
+        name: String,
+    ) -> Result<impl Future<Output = Result<Ident>> + Send + 'static> {
+        let (client, name) = (self.clone(), non_empty(name, "name")?);
+        Ok(async move {
+            let layer = client.resolve_layer(&name).await?;
+            Ok(Ident::Name(layer.uuid.clone().unwrap_or_default()))
+        })
+    }
+
+    /// [`Self::resolve_playlist`], an empty `name` refused now.
+    pub fn playlist_named(
+        &self,
+        name: String,
+    ) -> Result<impl Future<Output = Result<Arc<Playlist>>> + Send + 'static> {
+        let (client, name) = (self.clone(), non_empty(name, "name")?);
+        Ok(async move { client.resolve_playlist(&name).await })
+    }
+
+    /// [`Self::by_name`], an empty `name` or an unknown `kind` ("layer", "playlist", "cue")
+    /// refused now.
+    pub fn uuid_named(
+        &self,
+        name: String,
+        kind: Option<&str>,
+    ) -> Result<impl Future<Output = Result<String>> + Send + 'static> {
+        let name = non_empty(name, "name")?;
+        let kind = kind.map(NameKind::parse).transpose()?;
+        let client = self.clone();
+        Ok(async move { client.by_name(&name, kind).await })
     }
 
     /// What each mirror did so far, in the order they were given.

@@ -43,6 +43,19 @@ pub trait Model: Sized {
     }
 }
 
+/// Whether `to_dict(mode)` gives the Python form (`"python"`: attribute names and values) or
+/// the wire form (`"wire"`: the JSON as sent); anything else is refused, naming `mode`.
+pub fn python_mode(mode: &str) -> Result<bool, String> {
+    match mode {
+        "wire" => Ok(false),
+        "python" => Ok(true),
+        other => Err(format!(
+            "mode: must be \"wire\" (the JSON as sent) or \"python\" (attribute names and \
+             values), got {other:?}"
+        )),
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Lenient field readers
 // ---------------------------------------------------------------------------------------------
@@ -384,6 +397,17 @@ mod tests {
 
     fn obj(v: Value) -> Raw {
         v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn to_dict_modes() {
+        assert_eq!(python_mode("wire"), Ok(false));
+        assert_eq!(python_mode("python"), Ok(true));
+        assert_eq!(
+            python_mode("json").unwrap_err(),
+            "mode: must be \"wire\" (the JSON as sent) or \"python\" (attribute names and \
+             values), got \"json\""
+        );
     }
 
     #[test]

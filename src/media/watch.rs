@@ -71,6 +71,22 @@ pub struct TransportEvent {
     pub at: SystemTime,
 }
 
+impl TransportEvent {
+    /// The fields its repr shows, in order: the kind, then the layer (or the error of a failed
+    /// poll), and the threshold crossed if any.
+    pub fn shown_fields(has_error: bool, has_threshold: bool) -> Vec<&'static str> {
+        let mut fields = vec!["kind"];
+        match has_error {
+            false => fields.extend(["layer_index", "layer_name"]),
+            true => fields.push("error"),
+        }
+        if has_threshold {
+            fields.push("threshold");
+        }
+        fields
+    }
+}
+
 /// Validate thresholds: finite seconds above 0, at most [`MAX_THRESHOLDS`]; returned highest
 /// first, without duplicates.
 pub fn thresholds(values: &[f64]) -> Result<Vec<f64>> {
@@ -281,6 +297,13 @@ pub struct TransportWatch {
 }
 
 impl TransportWatch {
+    /// A watch polling every `interval` seconds, checked by [`crate::poll::watch_interval`],
+    /// for the `thresholds` checked by [`thresholds`].
+    pub fn start(client: MediaClient, interval: f64, thresholds: &[f64]) -> Result<Self> {
+        let interval = crate::poll::watch_interval(interval)?;
+        Ok(Self::new(client, interval, self::thresholds(thresholds)?))
+    }
+
     /// `interval` from [`crate::poll::watch_interval`], `thresholds` from [`thresholds`].
     pub fn new(client: MediaClient, interval: Duration, thresholds: Vec<f64>) -> Self {
         TransportWatch {

@@ -14,22 +14,20 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::{intern, IntoPyObjectExt};
 
 use crate::error::Error;
 use crate::error::{guarded, panic_error as panic_message};
-use crate::python::errors::to_pyerr;
+use crate::python::errors::{finished, to_pyerr, Finished};
 use crate::runtime;
 use crate::wake::WakeQueue;
-
-type Make = Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send>;
 
 /// A finished call waiting for the loop thread: its future and how to build its result.
 struct Completion {
     future: Py<PyAny>,
-    make: Make,
+    make: Finished,
 }
 
 /// The loop's side: registered with `loop.add_reader`, and kept on the loop.
@@ -177,11 +175,7 @@ where
     let queue = bridge.get().queue.clone();
     let target = future.clone().unbind();
     let task = runtime::get().spawn(async move {
-        let value = guarded(fut).await;
-        let make: Make = Box::new(move |py| match value {
-            Ok(v) => convert(py, v)?.into_py_any(py),
-            Err(e) => Err(to_pyerr(py, e)),
-        });
+        let make = finished(guarded(fut).await, convert);
         queue.push(Completion {
             future: target,
             make,

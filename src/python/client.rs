@@ -1,71 +1,16 @@
 //! The base class of `MediaPlayer` and `Scoreboard`: the client options (`url`, `timeout`,
 //! `closed`), `close()`/`aclose()`, `with` and `async with`, and the repr. A client class
-//! `extends` it and hands it its core client through [`Closer`]; its own methods are written
+//! `extends` it and hands it its core client (a [`Closer`]); its own methods are written
 //! in its file or come from an operation table.
 
-use std::future::Future;
 use std::path::PathBuf;
-use std::pin::Pin;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
 use super::{probe, rt};
-use crate::media::MediaClient;
-use crate::probe::App;
-use crate::score::Scoreboard;
-use crate::transport::Transport;
-
-/// What the base class needs of a core client.
-pub(crate) trait Closer: Send + Sync + 'static {
-    fn transport(&self) -> &Arc<Transport>;
-    /// Which application the client talks to (what `probe()` and `record()` read).
-    fn app(&self) -> App;
-    /// Close at once: later calls fail with `ClientClosedError`.
-    fn close_now(&self);
-    /// Whether closing should first wait for queued work (mirrors).
-    fn busy(&self) -> bool {
-        false
-    }
-    /// Close, letting queued work finish first (within the client's timeout).
-    fn shutdown(&self) -> Pin<Box<dyn Future<Output = ()> + Send + 'static>>;
-}
-
-impl Closer for MediaClient {
-    fn transport(&self) -> &Arc<Transport> {
-        MediaClient::transport(self)
-    }
-    fn app(&self) -> App {
-        App::Media
-    }
-    fn close_now(&self) {
-        self.close();
-    }
-    fn busy(&self) -> bool {
-        self.mirrors_busy()
-    }
-    fn shutdown(&self) -> Pin<Box<dyn Future<Output = ()> + Send + 'static>> {
-        let client = self.clone();
-        Box::pin(async move { client.shutdown().await })
-    }
-}
-
-impl Closer for Scoreboard {
-    fn transport(&self) -> &Arc<Transport> {
-        Scoreboard::transport(self)
-    }
-    fn app(&self) -> App {
-        App::Scoreboard
-    }
-    fn close_now(&self) {
-        self.transport().close();
-    }
-    fn shutdown(&self) -> Pin<Box<dyn Future<Output = ()> + Send + 'static>> {
-        self.close_now();
-        Box::pin(async {})
-    }
-}
+use crate::client::Closer;
 
 /// The base of the client classes (`MediaPlayer`, `Scoreboard`): options, closing and the
 /// context managers.
@@ -106,15 +51,11 @@ impl PyClient {
     /// up to `timeout` seconds to send what they still have queued; what is left is dropped
     /// (and counted in `mirror_status()`).
     fn close(&self, py: Python<'_>) -> PyResult<()> {
-        if !self.inner.busy() || crate::runtime::inside_runtime() {
+        if !self.inner.close_waits() {
             self.inner.close_now();
             return Ok(());
         }
-        let done = self.inner.shutdown();
-        let waited = rt::wait(py, async move {
-            done.await;
-            Ok(())
-        });
+        let waited = rt::wait(py, self.inner.shutdown());
         self.inner.close_now();
         waited
     }
@@ -125,15 +66,7 @@ impl PyClient {
     ///
     /// Awaitable twin of `close`.
     fn aclose<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let done = self.inner.shutdown();
-        rt::spawn(
-            py,
-            async move {
-                done.await;
-                Ok(())
-            },
-            |_, ()| Ok(()),
-        )
+        rt::spawn(py, self.inner.shutdown(), |_, ()| Ok(()))
     }
 
     /// A read-only pre-show check (GET requests only, each sent once; no command):

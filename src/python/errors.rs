@@ -1,9 +1,11 @@
 //! Core errors become the exception classes of `showctl.exceptions` (defined in Python): the
-//! core says which class, message and attributes (`crate::error::Raised`); this converts them.
+//! core says which class, message and attributes (`crate::error::Raised`); this converts them,
+//! and a finished call's outcome (its value or its error) with them.
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use pyo3::IntoPyObjectExt;
 
 use crate::error::Error;
 
@@ -39,4 +41,21 @@ impl From<Error> for PyErr {
     fn from(err: Error) -> PyErr {
         Python::attach(|py| to_pyerr(py, err))
     }
+}
+
+/// A finished call's result, made a Python value once the GIL is held.
+pub(crate) type Finished = Box<dyn FnOnce(Python<'_>) -> PyResult<Py<PyAny>> + Send>;
+
+/// `value` and how it becomes Python: `convert` for a result, the exception for an error.
+pub(crate) fn finished<T, C, R>(value: Result<T, Error>, convert: C) -> Finished
+where
+    T: Send + 'static,
+    C: FnOnce(Python<'_>, T) -> PyResult<R> + Send + 'static,
+    R: for<'a> IntoPyObject<'a> + Send + 'static,
+    for<'a> <R as IntoPyObject<'a>>::Error: Into<PyErr>,
+{
+    Box::new(move |py| match value {
+        Ok(v) => convert(py, v)?.into_py_any(py),
+        Err(e) => Err(to_pyerr(py, e)),
+    })
 }

@@ -4,7 +4,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -20,8 +20,7 @@ use crate::media::watch::{TransportEvent, TransportWatch};
 use crate::media::TransportState;
 
 pub(crate) fn seconds_since_epoch(t: Option<SystemTime>) -> Option<f64> {
-    t.and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-        .map(|d| d.as_secs_f64())
+    t.and_then(crate::poll::epoch_seconds)
 }
 
 pub(crate) fn error_value(py: Python<'_>, e: &Option<Error>) -> Py<PyAny> {
@@ -70,14 +69,7 @@ pub struct PyTransportEvent {
 impl PyTransportEvent {
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
         let e = slf.get();
-        let mut fields = vec!["kind"];
-        match e.error.is_none() {
-            true => fields.extend(["layer_index", "layer_name"]),
-            false => fields.push("error"),
-        }
-        if e.threshold.is_some() {
-            fields.push("threshold");
-        }
+        let fields = TransportEvent::shown_fields(e.error.is_some(), e.threshold.is_some());
         repr_of(slf.as_any(), &fields)
     }
 }
@@ -95,7 +87,7 @@ fn event_to_py(py: Python<'_>, e: TransportEvent) -> PyResult<Py<PyTransportEven
         current: e.current.map(|s| TransportState::wrap(py, s)).transpose()?,
         threshold: e.threshold,
         error: e.error.map(|e| error_of(py, e)),
-        timestamp: seconds_since_epoch(Some(e.at)).unwrap_or(0.0),
+        timestamp: crate::poll::epoch_seconds(e.at).unwrap_or(0.0),
     };
     Py::new(py, event)
 }

@@ -50,11 +50,9 @@ impl PyLayer {
         delta: &Bound<'_, PyAny>,
         #[pyo3(from_py_with = args::confirm)] confirm: bool,
     ) -> PyResult<Work<impl Future<Output = crate::Result<f64>>>> {
-        let delta = automation::delta(number(delta, "delta")?)?;
-        let (client, layer) = (self.client.clone(), self.ident.clone());
-        Ok(Work(async move {
-            automation::adjust_opacity(&client, &layer, delta, confirm).await
-        }))
+        let delta = number(delta, "delta")?;
+        let job = automation::adjusting(&self.client, &self.ident, delta, confirm)?;
+        Ok(Work(job))
     }
 
     /// Fade the opacity from its current value to `to` (0.0–1.0) over `seconds`, in `steps`
@@ -70,11 +68,9 @@ impl PyLayer {
         seconds: &Bound<'_, PyAny>,
         #[pyo3(from_py_with = args::steps)] steps: Option<i64>,
     ) -> PyResult<Work<impl Future<Output = crate::Result<()>>>> {
-        let plan = automation::Fade::new(number(to, "to")?, number(seconds, "seconds")?, steps)?;
-        let (client, layer) = (self.client.clone(), self.ident.clone());
-        Ok(Work(async move {
-            automation::fade(&client, &layer, plan).await
-        }))
+        let (to, seconds) = (number(to, "to")?, number(seconds, "seconds")?);
+        let job = automation::fading(&self.client, &self.ident, to, seconds, steps)?;
+        Ok(Work(job))
     }
     /// The identifier this handle was made with (an index, a name or a UUID).
     #[getter]

@@ -5,14 +5,13 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::pyclass::boolean_struct::True;
-use pyo3::types::PyType;
 use pyo3::{IntoPyObjectExt, PyClass};
 use serde_json::Value;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::types::{PyDict, PyList};
 
-use super::convert::{html, json_to_py, model_from_py, repr_of, Attr, Wrapped};
+use super::convert::{html, json_to_py, Attr, Wrapped};
 use crate::media::*;
 
 impl Attr for VariableBase {
@@ -28,17 +27,10 @@ impl Attr for VariableBase {
     }
 }
 
-/// Whether `to_dict(mode)` gives the wire form (`"wire"`, the default) or the Python form
-/// (`"python"`); anything else is a `ValueError` naming `mode`.
+/// Whether `to_dict(mode)` gives the Python form (see the core's `python_mode`); a bad `mode` is
+/// a `ValueError`.
 pub(crate) fn python_mode(mode: &str) -> PyResult<bool> {
-    match mode {
-        "wire" => Ok(false),
-        "python" => Ok(true),
-        other => Err(PyValueError::new_err(format!(
-            "mode: must be \"wire\" (the JSON as sent) or \"python\" (attribute names and \
-             values), got {other:?}"
-        ))),
-    }
+    crate::media::models::python_mode(mode).map_err(PyValueError::new_err)
 }
 
 /// `to_dict(mode="python")` of a model: its attributes by name, each as `python_value` gives it.
@@ -71,9 +63,12 @@ fn python_value(v: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     Ok(v.call_method("to_dict", (), Some(&kwargs))?.unbind())
 }
 
-/// A model class: the JSON object its `to_dict()`, `==`, hash and pickling are of.
+/// A model class: the core model it holds, which its `to_dict()`, `==`, hash and pickling are of.
 pub(crate) trait ModelClass: PyClass<Frozen = True> + Sync {
-    fn raw(&self) -> &Raw;
+    type Core: Model;
+    fn model(&self) -> &Self::Core;
+    /// The class holding `inner` (what `from_dict` and a reply make).
+    fn of_model(py: Python<'_>, inner: Arc<Self::Core>) -> PyResult<Self>;
 }
 
 /// `to_dict(mode)` of a model class whose attributes are `fields`.
@@ -85,7 +80,7 @@ pub(crate) fn to_dict<C: ModelClass>(
     if python_mode(mode)? {
         return python_dict(slf.as_any(), fields);
     }
-    let raw = Value::Object(slf.get().raw().clone());
+    let raw = Value::Object(slf.get().model().raw().clone());
     Ok(json_to_py(slf.py(), &raw)?.unbind())
 }
 
@@ -93,7 +88,7 @@ pub(crate) fn to_dict<C: ModelClass>(
 pub(crate) fn eq<C: ModelClass>(slf: &C, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
     let py = other.py();
     match other.cast::<C>() {
-        Ok(o) => (slf.raw() == o.get().raw()).into_py_any(py),
+        Ok(o) => (slf.model().raw() == o.get().model().raw()).into_py_any(py),
         Err(_) => Ok(py.NotImplemented()),
     }
 }
@@ -109,13 +104,20 @@ pub(crate) fn reduce<'py, C: ModelClass>(
 /// A model class as data: its Python name and its fields with their stub types.
 pub(crate) type ModelInfo = (&'static str, Vec<(&'static str, String)>);
 
+/// How a `pymodel!` class describes itself, for [`_models`] (each class submits one).
+pub(crate) struct Described(fn() -> ModelInfo);
+inventory::collect!(Described);
+
 /// A model class: typed read-only attributes, `to_dict()`, `from_dict()`, `==`, a
-/// dataclass-like repr and pickling.
+/// dataclass-like repr, pickling, and in Jupyter the view of `showctl._html` it is `shown by`.
+/// `@common` makes what a class written by hand (the playlist tree's, over a [`ModelClass`]
+/// impl) shares with these: the core model's [`Wrapped`], `FIELDS`, `from_dict()`, `==`, the
+/// hash, the repr, `to_dict()` and pickling (these two with the docs given).
 macro_rules! pymodel {
     (
         $(#[$doc:meta])*
         $py:ident($name:literal) wraps $core:ident $(listed as $list:literal)?
-        [$($field:ident),* $(,)?]
+        $(shown by $html:literal)? [$($field:ident),* $(,)?]
     ) => {
         $(#[$doc])*
         #[pyclass(module = "showctl._core", name = $name, frozen)]
@@ -123,35 +125,34 @@ macro_rules! pymodel {
             pub inner: Arc<$core>,
         }
 
-        impl $py {
-            /// This class as data, for the stub generator.
-            pub(crate) fn describe() -> ModelInfo {
-                (
-                    $name,
-                    vec![$((
-                        stringify!($field).trim_start_matches("r#"),
-                        $crate::python::convert::field_type(|m: &$core| &m.$field),
-                    )),*],
-                )
-            }
+        inventory::submit! {
+            Described(|| (
+                $name,
+                vec![$((
+                    stringify!($field).trim_start_matches("r#"),
+                    $crate::python::convert::field_type(|m: &$core| &m.$field),
+                )),*],
+            ))
         }
 
         impl ModelClass for $py {
-            fn raw(&self) -> &Raw {
-                self.inner.raw()
+            type Core = $core;
+            fn model(&self) -> &$core {
+                &self.inner
+            }
+            fn of_model(_py: Python<'_>, inner: Arc<$core>) -> PyResult<Self> {
+                Ok($py { inner })
             }
         }
 
-        impl Wrapped for $core {
-            type Class = $py;
-            $(const LIST_CLASS: Option<&'static str> = Some($list);)?
-            fn wrap(py: Python<'_>, inner: Arc<Self>) -> PyResult<Py<PyAny>> {
-                Ok(Py::new(py, $py { inner })?.into_any())
-            }
-            fn of(class: &$py) -> &Self {
-                &class.inner
-            }
-        }
+        $crate::python::models::pymodel!(@common $py wraps $core $(listed as $list)? [$($field),*]
+            to_dict:
+            /// The JSON object as the application sent it (`mode="wire"`: wire names, unknown
+            /// fields kept), or the attributes by name with their Python values
+            /// (`mode="python"`: `None` for a `"null"` UUID, nested models as such dicts).
+            reduce:
+            /// Pickled as its JSON object.
+        );
 
         #[pymethods]
         impl $py {
@@ -165,43 +166,79 @@ macro_rules! pymodel {
                 }
             )*
 
-            /// The JSON object as the application sent it (`mode="wire"`: wire names, unknown
-            /// fields kept), or the attributes by name with their Python values
-            /// (`mode="python"`: `None` for a `"null"` UUID, nested models as such dicts).
-            #[pyo3(signature = (mode = "wire"))]
-            fn to_dict(slf: &Bound<'_, Self>, mode: &str) -> PyResult<Py<PyAny>> {
-                to_dict(slf, mode, &[$(stringify!($field)),*])
-            }
+            $(
+                /// An HTML table of the fields, for Jupyter.
+                fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
+                    html(slf.as_any(), $html)
+                }
+            )?
 
+        }
+    };
+    (
+        @common $py:ident wraps $core:ident $(listed as $list:literal)? [$($field:ident),*]
+        to_dict: $(#[$to_dict:meta])* reduce: $(#[$reduce:meta])*
+    ) => {
+        impl $crate::python::convert::Wrapped for $core {
+            type Class = $py;
+            $(const LIST_CLASS: Option<&'static str> = Some($list);)?
+            fn wrap(py: Python<'_>, inner: std::sync::Arc<Self>) -> PyResult<Py<PyAny>> {
+                let class = <$py as $crate::python::models::ModelClass>::of_model(py, inner)?;
+                Ok(Py::new(py, class)?.into_any())
+            }
+            fn of(class: &$py) -> &Self {
+                $crate::python::models::ModelClass::model(class)
+            }
+        }
+
+        impl $py {
+            /// The attributes `repr()` and `to_dict(mode="python")` show, in order.
+            const FIELDS: &'static [&'static str] = &[$(stringify!($field)),*];
+        }
+
+        #[pymethods]
+        impl $py {
             /// Read one from a dict shaped like the application's JSON.
             #[classmethod]
-            fn from_dict(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
-                Ok($py { inner: Arc::new(model_from_py::<$core>(data)?) })
+            fn from_dict(
+                cls: &Bound<'_, pyo3::types::PyType>,
+                data: &Bound<'_, PyAny>,
+            ) -> PyResult<Self> {
+                let core = $crate::python::convert::model_from_py::<$core>(data)?;
+                <Self as $crate::python::models::ModelClass>::of_model(cls.py(), core.into())
             }
 
             /// Equal when the JSON objects are equal.
             fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                eq(self, other)
+                $crate::python::models::eq(self, other)
             }
 
             /// The hash of the JSON object `==` compares.
             fn __hash__(&self) -> u64 {
-                crate::json::hash_object(self.inner.raw())
+                let model = $crate::python::models::ModelClass::model(self);
+                $crate::json::hash_object($crate::media::Model::raw(model))
             }
 
             fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
-                repr_of(slf.as_any(), &[$(stringify!($field)),*])
+                $crate::python::convert::repr_of(slf.as_any(), Self::FIELDS)
             }
 
-            /// Pickled as its JSON object.
+            $(#[$to_dict])*
+            #[pyo3(signature = (mode = "wire"))]
+            fn to_dict(slf: &Bound<'_, Self>, mode: &str) -> PyResult<Py<PyAny>> {
+                $crate::python::models::to_dict(slf, mode, Self::FIELDS)
+            }
+
+            $(#[$reduce])*
             fn __reduce__<'py>(
                 slf: &Bound<'py, Self>,
             ) -> PyResult<(Bound<'py, PyAny>, (Py<PyAny>,))> {
-                reduce(slf)
+                $crate::python::models::reduce(slf)
             }
         }
     };
 }
+pub(crate) use pymodel;
 
 pymodel! {
     /// The media playing on a layer (`TransportState.playing_media`).
@@ -263,54 +300,26 @@ pymodel! {
 
 pymodel! {
     /// The state of a layer.
-    PyLayerState("LayerState") wraps LayerState [
+    PyLayerState("LayerState") wraps LayerState shown by "layer_state_html" [
         uuid, name, is_hidden, is_muted, opacity, effects, effect_preset_uuid, target_set_uuid,
         transition_duration, transition,
     ]
 }
 
-#[pymethods]
-impl PyLayerState {
-    /// An HTML table of the fields, for Jupyter.
-    fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
-        html(slf.as_any(), "layer_state_html")
-    }
-}
-
 pymodel! {
     /// The transport state of a layer.
-    PyTransportState("TransportState") wraps TransportState listed as "TransportList" [
+    PyTransportState("TransportState") wraps TransportState listed as "TransportList"
+    shown by "transport_state_html" [
         time_elapsed, time_remaining, playback_rate, is_playing, is_scrubbing, playing_item,
         playing_media, layer,
     ]
-}
-
-#[pymethods]
-impl PyTransportState {
-    /// An HTML table of the fields, for Jupyter.
-    fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
-        html(slf.as_any(), "transport_state_html")
-    }
 }
 
 /// The media model classes made here as data (name, fields and their stub types), for the
 /// stub generator.
 #[pyfunction]
 pub(crate) fn _models(py: Python<'_>) -> PyResult<Py<PyList>> {
-    let all = [
-        PyMedia::describe(),
-        PyFloatBase::describe(),
-        PyColorBase::describe(),
-        PyVariable::describe(),
-        PyEffect::describe(),
-        PyTransition::describe(),
-        PyEffectPreset::describe(),
-        PyBlendMode::describe(),
-        PyLayerBlend::describe(),
-        PyLayerPreset::describe(),
-        PyTargetSet::describe(),
-        PyLayerState::describe(),
-        PyTransportState::describe(),
-    ];
+    let mut all: Vec<ModelInfo> = inventory::iter::<Described>().map(|d| (d.0)()).collect();
+    all.sort_by_key(|(name, _)| *name); // (the link order is no order)
     Ok(PyList::new(py, all)?.unbind())
 }

@@ -22,9 +22,8 @@ use super::layer::PyLayer;
 use super::ops::{Handle, Work};
 use super::options::{self, convert as opt, ClientArgs};
 use super::watch::Shared;
-use crate::ident::{Ident, Kind};
+use crate::ident::Kind;
 use crate::media::endpoints as ep;
-use crate::media::names::NameKind;
 use crate::media::{automation, watch, MediaClient};
 use crate::operation::Call;
 use crate::transport::{Transport, ENV_MEDIA_URL};
@@ -123,11 +122,9 @@ impl PyMediaPlayer {
         &self,
         #[pyo3(from_py_with = args::name)] name: String,
     ) -> PyResult<Job<PyLayer>> {
-        let name = ep::non_empty(name, "name")?;
-        let client = self.client.clone();
+        let (found, client) = (self.client.layer_named(name)?, self.client.clone());
         Ok(work(async move {
-            let layer = client.resolve_layer(&name).await?;
-            let ident = Ident::Name(layer.uuid.clone().unwrap_or_default());
+            let ident = found.await?;
             Ok(PyLayer { client, ident })
         }))
     }
@@ -139,9 +136,7 @@ impl PyMediaPlayer {
         &self,
         #[pyo3(from_py_with = args::name)] name: String,
     ) -> PyResult<Job<Arc<crate::media::Playlist>>> {
-        let name = ep::non_empty(name, "name")?;
-        let client = self.client.clone();
-        Ok(work(async move { client.resolve_playlist(&name).await }))
+        Ok(work(self.client.playlist_named(name)?))
     }
 
     /// The UUID of the one layer, playlist or cue named `name` (only among `kind`: "layer",
@@ -154,10 +149,7 @@ impl PyMediaPlayer {
         #[pyo3(from_py_with = args::name)] name: String,
         #[pyo3(from_py_with = args::kind)] kind: Option<String>,
     ) -> PyResult<Job<String>> {
-        let name = ep::non_empty(name, "name")?;
-        let kind = kind.map(|k| NameKind::parse(&k)).transpose()?;
-        let client = self.client.clone();
-        Ok(work(async move { client.by_name(&name, kind).await }))
+        Ok(work(self.client.uuid_named(name, kind.as_deref())?))
     }
 
     /// Send many commands (`showctl.Command`, see `showctl.cmd`) at most `concurrency` at a
@@ -223,12 +215,7 @@ impl PyMediaPlayer {
         #[pyo3(from_py_with = args::interval)] interval: f64,
         #[pyo3(from_py_with = args::thresholds)] thresholds: Vec<f64>,
     ) -> PyResult<PyTransportWatch> {
-        let interval = crate::poll::watch_interval(interval)?;
-        let thresholds = watch::thresholds(&thresholds)?;
-        Ok(PyTransportWatch(Shared::new(watch::TransportWatch::new(
-            self.client.clone(),
-            interval,
-            thresholds,
-        ))))
+        let watch = watch::TransportWatch::start(self.client.clone(), interval, &thresholds)?;
+        Ok(PyTransportWatch(Shared::new(watch)))
     }
 }

@@ -10,25 +10,17 @@ use std::cell::OnceCell;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Mutex, OnceLock};
-use std::time::Duration;
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyCFunction;
-use pyo3::IntoPyObjectExt;
 use pyo3_async_runtimes::generic::{self, ContextExt, Runtime as GenericRuntime};
 use pyo3_async_runtimes::TaskLocals;
 
 use crate::error::{guarded, Error};
-use crate::host::{self, ExitAware, Section};
-use crate::python::errors::to_pyerr;
-use crate::runtime;
-
-/// How often a blocking call on the main thread looks for a pending signal (Ctrl-C).
-const SIGNAL_POLL: Duration = Duration::from_millis(50);
-
-static MAIN_THREAD: OnceLock<Option<std::thread::ThreadId>> = OnceLock::new();
+use crate::host::{self, HostLog};
+use crate::python::errors::{finished, to_pyerr, Finished};
 
 fn register_at_exit(py: Python<'_>) -> PyResult<()> {
     // Mark the interpreter's exit and wait for the sections in progress (see `crate::host`).
@@ -54,47 +46,22 @@ fn register_at_exit(py: Python<'_>) -> PyResult<()> {
 
 static LOG_RESET: OnceLock<pyo3_log::ResetHandle> = OnceLock::new();
 
-/// pyo3-log's logger, with each record a [`Section`] (none after exit).
-struct Logger(pyo3_log::Logger);
-
-impl log::Log for Logger {
-    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
-        Section::enter().is_some_and(|_section| self.0.enabled(metadata))
-    }
-    fn log(&self, record: &log::Record<'_>) {
-        if let Some(_section) = Section::enter() {
-            // Most records (a debug line per request) are below the level Python's `logging`
-            // wants; pyo3-log knows it from its cache, without the GIL. Only a record that goes
-            // to Python takes the GIL here: a runtime thread waiting for it on every request
-            // stalls the event loop's thread (fan-out 2.4× slower when it did).
-            if !self.0.enabled(record.metadata()) {
-                return;
+/// After a record went to Python's `logging`: pyo3-log leaves an exception raised inside
+/// `logging` (a failing handler or filter, or Ctrl-C arriving while Python code of the logging
+/// module runs) set on the thread, where it would surface later as a SystemError from an
+/// unrelated call. A KeyboardInterrupt becomes a pending interrupt again (raised at Python's
+/// next check); anything else is reported as unraisable: a log line never breaks a call.
+fn clear_log_error() {
+    Python::attach(|py| {
+        if let Some(err) = PyErr::take(py) {
+            if err.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
+                // SAFETY: PyErr_SetInterrupt only sets a flag; the GIL is held.
+                unsafe { pyo3::ffi::PyErr_SetInterrupt() };
+            } else {
+                err.write_unraisable(py, None);
             }
-            // Python's handlers run here, on the caller's thread, which may be a runtime
-            // thread blocking SIGTERM and SIGINT: a process a handler starts would inherit
-            // that mask (and ignore Ctrl-C), so they run with the default one.
-            crate::runtime::with_default_signals(|| self.0.log(record));
-            // pyo3-log leaves an exception raised inside `logging` (a failing handler or
-            // filter, or Ctrl-C arriving while Python code of the logging module runs) set on
-            // the thread, where it would surface later as a SystemError from an unrelated
-            // call. A KeyboardInterrupt becomes a pending interrupt again (raised at Python's
-            // next check); anything else is reported as unraisable: a log line never breaks
-            // a call.
-            Python::attach(|py| {
-                if let Some(err) = PyErr::take(py) {
-                    if err.is_instance_of::<pyo3::exceptions::PyKeyboardInterrupt>(py) {
-                        // SAFETY: PyErr_SetInterrupt only sets a flag; the GIL is held.
-                        unsafe { pyo3::ffi::PyErr_SetInterrupt() };
-                    } else {
-                        err.write_unraisable(py, None);
-                    }
-                }
-            });
         }
-    }
-    fn flush(&self) {
-        self.0.flush();
-    }
+    });
 }
 
 /// Send the core's `log` records to Python's `logging` (called at import). The platform
@@ -111,7 +78,9 @@ fn init_logging(py: Python<'_>) {
         logger = logger.filter_target((*quiet).into(), log::LevelFilter::Info);
     }
     let handle = logger.reset_handle();
-    if log::set_boxed_logger(Box::new(Logger(logger))).is_ok() {
+    // Records below the level Python's `logging` wants are dropped by pyo3-log's cache,
+    // without the GIL (fan-out was 2.4× slower when every request waited for it).
+    if log::set_boxed_logger(Box::new(HostLog::new(logger, clear_log_error))).is_ok() {
         log::set_max_level(log::LevelFilter::Debug);
         let _ = LOG_RESET.set(handle);
     }
@@ -133,17 +102,8 @@ pub fn init(py: Python<'_>) -> PyResult<()> {
     let threading = py.import("threading")?;
     let main = threading.call_method0("main_thread")?;
     let current = threading.call_method0("current_thread")?;
-    let on_main = main.is(&current);
-    let _ = MAIN_THREAD.set(on_main.then(|| std::thread::current().id()));
+    host::set_main_thread(main.is(&current));
     Ok(())
-}
-
-fn on_main_thread() -> bool {
-    match MAIN_THREAD.get() {
-        Some(Some(id)) => *id == std::thread::current().id(),
-        // Imported off the main thread: check signals everywhere (harmless elsewhere).
-        _ => true,
-    }
 }
 
 /// Run a core future to completion with the GIL released, on the calling thread's lane (see
@@ -156,7 +116,7 @@ where
     T: Send,
     F: Future<Output = Result<T, Error>> + Send,
 {
-    let every = on_main_thread().then_some(SIGNAL_POLL);
+    let every = host::signal_poll();
     let outcome =
         py.detach(|| host::block_on(fut, every, || Python::attach(|py| py.check_signals())));
     match outcome {
@@ -181,18 +141,14 @@ impl GenericRuntime for ShowRuntime {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        runtime::get().spawn(ExitAware::new(fut))
+        host::spawn(fut)
     }
 
     fn spawn_blocking<F>(f: F) -> Self::JoinHandle
     where
         F: FnOnce() + Send + 'static,
     {
-        runtime::get().spawn_blocking(move || {
-            if let Some(_section) = Section::enter() {
-                f();
-            }
-        })
+        host::spawn_blocking(f)
     }
 }
 
@@ -286,50 +242,24 @@ where
                 Ok(awaitable) => return Ok(awaitable.unbind()),
                 Err(unstarted) => unstarted,
             };
-            let awaitable =
-                generic::future_into_py::<ShowRuntime, _, Converted<R>>(py, async move {
-                    let value = guarded(fut).await;
-                    Ok(Converted::new(value, convert))
-                })?;
+            let awaitable = generic::future_into_py::<ShowRuntime, _, Converted>(py, async move {
+                Ok(Converted(finished(guarded(fut).await, convert)))
+            })?;
             Ok(awaitable.unbind())
         },
     )?;
     run_helper(py)?.call1((start,))
 }
 
-type Convert<R> = Box<dyn FnOnce(Python<'_>) -> PyResult<R> + Send>;
+/// A finished result on the generic bridge, made a Python value when it hands it over.
+pub struct Converted(Finished);
 
-/// A finished result whose conversion to Python waits until the GIL is held.
-pub struct Converted<R> {
-    make: Convert<R>,
-}
-
-impl<R> Converted<R> {
-    fn new<T, C>(value: Result<T, Error>, convert: C) -> Self
-    where
-        T: Send + 'static,
-        C: FnOnce(Python<'_>, T) -> PyResult<R> + Send + 'static,
-    {
-        Converted {
-            make: Box::new(move |py| match value {
-                Ok(v) => convert(py, v),
-                Err(e) => Err(to_pyerr(py, e)),
-            }),
-        }
-    }
-}
-
-impl<'py, R> IntoPyObject<'py> for Converted<R>
-where
-    R: IntoPyObject<'py>,
-    R::Error: Into<PyErr>,
-{
+impl<'py> IntoPyObject<'py> for Converted {
     type Target = PyAny;
     type Output = Bound<'py, PyAny>;
     type Error = PyErr;
 
     fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
-        let value = (self.make)(py)?;
-        value.into_bound_py_any(py)
+        Ok((self.0)(py)?.into_bound(py))
     }
 }

@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyList, PyString, PyType};
+use pyo3::types::{PyList, PyString};
 
-use super::models::{eq, reduce, to_dict, ModelClass};
+use super::models::{pymodel, ModelClass};
 use crate::media::tree::{Flat, NodeModel, PlaylistTree, Text};
-use crate::media::{Cue, Found, Model, Playlist, Raw};
-use crate::python::convert::{html, model_from_py, repr_of, Attr, Reply, Wrapped};
+use crate::media::{Cue, Found, Playlist};
+use crate::python::convert::{html, Attr, Reply, Wrapped};
 
 fn text_to_py(py: Python<'_>, flat: &Flat, t: &Text) -> Py<PyAny> {
     match flat.text(t) {
@@ -93,17 +93,11 @@ pub struct PyCue {
     src: NodeModel<Cue>,
 }
 
-impl Wrapped for Cue {
-    type Class = PyCue;
-    fn wrap(py: Python<'_>, inner: Arc<Self>) -> PyResult<Py<PyAny>> {
-        Ok(Py::new(py, PyCue::of_model(py, inner)?)?.into_any())
+impl ModelClass for PyCue {
+    type Core = Cue;
+    fn model(&self) -> &Cue {
+        self.src.model()
     }
-    fn of(class: &PyCue) -> &Self {
-        class.src.model()
-    }
-}
-
-impl PyCue {
     fn of_model(py: Python<'_>, inner: Arc<Cue>) -> PyResult<Self> {
         Ok(PyCue {
             uuid: inner.uuid.attr(py)?,
@@ -113,46 +107,12 @@ impl PyCue {
     }
 }
 
-impl ModelClass for PyCue {
-    fn raw(&self) -> &Raw {
-        self.src.model().raw()
-    }
-}
-
-const CUE_FIELDS: &[&str] = &["uuid", "name"];
-
-#[pymethods]
-impl PyCue {
+pymodel!(@common PyCue wraps Cue [uuid, name]
+    to_dict:
     /// The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
     /// kept), or the attributes by name with their Python values (`mode="python"`).
-    #[pyo3(signature = (mode = "wire"))]
-    fn to_dict(slf: &Bound<'_, Self>, mode: &str) -> PyResult<Py<PyAny>> {
-        to_dict(slf, mode, CUE_FIELDS)
-    }
-
-    /// Read one from a dict shaped like the application's JSON.
-    #[classmethod]
-    fn from_dict(cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
-        PyCue::of_model(cls.py(), Arc::new(model_from_py::<Cue>(data)?))
-    }
-
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        eq(self, other)
-    }
-
-    /// The hash of the JSON object `==` compares.
-    fn __hash__(&self) -> u64 {
-        crate::json::hash_object(self.raw())
-    }
-
-    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
-        repr_of(slf.as_any(), CUE_FIELDS)
-    }
-
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Py<PyAny>,))> {
-        reduce(slf)
-    }
-}
+    reduce:
+);
 
 /// A playlist: its cues (`items`) and nested playlists (`children`).
 #[pyclass(module = "showctl._core", name = "Playlist", frozen)]
@@ -168,17 +128,11 @@ pub struct PyPlaylist {
     src: NodeModel<Playlist>,
 }
 
-impl Wrapped for Playlist {
-    type Class = PyPlaylist;
-    fn wrap(py: Python<'_>, inner: Arc<Self>) -> PyResult<Py<PyAny>> {
-        Ok(Py::new(py, PyPlaylist::of_model(py, inner)?)?.into_any())
+impl ModelClass for PyPlaylist {
+    type Core = Playlist;
+    fn model(&self) -> &Playlist {
+        self.src.model()
     }
-    fn of(class: &PyPlaylist) -> &Self {
-        class.src.model()
-    }
-}
-
-impl PyPlaylist {
     fn of_model(py: Python<'_>, inner: Arc<Playlist>) -> PyResult<Self> {
         Ok(PyPlaylist {
             uuid: inner.uuid.attr(py)?,
@@ -188,7 +142,16 @@ impl PyPlaylist {
             src: NodeModel::Model(inner),
         })
     }
+}
 
+pymodel!(@common PyPlaylist wraps Playlist [uuid, name, items, children]
+    to_dict:
+    /// The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
+    /// kept), or the attributes by name with their Python values (`mode="python"`).
+    reduce:
+);
+
+impl PyPlaylist {
     fn items_list(&self, py: Python<'_>) -> PyResult<&Py<PyList>> {
         lazy_list(py, &self.items, || self.src.model().items.attr(py))
     }
@@ -209,14 +172,6 @@ fn lazy_list<'a>(
     })
 }
 
-impl ModelClass for PyPlaylist {
-    fn raw(&self) -> &Raw {
-        self.src.model().raw()
-    }
-}
-
-const PLAYLIST_FIELDS: &[&str] = &["uuid", "name", "items", "children"];
-
 #[pymethods]
 impl PyPlaylist {
     /// The cues of this playlist (a new list each time).
@@ -229,36 +184,6 @@ impl PyPlaylist {
     #[getter]
     fn children(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         list_copy(py, self.children_list(py)?)
-    }
-
-    /// The JSON object as the application sent it (`mode="wire"`: wire names, unknown fields
-    /// kept), or the attributes by name with their Python values (`mode="python"`).
-    #[pyo3(signature = (mode = "wire"))]
-    fn to_dict(slf: &Bound<'_, Self>, mode: &str) -> PyResult<Py<PyAny>> {
-        to_dict(slf, mode, PLAYLIST_FIELDS)
-    }
-
-    /// Read one from a dict shaped like the application's JSON.
-    #[classmethod]
-    fn from_dict(cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Self> {
-        PyPlaylist::of_model(cls.py(), Arc::new(model_from_py::<Playlist>(data)?))
-    }
-
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        eq(self, other)
-    }
-
-    /// The hash of the JSON object `==` compares.
-    fn __hash__(&self) -> u64 {
-        crate::json::hash_object(self.raw())
-    }
-
-    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
-        repr_of(slf.as_any(), PLAYLIST_FIELDS)
-    }
-
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Py<PyAny>,))> {
-        reduce(slf)
     }
 
     /// The first playlist or cue whose UUID (any case) or name is `name_or_uuid`, searched

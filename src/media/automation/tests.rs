@@ -162,3 +162,23 @@ async fn a_batch_returns_every_outcome_in_order_within_its_concurrency() {
     assert!(concurrency(0).is_err() && concurrency(257).is_err() && concurrency(16).is_ok());
     assert!(batch(&c, Vec::new(), 4).await.is_empty());
 }
+
+#[tokio::test]
+async fn adjusting_and_fading_refuse_bad_arguments_before_sending_then_run() {
+    let mut layers = Layers::named(&["Main"]);
+    layers.layers[0].opacity = 0.5;
+    let (url, log, state) = serve_layers(layers).await;
+    let (c, main) = (client(&url), Ident::from("Main"));
+    let message = |e: Error| e.to_string();
+    assert!(message(adjusting(&c, &main, 1.5, false).err().unwrap()).starts_with("delta:"));
+    assert!(message(fading(&c, &main, 2.0, 1.0, None).err().unwrap()).starts_with("to:"));
+    assert!(message(fading(&c, &main, 1.0, 0.1, Some(50)).err().unwrap()).starts_with("steps:"));
+    assert!(log.lock().unwrap().is_empty(), "nothing sent");
+    assert_eq!(
+        adjusting(&c, &main, -0.25, false).unwrap().await.unwrap(),
+        0.25
+    );
+    fading(&c, &main, 1.0, 0.1, Some(2)).unwrap().await.unwrap();
+    assert_eq!(posted_values(&log), [0.25, 0.625, 1.0]);
+    assert_eq!(state.lock().unwrap().layers[0].opacity, 1.0);
+}

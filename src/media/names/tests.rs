@@ -187,3 +187,23 @@ async fn refresh_forgets_the_kept_lists() {
     assert!(c.by_name("Main", Some(NameKind::Layer)).await.is_err());
     assert_eq!(lines(&log, "GET /data/layers").len(), 3);
 }
+
+#[tokio::test]
+async fn the_lookup_calls_refuse_bad_arguments_before_sending_and_resolve_by_uuid() {
+    let (url, log, _) = app().await;
+    let c = client(&url);
+    let refused = |r: Result<()>| match r {
+        Err(Error::InvalidInput(m)) => m,
+        other => panic!("{other:?}"),
+    };
+    assert!(refused(c.layer_named(String::new()).map(drop)).starts_with("name:"));
+    assert!(refused(c.playlist_named(String::new()).map(drop)).starts_with("name:"));
+    assert!(refused(c.uuid_named("Main".into(), Some("deck")).map(drop)).starts_with("kind:"));
+    assert!(log.lock().unwrap().is_empty(), "nothing sent");
+    let ten = c.layer_named("10".into()).unwrap().await.unwrap();
+    assert_eq!(ten, Ident::Name("L-TEN".into()));
+    let main = c.playlist_named("Main".into()).unwrap().await.unwrap();
+    assert_eq!(main.uuid.as_deref(), Some("P-MAINPL"));
+    let cue = c.uuid_named("Intro".into(), Some("cue")).unwrap().await;
+    assert_eq!(cue.unwrap(), "C-INTRO");
+}

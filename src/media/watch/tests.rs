@@ -260,3 +260,23 @@ async fn the_baseline_is_taken_once_and_changes_follow_it() {
         ]
     );
 }
+
+#[test]
+fn the_repr_shows_the_layer_or_the_error_and_a_crossed_threshold() {
+    let shown = TransportEvent::shown_fields;
+    assert_eq!(shown(false, false), ["kind", "layer_index", "layer_name"]);
+    assert_eq!(
+        shown(false, true),
+        ["kind", "layer_index", "layer_name", "threshold"]
+    );
+    assert_eq!(shown(true, false), ["kind", "error"]);
+}
+
+#[test]
+fn a_watch_starts_only_with_a_valid_interval_and_thresholds() {
+    let c = client("http://127.0.0.1:9");
+    let refused = |r: Result<TransportWatch>| r.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(refused(TransportWatch::start(c.clone(), 0.01, &[10.0])).starts_with("interval:"));
+    assert!(refused(TransportWatch::start(c.clone(), 0.5, &[-1.0])).starts_with("thresholds:"));
+    assert!(TransportWatch::start(c, 0.5, &[10.0]).is_ok());
+}
