@@ -84,6 +84,14 @@ pub enum Delivery {
 }
 
 impl Delivery {
+    /// How far a call got: `Answered` when it succeeded, else its error's delivery.
+    pub fn of<T>(result: &Result<T>) -> Delivery {
+        result
+            .as_ref()
+            .err()
+            .map_or(Delivery::Answered, Error::delivery)
+    }
+
     /// `"not_sent"`, `"sent_no_answer"` or `"answered"` (the Python and JSON spelling).
     pub fn as_str(self) -> &'static str {
         match self {

@@ -136,7 +136,60 @@ impl From<Call<()>> for Confirmable {
     }
 }
 
+/// Two commands are the same when they send the same request and both are read back or
+/// neither is.
+impl PartialEq for Confirmable {
+    fn eq(&self, other: &Self) -> bool {
+        self.call.request == other.call.request && self.expect.is_some() == other.expect.is_some()
+    }
+}
+
+impl std::hash::Hash for Confirmable {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (&self.call.request, self.expect.is_some()).hash(state);
+    }
+}
+
 impl Confirmable {
+    /// Any POST (`request()` of a batch): `path` relative to /api/0, `json` its body, `params`
+    /// its query, checked as [`raw`] checks them.
+    pub fn request(path: &str, json: Option<Value>, params: Vec<(String, String)>) -> Result<Self> {
+        let raw = raw("POST", path, json, params)?;
+        let call = Call {
+            request: raw.request,
+            fallback: None,
+            decode: |_| Ok(()),
+        };
+        Ok(call.into())
+    }
+
+    /// The JSON body as sent (decoded), or `None`.
+    pub fn body(&self) -> Option<Value> {
+        let body = self.call.request.body.as_deref()?;
+        parse(body).ok().flatten()
+    }
+
+    /// `Command('POST /path body', confirm=True)`: the request as sent, and whether it is read
+    /// back.
+    pub fn describe(&self) -> String {
+        let request = &self.call.request;
+        let body = request
+            .body
+            .as_deref()
+            .map(|b| format!(" {}", String::from_utf8_lossy(b)))
+            .unwrap_or_default();
+        let confirm = if self.expect.is_some() {
+            ", confirm=True"
+        } else {
+            ""
+        };
+        format!(
+            "Command('{} {}{body}'{confirm})",
+            request.method.as_str(),
+            request.path_and_query()
+        )
+    }
+
     /// Send the command, and read back when asked to (`confirm::confirmed`); its record: see
     /// [`crate::journal`].
     pub async fn send(self, client: &MediaClient) -> Result<()> {

@@ -1,3 +1,4 @@
+#![allow(non_upper_case_globals)]
 //! Conversion of Python arguments: the client options, identifiers, numbers, and one
 //! [`FromPyArg`] conversion per argument kind of the operation tables
 //! (`crate::media::builders::ArgKind`). Ranges and forms are checked by the core encoders.
@@ -175,81 +176,31 @@ pub fn numbers(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Vec<f64>> {
         .collect()
 }
 
+/// A converter for `#[pyo3(from_py_with = ...)]`.
+pub type Reader<T> = for<'py> fn(&Bound<'py, PyAny>) -> PyResult<T>;
+
 // Converters for `#[pyo3(from_py_with = ...)]`, each for the argument it is named after (the
 // `request()` path for `request_path`), so that every message names the argument (PyO3's own
 // conversions only add a note to the exception).
 
-pub fn confirm(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
-    flag(obj, "confirm")
-}
-
-pub fn target(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
-    flag(obj, "target")
-}
-
-pub fn interval(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
-    number(obj, "interval")
-}
-
-pub fn seconds(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
-    number(obj, "seconds")
-}
-
-pub fn concurrency(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
-    integer(obj, "concurrency")
-}
-
-pub fn port(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
-    integer(obj, "port")
-}
-
-pub fn status(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
-    integer(obj, "status")
-}
-
-pub fn times(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
-    integer(obj, "times")
-}
-
-pub fn thresholds(obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
-    numbers(obj, "thresholds")
-}
-
-pub fn steps(obj: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
-    optional(obj, "steps", integer)
-}
-
-pub fn score_tick(obj: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
-    optional(obj, "score_tick", number)
-}
-
-pub fn api_key(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-    optional(obj, "api_key", text)
-}
-
-pub fn name(obj: &Bound<'_, PyAny>) -> PyResult<String> {
-    text(obj, "name")
-}
-
-pub fn kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-    optional(obj, "kind", text)
-}
-
-pub fn method(obj: &Bound<'_, PyAny>) -> PyResult<String> {
-    text(obj, "method")
-}
-
-pub fn request_path(obj: &Bound<'_, PyAny>) -> PyResult<String> {
-    text(obj, "path")
-}
-
-pub fn field(obj: &Bound<'_, PyAny>) -> PyResult<String> {
-    text(obj, "field")
-}
-
-pub fn mode(obj: &Bound<'_, PyAny>) -> PyResult<String> {
-    text(obj, "mode")
-}
+pub const confirm: Reader<bool> = |o| flag(o, "confirm");
+pub const target: Reader<bool> = |o| flag(o, "target");
+pub const interval: Reader<f64> = |o| number(o, "interval");
+pub const seconds: Reader<f64> = |o| number(o, "seconds");
+pub const concurrency: Reader<i64> = |o| integer(o, "concurrency");
+pub const port: Reader<i64> = |o| integer(o, "port");
+pub const status: Reader<i64> = |o| integer(o, "status");
+pub const times: Reader<i64> = |o| integer(o, "times");
+pub const thresholds: Reader<Vec<f64>> = |o| numbers(o, "thresholds");
+pub const steps: Reader<Option<i64>> = |o| optional(o, "steps", integer);
+pub const score_tick: Reader<Option<f64>> = |o| optional(o, "score_tick", number);
+pub const api_key: Reader<Option<String>> = |o| optional(o, "api_key", text);
+pub const name: Reader<String> = |o| text(o, "name");
+pub const kind: Reader<Option<String>> = |o| optional(o, "kind", text);
+pub const method: Reader<String> = |o| text(o, "method");
+pub const request_path: Reader<String> = |o| text(o, "path");
+pub const field: Reader<String> = |o| text(o, "field");
+pub const mode: Reader<String> = |o| text(o, "mode");
 
 /// A text argument, or the text a model of class `M` carries (`pick`).
 pub(crate) fn text_or<M: Wrapped>(
@@ -493,10 +444,10 @@ impl<'a, 'py> FromPyObject<'a, 'py> for MirrorArgs {
 impl MirrorArgs {
     /// The targets; a plain URL takes `primary_key` (and the primary's TLS options).
     pub fn targets(self, primary_key: Option<&str>) -> PyResult<Vec<Target>> {
-        let target = |(i, m): (usize, MirrorSpec)| {
+        let each = |(i, m): (usize, MirrorSpec)| {
             m.target(primary_key)
                 .map_err(|e| PyValueError::new_err(format!("mirrors[{i}]: {e}")))
         };
-        self.0.into_iter().enumerate().map(target).collect()
+        self.0.into_iter().enumerate().map(each).collect()
     }
 }
