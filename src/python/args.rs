@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
 use serde_json::{Map, Value};
 
-use super::convert::{as_index, is_real, py_to_json, type_name, Wrapped};
+use super::convert::{as_index, expected, is_real, py_to_json, type_name, Wrapped};
 use super::models::{PyEffect, PyLayerBlend};
 
 use crate::ident::Ident;
@@ -33,10 +33,7 @@ pub fn ident(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Ident> {
         "an identifier; pass an int index, a name or a UUID",
     )? {
         Some(i) => Ok(Ident::Index(i64_of(&i, arg)?)),
-        None => Err(PyTypeError::new_err(format!(
-            "{arg}: expected an int index, a name or a UUID string, got {}",
-            type_name(obj)
-        ))),
+        None => Err(expected(arg, "an int index, a name or a UUID string", obj)),
     }
 }
 
@@ -45,10 +42,7 @@ pub fn ident(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Ident> {
 pub fn integer(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<i64> {
     match int_arg(obj, arg, "a whole number; pass an int")? {
         Some(i) => i64_of(&i, arg),
-        None => Err(PyTypeError::new_err(format!(
-            "{arg}: expected an int, got {}",
-            type_name(obj)
-        ))),
+        None => Err(expected(arg, "an int", obj)),
     }
 }
 
@@ -67,10 +61,7 @@ pub fn number(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<f64> {
     if is_real(obj)? {
         return obj.extract::<f64>();
     }
-    Err(PyTypeError::new_err(format!(
-        "{arg}: expected an int or a float, got {}",
-        type_name(obj)
-    )))
+    Err(expected(arg, "an int or a float", obj))
 }
 
 /// The int an argument holds (an `int` or an integer with `__index__`), or `None` for anything
@@ -102,33 +93,22 @@ fn i64_of(i: &Bound<'_, PyInt>, arg: &str) -> PyResult<i64> {
 
 /// A flag argument: `True` or `False` (numpy's bool too); an int is refused.
 pub fn flag(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<bool> {
-    obj.extract::<bool>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "{arg}: expected True or False, got {}",
-            type_name(obj)
-        ))
-    })
+    obj.extract::<bool>()
+        .map_err(|_| expected(arg, "True or False", obj))
 }
 
 /// A text argument: a `str`.
 pub fn text(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<String> {
     match obj.cast::<PyString>() {
         Ok(s) => Ok(s.to_cow()?.into_owned()),
-        Err(_) => Err(PyTypeError::new_err(format!(
-            "{arg}: expected a str, got {}",
-            type_name(obj)
-        ))),
+        Err(_) => Err(expected(arg, "a str", obj)),
     }
 }
 
 /// A file path argument: a `str` or an `os.PathLike`.
 pub fn path(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<PathBuf> {
-    obj.extract::<PathBuf>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "{arg}: expected a path (str or os.PathLike), got {}",
-            type_name(obj)
-        ))
-    })
+    obj.extract::<PathBuf>()
+        .map_err(|_| expected(arg, "a path (str or os.PathLike)", obj))
 }
 
 /// The `params` argument of `request()`: `None` or a dict.
@@ -138,10 +118,7 @@ pub fn params<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyDict
     }
     match obj.cast::<PyDict>() {
         Ok(d) => Ok(Some(d.clone())),
-        Err(_) => Err(PyTypeError::new_err(format!(
-            "params: expected a dict, got {}",
-            type_name(obj)
-        ))),
+        Err(_) => Err(expected("params", "a dict", obj)),
     }
 }
 
@@ -160,16 +137,12 @@ pub fn optional<T>(
 /// A list of numbers (`thresholds`), each checked as [`number`] (`arg[i]` in messages).
 pub fn numbers(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Vec<f64>> {
     if obj.is_instance_of::<PyString>() {
-        return Err(PyTypeError::new_err(format!(
-            "{arg}: expected a list of numbers, got str"
-        )));
+        let message = format!("{arg}: expected a list of numbers, got str");
+        return Err(PyTypeError::new_err(message));
     }
-    let items = obj.try_iter().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "{arg}: expected a list of numbers, got {}",
-            type_name(obj)
-        ))
-    })?;
+    let items = obj
+        .try_iter()
+        .map_err(|_| expected(arg, "a list of numbers", obj))?;
     items
         .enumerate()
         .map(|(i, item)| number(&item?, &format!("{arg}[{i}]")))
@@ -215,11 +188,7 @@ pub(crate) fn text_or<M: Wrapped>(
         Ok(m) => pick(M::of(m.get())).ok_or_else(|| {
             PyValueError::new_err(format!("{arg}: this {} carries no value to send", M::NAME))
         }),
-        Err(_) => Err(PyTypeError::new_err(format!(
-            "{arg}: expected a str or a {}, got {}",
-            M::NAME,
-            type_name(obj)
-        ))),
+        Err(_) => Err(expected(arg, &format!("a str or a {}", M::NAME), obj)),
     }
 }
 
@@ -229,10 +198,11 @@ pub(crate) fn effect_arg(obj: &Bound<'_, PyAny>) -> PyResult<Map<String, Value>>
         return Ok(ep::effect_fields(&e.get().inner));
     }
     if !obj.is_instance_of::<PyDict>() {
-        return Err(PyTypeError::new_err(format!(
-            "effect: expected an Effect or a dict with a \"uuid\", got {}",
-            type_name(obj)
-        )));
+        return Err(expected(
+            "effect",
+            "an Effect or a dict with a \"uuid\"",
+            obj,
+        ));
     }
     match py_to_json(obj, "effect")? {
         Value::Object(m) => Ok(m),
@@ -246,10 +216,8 @@ pub(crate) fn blend_arg(obj: &Bound<'_, PyAny>) -> PyResult<BlendSpec> {
         return BlendSpec::from_model("blend", &b.get().inner).map_err(PyErr::from);
     }
     if !obj.is_instance_of::<PyDict>() {
-        return Err(PyTypeError::new_err(format!(
-            "blend: expected a LayerBlend or a dict {{\"type\": ..., \"base\": {{...}}}}, got {}",
-            type_name(obj)
-        )));
+        let what = "a LayerBlend or a dict {\"type\": ..., \"base\": {...}}";
+        return Err(expected("blend", what, obj));
     }
     BlendSpec::from_value("blend", &py_to_json(obj, "blend")?).map_err(PyErr::from)
 }
@@ -272,12 +240,7 @@ pub(crate) fn params_arg(params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(St
                 Value::String(s) => s,
                 Value::Bool(b) => b.to_string(),
                 Value::Number(n) => n.to_string(),
-                _ => {
-                    return Err(PyTypeError::new_err(format!(
-                        "{arg}: expected str, int, float or bool, got {}",
-                        type_name(&v)
-                    )))
-                }
+                _ => return Err(expected(&arg, "str, int, float or bool", &v)),
             };
             Ok((key, value))
         })
@@ -397,12 +360,7 @@ enum MirrorForm {
 }
 
 fn mirror_arg(i: usize, item: &Bound<'_, PyAny>) -> PyResult<MirrorSpec> {
-    let wrong = |_| {
-        PyTypeError::new_err(format!(
-            "mirrors[{i}]: expected {MIRROR_FORMS}, got {}",
-            type_name(item)
-        ))
-    };
+    let wrong = |_| expected(&format!("mirrors[{i}]"), MIRROR_FORMS, item);
     if let Ok(dict) = item.cast::<PyDict>() {
         let url = connection_dict(dict, &format!("mirrors[{i}]"), MIRROR_KEYS)?;
         let get = |key| -> PyResult<Option<Option<String>>> {

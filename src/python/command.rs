@@ -2,13 +2,12 @@
 //! the operation table, made in [`super::table`], also reachable as `showctl.cmd`) and
 //! `BatchResult`.
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use pyo3::IntoPyObjectExt;
 
 use super::args::{self, ident, params_arg};
-use super::convert::{dataclass_repr, hash_of, py_to_json, type_name, Reply};
+use super::convert::{expected, hash_of, py_to_json, repr_of, Reply};
 use super::errors::to_pyerr;
 use super::layer::PyLayer;
 use crate::error::{Delivery, Result};
@@ -98,12 +97,10 @@ pub(crate) fn batch_commands(commands: &Bound<'_, PyAny>) -> PyResult<Commands> 
     let mut jobs = Vec::new();
     for (i, item) in commands.try_iter()?.enumerate() {
         let item = item?;
-        let cmd = item.cast::<PyCommand>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "commands[{i}]: expected a showctl.Command (see showctl.cmd), got {}",
-                type_name(&item)
-            ))
-        })?;
+        let what = "a showctl.Command (see showctl.cmd)";
+        let cmd = item
+            .cast::<PyCommand>()
+            .map_err(|_| expected(&format!("commands[{i}]"), what, &item))?;
         jobs.push(cmd.get().job.clone());
         objects.push(cmd.clone().unbind());
     }
@@ -141,23 +138,10 @@ impl PyBatchResult {
         self.delivery.as_str()
     }
 
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        dataclass_repr(
-            py,
-            "BatchResult",
-            &[
-                ("index", self.index.into_py_any(py)?),
-                ("ok", self.ok().into_py_any(py)?),
-                ("delivery", self.delivery().into_py_any(py)?),
-                (
-                    "error",
-                    self.error
-                        .as_ref()
-                        .map(|e| e.clone_ref(py))
-                        .into_py_any(py)?,
-                ),
-                ("command", self.command.clone_ref(py).into_any()),
-            ],
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr_of(
+            slf.as_any(),
+            &["index", "ok", "delivery", "error", "command"],
         )
     }
 }

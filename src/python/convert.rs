@@ -39,6 +39,11 @@ pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .unwrap_or_default()
 }
 
+/// The `TypeError` of argument `arg`: what was expected, and the type of what came (`obj`).
+pub fn expected(arg: &str, what: &str, obj: &Bound<'_, PyAny>) -> PyErr {
+    PyTypeError::new_err(format!("{arg}: expected {what}, got {}", type_name(obj)))
+}
+
 static INDEX: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static REAL: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
@@ -491,11 +496,21 @@ impl Reply for Option<Value> {
     }
 }
 
+/// `items` as an instance of the `showctl._lists` class `class` (a `list` subclass with a
+/// Jupyter display), or as they are for `None`.
+fn listed(py: Python<'_>, class: Option<&str>, items: Py<PyAny>) -> PyResult<Py<PyAny>> {
+    match class {
+        Some(name) => {
+            let cls = py.import("showctl._lists")?.getattr(name)?;
+            Ok(cls.call1((items,))?.unbind())
+        }
+        None => Ok(items),
+    }
+}
+
 impl Reply for LayerList {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let items = self.0.attr(py)?;
-        let cls = py.import("showctl._lists")?.getattr("LayerList")?;
-        Ok(cls.call1((items,))?.unbind())
+        listed(py, Some("LayerList"), self.0.attr(py)?)
     }
     fn py_type() -> String {
         "LayerList".into()
@@ -523,14 +538,7 @@ impl<M: Wrapped + Send + 'static> Reply for Option<M> {
 
 impl<M: Wrapped + Send + Sync + 'static> Reply for Vec<Arc<M>> {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let list = self.attr(py)?;
-        match M::LIST_CLASS {
-            Some(name) => {
-                let cls = py.import("showctl._lists")?.getattr(name)?;
-                Ok(cls.call1((list,))?.unbind())
-            }
-            None => Ok(list),
-        }
+        listed(py, M::LIST_CLASS, self.attr(py)?)
     }
     fn py_type() -> String {
         match M::LIST_CLASS {
