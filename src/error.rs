@@ -638,6 +638,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_result_was_answered_when_it_succeeded_else_as_far_as_its_error_got() {
+        assert_eq!(Delivery::of(&Ok(())), Delivery::Answered);
+        assert_eq!(Delivery::of::<()>(&Err(Error::Closed)), Delivery::NotSent);
+        assert_eq!(
+            Delivery::of::<()>(&Err(Error::Internal("x".into()))),
+            Delivery::SentNoAnswer
+        );
+    }
+
+    #[test]
     fn api_404_explains_the_likely_causes() {
         let e = Error::api(404, "GET", "http://h:1/api/0/x", b"nope");
         let msg = e.to_string();

@@ -290,4 +290,51 @@ mod tests {
             .path_and_query();
         assert!(end.starts_with("/goToEnd/layer/Main"), "{end}");
     }
+
+    #[test]
+    fn a_raw_command_is_described_compared_and_hashed_by_its_request_and_read_back() {
+        let params = vec![("a b".to_string(), "1".to_string())];
+        let raw = Confirmable::request("/x y", Some(serde_json::json!({"v": 1})), params).unwrap();
+        assert_eq!(raw.operation, crate::journal::RAW);
+        assert_eq!(raw.body(), Some(serde_json::json!({"v": 1})));
+        assert_eq!(raw.describe(), "Command('POST /x%20y?a%20b=1 {\"v\":1}')");
+        let main = Ident::from("Main");
+        let confirmed = layer::set_opacity(&main, 0.5, true).unwrap();
+        let plain = layer::set_opacity(&main, 0.5, false).unwrap();
+        assert!(confirmed.describe().ends_with(", confirm=True)"));
+        assert!(plain == layer::set_opacity(&main, 0.5, false).unwrap());
+        assert!(confirmed != plain);
+        let hash = |c: &Confirmable| {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::hash::DefaultHasher::new();
+            c.hash(&mut h);
+            h.finish()
+        };
+        assert_eq!(
+            hash(&plain),
+            hash(&layer::set_opacity(&main, 0.5, false).unwrap())
+        );
+        assert_ne!(hash(&plain), hash(&confirmed));
+        let none = Confirmable::request("/x", None, Vec::new()).unwrap();
+        assert_eq!(
+            (none.body(), none.describe()),
+            (None, "Command('POST /x')".into())
+        );
+        assert!(Confirmable::request("/x", None, vec![("k".into(), "v".repeat(9000))]).is_err());
+    }
+
+    #[test]
+    fn an_operation_is_described_with_its_classes_and_types() {
+        let op = operations().into_iter().find(|o| o.name == "mute").unwrap();
+        assert_eq!(op.scope.media_classes(), ["MediaPlayer", "Layer"]);
+        let d = op.describe(&["Layer"], Some("bool".into()), "None".into());
+        let v = serde_json::to_value(&d).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys[..4], ["name", "async_name", "classes", "scope"]);
+        assert_eq!(
+            (v["scope"].clone(), v["arg_type"].clone()),
+            ("both".into(), "bool".into())
+        );
+        assert_eq!(v["endpoints"][0][0], "POST");
+    }
 }

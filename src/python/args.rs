@@ -236,12 +236,8 @@ pub(crate) fn params_arg(params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(St
                 .extract()
                 .map_err(|_| PyTypeError::new_err("params: keys must be str"))?;
             let arg = format!("params[{key:?}]");
-            let value = match py_to_json(&v, &arg)? {
-                Value::String(s) => s,
-                Value::Bool(b) => b.to_string(),
-                Value::Number(n) => n.to_string(),
-                _ => return Err(expected(&arg, "str, int, float or bool", &v)),
-            };
+            let value = ep::query_value(py_to_json(&v, &arg)?)
+                .ok_or_else(|| expected(&arg, "str, int, float or bool", &v))?;
             Ok((key, value))
         })
         .collect()
