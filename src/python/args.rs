@@ -18,7 +18,7 @@ use crate::media::builders::{
     ArgKind, BlendArg, EffectArg, Labelled, NameOf, Number, OrNone, UuidOf,
 };
 use crate::media::endpoints::{self as ep, BlendSpec};
-use crate::media::mirror::MirrorSpec;
+use crate::media::mirror::{self, MirrorSpec, MIRROR_FORMS, MIRROR_KEYS};
 use crate::transport::Target;
 
 /// An identifier argument: an `int` (or an integer with `__index__`, such as numpy's; not a
@@ -317,8 +317,6 @@ impl FromPyArg for BlendArg {
 #[derive(Default)]
 pub(crate) struct MirrorArgs(Vec<MirrorSpec>);
 
-const MIRROR_KEYS: &[&str] = &["url", "api_key", "tls_fingerprint"];
-
 /// Check the keys of a connection dict (a mirror's, a feed source's) against `allowed` and
 /// return its `url`; errors name the argument (`arg`).
 pub(crate) fn connection_dict<'py>(
@@ -343,9 +341,6 @@ pub(crate) fn connection_dict<'py>(
     dict.get_item("url")?
         .ok_or_else(|| PyValueError::new_err(format!("{arg}: the dict has no \"url\"")))
 }
-
-const MIRROR_FORMS: &str =
-    "a URL, a (url, api_key[, tls_fingerprint]) tuple or a dict with url, api_key, tls_fingerprint";
 
 /// A mirror given as a URL or a tuple (a dict is read by [`mirror_arg`]).
 #[derive(FromPyObject)]
@@ -398,10 +393,6 @@ impl<'a, 'py> FromPyObject<'a, 'py> for MirrorArgs {
 impl MirrorArgs {
     /// The targets; a plain URL takes `primary_key` (and the primary's TLS options).
     pub fn targets(self, primary_key: Option<&str>) -> PyResult<Vec<Target>> {
-        let each = |(i, m): (usize, MirrorSpec)| {
-            m.target(primary_key)
-                .map_err(|e| PyValueError::new_err(format!("mirrors[{i}]: {e}")))
-        };
-        self.0.into_iter().enumerate().map(each).collect()
+        Ok(mirror::targets(self.0, primary_key)?)
     }
 }
