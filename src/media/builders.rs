@@ -59,6 +59,27 @@ impl ArgKind for BlendArg {
     type Value = BlendSpec;
 }
 
+/// An argument kind that is a text or a model carrying the text ([`NameOf`], [`UuidOf`]).
+pub trait LabelOf: ArgKind<Value = String> {
+    type Model: Labelled;
+    /// The text `model` carries for this kind, if any.
+    fn pick(model: &Self::Model) -> Option<String>;
+}
+
+impl<M: Labelled> LabelOf for NameOf<M> {
+    type Model = M;
+    fn pick(model: &M) -> Option<String> {
+        model.label_name()
+    }
+}
+
+impl<M: Labelled> LabelOf for UuidOf<M> {
+    type Model = M;
+    fn pick(model: &M) -> Option<String> {
+        model.label_uuid()
+    }
+}
+
 /// A model that carries a name and/or a UUID to send in its place.
 pub trait Labelled: Model {
     fn label_name(&self) -> Option<String> {

@@ -14,9 +14,7 @@ use super::convert::{as_index, expected, is_real, py_to_json, type_name, Wrapped
 use super::models::{PyEffect, PyLayerBlend};
 
 use crate::ident::Ident;
-use crate::media::builders::{
-    ArgKind, BlendArg, EffectArg, Labelled, NameOf, Number, OrNone, UuidOf,
-};
+use crate::media::builders::{ArgKind, BlendArg, EffectArg, LabelOf, Number, OrNone};
 use crate::media::endpoints::{self as ep, BlendSpec};
 use crate::media::mirror::{self, MirrorSpec, MIRROR_FORMS, MIRROR_KEYS};
 use crate::transport::Target;
@@ -264,21 +262,12 @@ impl FromPyArg for Number {
     }
 }
 
-impl<M: Wrapped + Labelled> FromPyArg for NameOf<M> {
+impl<K: LabelOf<Model: Wrapped>> FromPyArg for K {
     fn from_py(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<String> {
-        text_or(obj, arg, M::label_name)
+        text_or(obj, arg, K::pick)
     }
     fn py_type() -> String {
-        format!("str | {}", M::NAME)
-    }
-}
-
-impl<M: Wrapped + Labelled> FromPyArg for UuidOf<M> {
-    fn from_py(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<String> {
-        text_or(obj, arg, M::label_uuid)
-    }
-    fn py_type() -> String {
-        format!("str | {}", M::NAME)
+        format!("str | {}", <K::Model as crate::media::Model>::NAME)
     }
 }
 
