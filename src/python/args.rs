@@ -1,3 +1,4 @@
+// The `from_py_with` readers are constants named after their arguments (`args::port`).
 #![allow(non_upper_case_globals)]
 //! Conversion of Python arguments: the client options, identifiers, numbers, and one
 //! [`FromPyArg`] conversion per argument kind of the operation tables
