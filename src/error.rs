@@ -84,6 +84,14 @@ pub enum Delivery {
 }
 
 impl Delivery {
+    /// How far a call got: `Answered` when it succeeded, else its error's delivery.
+    pub fn of<T>(result: &Result<T>) -> Delivery {
+        result
+            .as_ref()
+            .err()
+            .map_or(Delivery::Answered, Error::delivery)
+    }
+
     /// `"not_sent"`, `"sent_no_answer"` or `"answered"` (the Python and JSON spelling).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -628,6 +636,16 @@ pub fn cause(err: &(dyn std::error::Error + 'static)) -> Cause {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_result_was_answered_when_it_succeeded_else_as_far_as_its_error_got() {
+        assert_eq!(Delivery::of(&Ok(())), Delivery::Answered);
+        assert_eq!(Delivery::of::<()>(&Err(Error::Closed)), Delivery::NotSent);
+        assert_eq!(
+            Delivery::of::<()>(&Err(Error::Internal("x".into()))),
+            Delivery::SentNoAnswer
+        );
+    }
 
     #[test]
     fn api_404_explains_the_likely_causes() {

@@ -29,6 +29,48 @@ pub fn too_deep() -> String {
     format!("nested deeper than {MAX_DEPTH} levels of arrays and objects")
 }
 
+/// Why a value cannot be sent as JSON (what a conversion to JSON refuses), or the converter's
+/// own failure (`Other`).
+#[derive(Debug)]
+pub enum Unsendable<E> {
+    /// Nested deeper than [`MAX_DEPTH`].
+    TooDeep,
+    /// A value of this type, which is none of JSON's.
+    NotJson(String),
+    /// An object key of this type (JSON's keys are text).
+    Key(String),
+    /// A float that is not finite.
+    NotFinite(f64),
+    /// An integer outside -2**63 to 2**64-1.
+    IntRange,
+    Other(E),
+}
+
+impl<E> Unsendable<E> {
+    /// Refused for its type (`NotJson`, `Key`) rather than its value.
+    pub fn is_type(&self) -> bool {
+        matches!(self, Unsendable::NotJson(_) | Unsendable::Key(_))
+    }
+
+    /// The message for argument `arg`, where `at` is the refused item (`arg` and the path into
+    /// it: `data["a"][0]`); empty for `Other`, which says its own.
+    pub fn message(&self, arg: &str, at: &str) -> String {
+        match self {
+            Unsendable::TooDeep => format!("{arg}: {}", too_deep()),
+            Unsendable::NotJson(kind) => format!(
+                "{at}: a {kind} cannot be sent as JSON (send None, bool, int, float, str, list, \
+                 tuple or dict)"
+            ),
+            Unsendable::Key(kind) => format!("{at}: JSON object keys are str, got a {kind} key"),
+            Unsendable::NotFinite(f) => format!("{at}: {f} cannot be sent as JSON"),
+            Unsendable::IntRange => {
+                format!("{at}: the int cannot be sent as JSON (-2**63 to 2**64-1)")
+            }
+            Unsendable::Other(_) => String::new(),
+        }
+    }
+}
+
 /// The nesting depth of `value`, counted without recursion, stopping once it passes `limit`
 /// (so the cost is bounded by the size of the value, whatever its depth).
 pub fn depth(value: &Value, limit: usize) -> usize {
@@ -190,6 +232,26 @@ pub fn json_kind(v: &Value) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    use super::Unsendable;
+
+    #[test]
+    fn a_refusal_names_the_item_and_says_whether_its_type_or_value_is_wrong() {
+        let key = Unsendable::<()>::Key("int".into());
+        assert!(key.is_type() && Unsendable::<()>::NotJson("set".into()).is_type());
+        assert_eq!(
+            key.message("d", "d[0]"),
+            "d[0]: JSON object keys are str, got a int key"
+        );
+        let nan = Unsendable::<()>::NotFinite(f64::NAN);
+        assert!(!nan.is_type());
+        assert_eq!(nan.message("d", "d[1]"), "d[1]: NaN cannot be sent as JSON");
+        let deep = Unsendable::<()>::TooDeep.message("d", "d[0][0]");
+        assert_eq!(deep, format!("d: {}", super::too_deep()));
+        assert!(Unsendable::<()>::IntRange
+            .message("d", "d")
+            .contains("-2**63 to 2**64-1"));
+    }
+
     #[test]
     fn odd_characters_become_replacement_characters() {
         let read = |b: &[u8]| {

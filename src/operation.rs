@@ -211,6 +211,15 @@ impl Scope {
             Scope::Both => "both",
         }
     }
+
+    /// The classes of the media client that have an operation of this scope.
+    pub fn media_classes(self) -> &'static [&'static str] {
+        match self {
+            Scope::Workspace => &["MediaPlayer"],
+            Scope::Layer => &["Layer"],
+            Scope::Both => &["MediaPlayer", "Layer"],
+        }
+    }
 }
 
 /// One operation of a table, as data (for the docs, the stubs and the tests).
@@ -232,4 +241,50 @@ pub struct OpInfo {
     pub doc: &'static str,
     /// The wire method and path of each endpoint it may use.
     pub endpoints: Vec<(&'static str, &'static str)>,
+}
+
+/// One operation as the stubs, the docs and the tests read it: its [`OpInfo`], the classes
+/// that have it, and the Python types of its argument and reply.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct OpDescription {
+    pub name: &'static str,
+    pub async_name: &'static str,
+    pub classes: &'static [&'static str],
+    pub scope: &'static str,
+    pub command: bool,
+    pub ids: Vec<&'static str>,
+    pub arg: Option<&'static str>,
+    pub arg_type: Option<String>,
+    pub default: Option<&'static str>,
+    pub confirm: bool,
+    pub returns: String,
+    pub doc: &'static str,
+    pub endpoints: Vec<(&'static str, &'static str)>,
+}
+
+impl OpInfo {
+    /// Its description, for an operation of `classes` whose argument is of `arg_type` and
+    /// whose reply is of `returns`.
+    pub fn describe(
+        self,
+        classes: &'static [&'static str],
+        arg_type: Option<String>,
+        returns: String,
+    ) -> OpDescription {
+        OpDescription {
+            name: self.name,
+            async_name: self.async_name,
+            classes,
+            scope: self.scope.as_str(),
+            command: self.command,
+            ids: self.ids,
+            arg: self.arg,
+            arg_type,
+            default: self.default,
+            confirm: self.confirm,
+            returns,
+            doc: self.doc,
+            endpoints: self.endpoints,
+        }
+    }
 }

@@ -59,6 +59,27 @@ impl ArgKind for BlendArg {
     type Value = BlendSpec;
 }
 
+/// An argument kind that is a text or a model carrying the text ([`NameOf`], [`UuidOf`]).
+pub trait LabelOf: ArgKind<Value = String> {
+    type Model: Labelled;
+    /// The text `model` carries for this kind, if any.
+    fn pick(model: &Self::Model) -> Option<String>;
+}
+
+impl<M: Labelled> LabelOf for NameOf<M> {
+    type Model = M;
+    fn pick(model: &M) -> Option<String> {
+        model.label_name()
+    }
+}
+
+impl<M: Labelled> LabelOf for UuidOf<M> {
+    type Model = M;
+    fn pick(model: &M) -> Option<String> {
+        model.label_uuid()
+    }
+}
+
 /// A model that carries a name and/or a UUID to send in its place.
 pub trait Labelled: Model {
     fn label_name(&self) -> Option<String> {
@@ -136,7 +157,60 @@ impl From<Call<()>> for Confirmable {
     }
 }
 
+/// Two commands are the same when they send the same request and both are read back or
+/// neither is.
+impl PartialEq for Confirmable {
+    fn eq(&self, other: &Self) -> bool {
+        self.call.request == other.call.request && self.expect.is_some() == other.expect.is_some()
+    }
+}
+
+impl std::hash::Hash for Confirmable {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (&self.call.request, self.expect.is_some()).hash(state);
+    }
+}
+
 impl Confirmable {
+    /// Any POST (`request()` of a batch): `path` relative to /api/0, `json` its body, `params`
+    /// its query, checked as [`raw`] checks them.
+    pub fn request(path: &str, json: Option<Value>, params: Vec<(String, String)>) -> Result<Self> {
+        let raw = raw("POST", path, json, params)?;
+        let call = Call {
+            request: raw.request,
+            fallback: None,
+            decode: |_| Ok(()),
+        };
+        Ok(call.into())
+    }
+
+    /// The JSON body as sent (decoded), or `None`.
+    pub fn body(&self) -> Option<Value> {
+        let body = self.call.request.body.as_deref()?;
+        parse(body).ok().flatten()
+    }
+
+    /// `Command('POST /path body', confirm=True)`: the request as sent, and whether it is read
+    /// back.
+    pub fn describe(&self) -> String {
+        let request = &self.call.request;
+        let body = request
+            .body
+            .as_deref()
+            .map(|b| format!(" {}", String::from_utf8_lossy(b)))
+            .unwrap_or_default();
+        let confirm = if self.expect.is_some() {
+            ", confirm=True"
+        } else {
+            ""
+        };
+        format!(
+            "Command('{} {}{body}'{confirm})",
+            request.method.as_str(),
+            request.path_and_query()
+        )
+    }
+
     /// Send the command, and read back when asked to (`confirm::confirmed`); its record: see
     /// [`crate::journal`].
     pub async fn send(self, client: &MediaClient) -> Result<()> {
@@ -236,5 +310,52 @@ mod tests {
             .request
             .path_and_query();
         assert!(end.starts_with("/goToEnd/layer/Main"), "{end}");
+    }
+
+    #[test]
+    fn a_raw_command_is_described_compared_and_hashed_by_its_request_and_read_back() {
+        let params = vec![("a b".to_string(), "1".to_string())];
+        let raw = Confirmable::request("/x y", Some(serde_json::json!({"v": 1})), params).unwrap();
+        assert_eq!(raw.operation, crate::journal::RAW);
+        assert_eq!(raw.body(), Some(serde_json::json!({"v": 1})));
+        assert_eq!(raw.describe(), "Command('POST /x%20y?a%20b=1 {\"v\":1}')");
+        let main = Ident::from("Main");
+        let confirmed = layer::set_opacity(&main, 0.5, true).unwrap();
+        let plain = layer::set_opacity(&main, 0.5, false).unwrap();
+        assert!(confirmed.describe().ends_with(", confirm=True)"));
+        assert!(plain == layer::set_opacity(&main, 0.5, false).unwrap());
+        assert!(confirmed != plain);
+        let hash = |c: &Confirmable| {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::hash::DefaultHasher::new();
+            c.hash(&mut h);
+            h.finish()
+        };
+        assert_eq!(
+            hash(&plain),
+            hash(&layer::set_opacity(&main, 0.5, false).unwrap())
+        );
+        assert_ne!(hash(&plain), hash(&confirmed));
+        let none = Confirmable::request("/x", None, Vec::new()).unwrap();
+        assert_eq!(
+            (none.body(), none.describe()),
+            (None, "Command('POST /x')".into())
+        );
+        assert!(Confirmable::request("/x", None, vec![("k".into(), "v".repeat(9000))]).is_err());
+    }
+
+    #[test]
+    fn an_operation_is_described_with_its_classes_and_types() {
+        let op = operations().into_iter().find(|o| o.name == "mute").unwrap();
+        assert_eq!(op.scope.media_classes(), ["MediaPlayer", "Layer"]);
+        let d = op.describe(&["Layer"], Some("bool".into()), "None".into());
+        let v = serde_json::to_value(&d).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(keys[..4], ["name", "async_name", "classes", "scope"]);
+        assert_eq!(
+            (v["scope"].clone(), v["arg_type"].clone()),
+            ("both".into(), "bool".into())
+        );
+        assert_eq!(v["endpoints"][0][0], "POST");
     }
 }

@@ -546,6 +546,17 @@ pub fn raw(
     })
 }
 
+/// A query parameter's value as sent: a text, a number or a flag as written in JSON; `None`
+/// for an array, an object or a null, which a query cannot carry.
+pub fn query_value(value: Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
 /// Characters kept as they are in a raw path: RFC 3986 pchar plus `/` and `%` (so an already
 /// encoded path passes through); everything else is percent-encoded.
 const RAW_PATH: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC

@@ -61,6 +61,23 @@ impl MirrorSpec {
     }
 }
 
+/// The keys of a mirror given as a dict (all but `url` optional).
+pub const MIRROR_KEYS: &[&str] = &["url", "api_key", "tls_fingerprint"];
+
+/// The forms a mirror may be given in.
+pub const MIRROR_FORMS: &str =
+    "a URL, a (url, api_key[, tls_fingerprint]) tuple or a dict with url, api_key, tls_fingerprint";
+
+/// The targets of `mirrors` (each named `mirrors[i]` in a refusal); a mirror with no key of its
+/// own takes `primary_key`.
+pub fn targets(mirrors: Vec<MirrorSpec>, primary_key: Option<&str>) -> Result<Vec<Target>, Error> {
+    let target = |(i, m): (usize, MirrorSpec)| {
+        m.target(primary_key)
+            .map_err(|e| Error::invalid(format!("mirrors[{i}]: {e}")))
+    };
+    mirrors.into_iter().enumerate().map(target).collect()
+}
+
 /// What a mirror did so far.
 #[derive(Debug, Clone)]
 pub struct MirrorStatus {

@@ -1,3 +1,5 @@
+// The `from_py_with` readers are constants named after their arguments (`args::port`).
+#![allow(non_upper_case_globals)]
 //! Conversion of Python arguments: the client options, identifiers, numbers, and one
 //! [`FromPyArg`] conversion per argument kind of the operation tables
 //! (`crate::media::builders::ArgKind`). Ranges and forms are checked by the core encoders.
@@ -9,15 +11,13 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString};
 use serde_json::{Map, Value};
 
-use super::convert::{as_index, is_real, py_to_json, type_name, Wrapped};
+use super::convert::{as_index, expected, is_real, py_to_json, type_name, Wrapped};
 use super::models::{PyEffect, PyLayerBlend};
 
 use crate::ident::Ident;
-use crate::media::builders::{
-    ArgKind, BlendArg, EffectArg, Labelled, NameOf, Number, OrNone, UuidOf,
-};
+use crate::media::builders::{ArgKind, BlendArg, EffectArg, LabelOf, Number, OrNone};
 use crate::media::endpoints::{self as ep, BlendSpec};
-use crate::media::mirror::MirrorSpec;
+use crate::media::mirror::{self, MirrorSpec, MIRROR_FORMS, MIRROR_KEYS};
 use crate::transport::Target;
 
 /// An identifier argument: an `int` (or an integer with `__index__`, such as numpy's; not a
@@ -32,10 +32,7 @@ pub fn ident(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Ident> {
         "an identifier; pass an int index, a name or a UUID",
     )? {
         Some(i) => Ok(Ident::Index(i64_of(&i, arg)?)),
-        None => Err(PyTypeError::new_err(format!(
-            "{arg}: expected an int index, a name or a UUID string, got {}",
-            type_name(obj)
-        ))),
+        None => Err(expected(arg, "an int index, a name or a UUID string", obj)),
     }
 }
 
@@ -44,10 +41,7 @@ pub fn ident(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Ident> {
 pub fn integer(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<i64> {
     match int_arg(obj, arg, "a whole number; pass an int")? {
         Some(i) => i64_of(&i, arg),
-        None => Err(PyTypeError::new_err(format!(
-            "{arg}: expected an int, got {}",
-            type_name(obj)
-        ))),
+        None => Err(expected(arg, "an int", obj)),
     }
 }
 
@@ -66,10 +60,7 @@ pub fn number(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<f64> {
     if is_real(obj)? {
         return obj.extract::<f64>();
     }
-    Err(PyTypeError::new_err(format!(
-        "{arg}: expected an int or a float, got {}",
-        type_name(obj)
-    )))
+    Err(expected(arg, "an int or a float", obj))
 }
 
 /// The int an argument holds (an `int` or an integer with `__index__`), or `None` for anything
@@ -101,33 +92,22 @@ fn i64_of(i: &Bound<'_, PyInt>, arg: &str) -> PyResult<i64> {
 
 /// A flag argument: `True` or `False` (numpy's bool too); an int is refused.
 pub fn flag(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<bool> {
-    obj.extract::<bool>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "{arg}: expected True or False, got {}",
-            type_name(obj)
-        ))
-    })
+    obj.extract::<bool>()
+        .map_err(|_| expected(arg, "True or False", obj))
 }
 
 /// A text argument: a `str`.
 pub fn text(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<String> {
     match obj.cast::<PyString>() {
         Ok(s) => Ok(s.to_cow()?.into_owned()),
-        Err(_) => Err(PyTypeError::new_err(format!(
-            "{arg}: expected a str, got {}",
-            type_name(obj)
-        ))),
+        Err(_) => Err(expected(arg, "a str", obj)),
     }
 }
 
 /// A file path argument: a `str` or an `os.PathLike`.
 pub fn path(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<PathBuf> {
-    obj.extract::<PathBuf>().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "{arg}: expected a path (str or os.PathLike), got {}",
-            type_name(obj)
-        ))
-    })
+    obj.extract::<PathBuf>()
+        .map_err(|_| expected(arg, "a path (str or os.PathLike)", obj))
 }
 
 /// The `params` argument of `request()`: `None` or a dict.
@@ -137,10 +117,7 @@ pub fn params<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyDict
     }
     match obj.cast::<PyDict>() {
         Ok(d) => Ok(Some(d.clone())),
-        Err(_) => Err(PyTypeError::new_err(format!(
-            "params: expected a dict, got {}",
-            type_name(obj)
-        ))),
+        Err(_) => Err(expected("params", "a dict", obj)),
     }
 }
 
@@ -159,97 +136,43 @@ pub fn optional<T>(
 /// A list of numbers (`thresholds`), each checked as [`number`] (`arg[i]` in messages).
 pub fn numbers(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Vec<f64>> {
     if obj.is_instance_of::<PyString>() {
-        return Err(PyTypeError::new_err(format!(
-            "{arg}: expected a list of numbers, got str"
-        )));
+        let message = format!("{arg}: expected a list of numbers, got str");
+        return Err(PyTypeError::new_err(message));
     }
-    let items = obj.try_iter().map_err(|_| {
-        PyTypeError::new_err(format!(
-            "{arg}: expected a list of numbers, got {}",
-            type_name(obj)
-        ))
-    })?;
+    let items = obj
+        .try_iter()
+        .map_err(|_| expected(arg, "a list of numbers", obj))?;
     items
         .enumerate()
         .map(|(i, item)| number(&item?, &format!("{arg}[{i}]")))
         .collect()
 }
 
+/// A converter for `#[pyo3(from_py_with = ...)]`.
+pub type Reader<T> = for<'py> fn(&Bound<'py, PyAny>) -> PyResult<T>;
+
 // Converters for `#[pyo3(from_py_with = ...)]`, each for the argument it is named after (the
 // `request()` path for `request_path`), so that every message names the argument (PyO3's own
 // conversions only add a note to the exception).
 
-pub fn confirm(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
-    flag(obj, "confirm")
-}
-
-pub fn target(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
-    flag(obj, "target")
-}
-
-pub fn interval(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
-    number(obj, "interval")
-}
-
-pub fn seconds(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
-    number(obj, "seconds")
-}
-
-pub fn concurrency(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
-    integer(obj, "concurrency")
-}
-
-pub fn port(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
-    integer(obj, "port")
-}
-
-pub fn status(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
-    integer(obj, "status")
-}
-
-pub fn times(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
-    integer(obj, "times")
-}
-
-pub fn thresholds(obj: &Bound<'_, PyAny>) -> PyResult<Vec<f64>> {
-    numbers(obj, "thresholds")
-}
-
-pub fn steps(obj: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
-    optional(obj, "steps", integer)
-}
-
-pub fn score_tick(obj: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
-    optional(obj, "score_tick", number)
-}
-
-pub fn api_key(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-    optional(obj, "api_key", text)
-}
-
-pub fn name(obj: &Bound<'_, PyAny>) -> PyResult<String> {
-    text(obj, "name")
-}
-
-pub fn kind(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-    optional(obj, "kind", text)
-}
-
-pub fn method(obj: &Bound<'_, PyAny>) -> PyResult<String> {
-    text(obj, "method")
-}
-
-pub fn request_path(obj: &Bound<'_, PyAny>) -> PyResult<String> {
-    text(obj, "path")
-}
-
-pub fn field(obj: &Bound<'_, PyAny>) -> PyResult<String> {
-    text(obj, "field")
-}
-
-pub fn mode(obj: &Bound<'_, PyAny>) -> PyResult<String> {
-    text(obj, "mode")
-}
+pub const confirm: Reader<bool> = |o| flag(o, "confirm");
+pub const target: Reader<bool> = |o| flag(o, "target");
+pub const interval: Reader<f64> = |o| number(o, "interval");
+pub const seconds: Reader<f64> = |o| number(o, "seconds");
+pub const concurrency: Reader<i64> = |o| integer(o, "concurrency");
+pub const port: Reader<i64> = |o| integer(o, "port");
+pub const status: Reader<i64> = |o| integer(o, "status");
+pub const times: Reader<i64> = |o| integer(o, "times");
+pub const thresholds: Reader<Vec<f64>> = |o| numbers(o, "thresholds");
+pub const steps: Reader<Option<i64>> = |o| optional(o, "steps", integer);
+pub const score_tick: Reader<Option<f64>> = |o| optional(o, "score_tick", number);
+pub const api_key: Reader<Option<String>> = |o| optional(o, "api_key", text);
+pub const name: Reader<String> = |o| text(o, "name");
+pub const kind: Reader<Option<String>> = |o| optional(o, "kind", text);
+pub const method: Reader<String> = |o| text(o, "method");
+pub const request_path: Reader<String> = |o| text(o, "path");
+pub const field: Reader<String> = |o| text(o, "field");
+pub const mode: Reader<String> = |o| text(o, "mode");
 
 /// A text argument, or the text a model of class `M` carries (`pick`).
 pub(crate) fn text_or<M: Wrapped>(
@@ -264,11 +187,7 @@ pub(crate) fn text_or<M: Wrapped>(
         Ok(m) => pick(M::of(m.get())).ok_or_else(|| {
             PyValueError::new_err(format!("{arg}: this {} carries no value to send", M::NAME))
         }),
-        Err(_) => Err(PyTypeError::new_err(format!(
-            "{arg}: expected a str or a {}, got {}",
-            M::NAME,
-            type_name(obj)
-        ))),
+        Err(_) => Err(expected(arg, &format!("a str or a {}", M::NAME), obj)),
     }
 }
 
@@ -278,10 +197,11 @@ pub(crate) fn effect_arg(obj: &Bound<'_, PyAny>) -> PyResult<Map<String, Value>>
         return Ok(ep::effect_fields(&e.get().inner));
     }
     if !obj.is_instance_of::<PyDict>() {
-        return Err(PyTypeError::new_err(format!(
-            "effect: expected an Effect or a dict with a \"uuid\", got {}",
-            type_name(obj)
-        )));
+        return Err(expected(
+            "effect",
+            "an Effect or a dict with a \"uuid\"",
+            obj,
+        ));
     }
     match py_to_json(obj, "effect")? {
         Value::Object(m) => Ok(m),
@@ -295,10 +215,8 @@ pub(crate) fn blend_arg(obj: &Bound<'_, PyAny>) -> PyResult<BlendSpec> {
         return BlendSpec::from_model("blend", &b.get().inner).map_err(PyErr::from);
     }
     if !obj.is_instance_of::<PyDict>() {
-        return Err(PyTypeError::new_err(format!(
-            "blend: expected a LayerBlend or a dict {{\"type\": ..., \"base\": {{...}}}}, got {}",
-            type_name(obj)
-        )));
+        let what = "a LayerBlend or a dict {\"type\": ..., \"base\": {...}}";
+        return Err(expected("blend", what, obj));
     }
     BlendSpec::from_value("blend", &py_to_json(obj, "blend")?).map_err(PyErr::from)
 }
@@ -317,17 +235,8 @@ pub(crate) fn params_arg(params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(St
                 .extract()
                 .map_err(|_| PyTypeError::new_err("params: keys must be str"))?;
             let arg = format!("params[{key:?}]");
-            let value = match py_to_json(&v, &arg)? {
-                Value::String(s) => s,
-                Value::Bool(b) => b.to_string(),
-                Value::Number(n) => n.to_string(),
-                _ => {
-                    return Err(PyTypeError::new_err(format!(
-                        "{arg}: expected str, int, float or bool, got {}",
-                        type_name(&v)
-                    )))
-                }
-            };
+            let value = ep::query_value(py_to_json(&v, &arg)?)
+                .ok_or_else(|| expected(&arg, "str, int, float or bool", &v))?;
             Ok((key, value))
         })
         .collect()
@@ -354,21 +263,12 @@ impl FromPyArg for Number {
     }
 }
 
-impl<M: Wrapped + Labelled> FromPyArg for NameOf<M> {
+impl<K: LabelOf<Model: Wrapped>> FromPyArg for K {
     fn from_py(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<String> {
-        text_or(obj, arg, M::label_name)
+        text_or(obj, arg, K::pick)
     }
     fn py_type() -> String {
-        format!("str | {}", M::NAME)
-    }
-}
-
-impl<M: Wrapped + Labelled> FromPyArg for UuidOf<M> {
-    fn from_py(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<String> {
-        text_or(obj, arg, M::label_uuid)
-    }
-    fn py_type() -> String {
-        format!("str | {}", M::NAME)
+        format!("str | {}", <K::Model as crate::media::Model>::NAME)
     }
 }
 
@@ -407,8 +307,6 @@ impl FromPyArg for BlendArg {
 #[derive(Default)]
 pub(crate) struct MirrorArgs(Vec<MirrorSpec>);
 
-const MIRROR_KEYS: &[&str] = &["url", "api_key", "tls_fingerprint"];
-
 /// Check the keys of a connection dict (a mirror's, a feed source's) against `allowed` and
 /// return its `url`; errors name the argument (`arg`).
 pub(crate) fn connection_dict<'py>(
@@ -434,9 +332,6 @@ pub(crate) fn connection_dict<'py>(
         .ok_or_else(|| PyValueError::new_err(format!("{arg}: the dict has no \"url\"")))
 }
 
-const MIRROR_FORMS: &str =
-    "a URL, a (url, api_key[, tls_fingerprint]) tuple or a dict with url, api_key, tls_fingerprint";
-
 /// A mirror given as a URL or a tuple (a dict is read by [`mirror_arg`]).
 #[derive(FromPyObject)]
 enum MirrorForm {
@@ -446,12 +341,7 @@ enum MirrorForm {
 }
 
 fn mirror_arg(i: usize, item: &Bound<'_, PyAny>) -> PyResult<MirrorSpec> {
-    let wrong = |_| {
-        PyTypeError::new_err(format!(
-            "mirrors[{i}]: expected {MIRROR_FORMS}, got {}",
-            type_name(item)
-        ))
-    };
+    let wrong = |_| expected(&format!("mirrors[{i}]"), MIRROR_FORMS, item);
     if let Ok(dict) = item.cast::<PyDict>() {
         let url = connection_dict(dict, &format!("mirrors[{i}]"), MIRROR_KEYS)?;
         let get = |key| -> PyResult<Option<Option<String>>> {
@@ -493,10 +383,6 @@ impl<'a, 'py> FromPyObject<'a, 'py> for MirrorArgs {
 impl MirrorArgs {
     /// The targets; a plain URL takes `primary_key` (and the primary's TLS options).
     pub fn targets(self, primary_key: Option<&str>) -> PyResult<Vec<Target>> {
-        let target = |(i, m): (usize, MirrorSpec)| {
-            m.target(primary_key)
-                .map_err(|e| PyValueError::new_err(format!("mirrors[{i}]: {e}")))
-        };
-        self.0.into_iter().enumerate().map(target).collect()
+        Ok(mirror::targets(self.0, primary_key)?)
     }
 }

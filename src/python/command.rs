@@ -2,20 +2,17 @@
 //! the operation table, made in [`super::table`], also reachable as `showctl.cmd`) and
 //! `BatchResult`.
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use pyo3::IntoPyObjectExt;
 
 use super::args::{self, ident, params_arg};
-use super::convert::{dataclass_repr, hash_of, json_to_py, py_to_json, type_name, Reply};
+use super::convert::{expected, hash_of, py_to_json, repr_of, Reply};
 use super::errors::to_pyerr;
 use super::layer::PyLayer;
-use crate::error::{Delivery, Error, Result};
+use crate::error::{Delivery, Result};
 use crate::ident::Ident;
 use crate::media::builders::Confirmable;
-use crate::media::endpoints::{self as ep, parse};
-use crate::operation::Call;
 
 /// One command for `MediaPlayer.batch()`, checked when it is built (bad input raises
 /// `ValueError` here, before anything is sent). Build it with the static methods, which take
@@ -52,10 +49,7 @@ impl PyCommand {
     /// The JSON body as sent (decoded), or None.
     #[getter]
     fn body(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        match self.job.call.request.body.as_deref().map(parse) {
-            Some(Ok(Some(v))) => Ok(json_to_py(py, &v)?.unbind()),
-            _ => Ok(py.None()),
-        }
+        self.job.body().into_py(py)
     }
     /// True when the command is read back after it is sent (built with `confirm=True`).
     #[getter]
@@ -66,36 +60,18 @@ impl PyCommand {
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let py = other.py();
         match other.cast::<PyCommand>() {
-            Ok(o) => {
-                let o = &o.get().job;
-                let same = self.job.call.request == o.call.request
-                    && self.job.expect.is_some() == o.expect.is_some();
-                same.into_py_any(py)
-            }
+            Ok(o) => (self.job == o.get().job).into_py_any(py),
             Err(_) => Ok(py.NotImplemented()),
         }
     }
 
     /// The hash of what `==` compares (the request, and whether it is read back).
     fn __hash__(&self) -> u64 {
-        hash_of(&(&self.job.call.request, self.job.expect.is_some()))
+        hash_of(&self.job)
     }
 
     fn __repr__(&self) -> String {
-        let body = self
-            .job
-            .call
-            .request
-            .body
-            .as_deref()
-            .map(|b| format!(" {}", String::from_utf8_lossy(b)))
-            .unwrap_or_default();
-        let confirm = if self.confirm() { ", confirm=True" } else { "" };
-        format!(
-            "Command('{} {}{body}'{confirm})",
-            self.method(),
-            self.path()
-        )
+        self.job.describe()
     }
 
     /// Any POST: `path` relative to /api/0, `json` a body, `params` the query.
@@ -107,13 +83,8 @@ impl PyCommand {
         #[pyo3(from_py_with = args::params)] params: Option<Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let body = json.map(|j| py_to_json(j, "json")).transpose()?;
-        let raw = ep::raw("POST", &path, body, params_arg(params.as_ref())?)?;
-        let call = Call {
-            request: raw.request,
-            fallback: None,
-            decode: |_| Ok(()),
-        };
-        Ok(PyCommand { job: call.into() })
+        let job = Confirmable::request(&path, body, params_arg(params.as_ref())?)?;
+        Ok(PyCommand { job })
     }
 }
 
@@ -126,12 +97,10 @@ pub(crate) fn batch_commands(commands: &Bound<'_, PyAny>) -> PyResult<Commands> 
     let mut jobs = Vec::new();
     for (i, item) in commands.try_iter()?.enumerate() {
         let item = item?;
-        let cmd = item.cast::<PyCommand>().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "commands[{i}]: expected a showctl.Command (see showctl.cmd), got {}",
-                type_name(&item)
-            ))
-        })?;
+        let what = "a showctl.Command (see showctl.cmd)";
+        let cmd = item
+            .cast::<PyCommand>()
+            .map_err(|_| expected(&format!("commands[{i}]"), what, &item))?;
         jobs.push(cmd.get().job.clone());
         objects.push(cmd.clone().unbind());
     }
@@ -169,23 +138,10 @@ impl PyBatchResult {
         self.delivery.as_str()
     }
 
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        dataclass_repr(
-            py,
-            "BatchResult",
-            &[
-                ("index", self.index.into_py_any(py)?),
-                ("ok", self.ok().into_py_any(py)?),
-                ("delivery", self.delivery().into_py_any(py)?),
-                (
-                    "error",
-                    self.error
-                        .as_ref()
-                        .map(|e| e.clone_ref(py))
-                        .into_py_any(py)?,
-                ),
-                ("command", self.command.clone_ref(py).into_any()),
-            ],
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr_of(
+            slf.as_any(),
+            &["index", "ok", "delivery", "error", "command"],
         )
     }
 }
@@ -204,10 +160,7 @@ impl Reply for BatchOut {
             .zip(self.results)
             .enumerate()
             .map(|(index, (command, result))| {
-                let delivery = result
-                    .as_ref()
-                    .err()
-                    .map_or(Delivery::Answered, Error::delivery);
+                let delivery = Delivery::of(&result);
                 let error = result
                     .err()
                     .map(|e| to_pyerr(py, e).into_value(py).into_any());

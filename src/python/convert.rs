@@ -28,7 +28,7 @@ use pyo3::types::{
 use pyo3::{IntoPyObjectExt, PyClass};
 use serde_json::{Map, Number, Value};
 
-use crate::json::{build, too_deep, Builder};
+use crate::json::{build, too_deep, Builder, Unsendable};
 use crate::media::{LayerList, Model};
 
 /// The name of an object's type, for messages (`int`, `numpy.int64` shows as `int64`).
@@ -37,6 +37,11 @@ pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .name()
         .map(|n| n.to_string())
         .unwrap_or_default()
+}
+
+/// The `TypeError` of argument `arg`: what was expected, and the type of what came (`obj`).
+pub fn expected(arg: &str, what: &str, obj: &Bound<'_, PyAny>) -> PyErr {
+    PyTypeError::new_err(format!("{arg}: expected {what}, got {}", type_name(obj)))
 }
 
 static INDEX: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -174,19 +179,12 @@ enum Open<'py> {
     Object(Bound<'py, PyList>, usize, Map<String, Value>, String),
 }
 
-/// Why a value cannot be sent.
-enum Why {
-    TooDeep,
-    NotJson(String),
-    Key(String),
-    NotFinite(f64),
-    IntRange,
-    Python(PyErr),
-}
+/// Why a value cannot be sent, or the error of Python met on the way.
+type Why = Unsendable<PyErr>;
 
 impl From<PyErr> for Why {
     fn from(e: PyErr) -> Self {
-        Why::Python(e)
+        Why::Other(e)
     }
 }
 
@@ -279,6 +277,9 @@ fn container<'py>(obj: &Bound<'py, PyAny>) -> Result<Open<'py>, Why> {
 
 /// The error for argument `arg`, naming where in it (from the containers still open).
 fn refusal(arg: &str, open: &[Open<'_>], why: Why) -> PyErr {
+    if let Why::Other(e) = why {
+        return e;
+    }
     // A bad key is the innermost object's own fault; anything else is at its item.
     let open = match why {
         Why::Key(_) => &open[..open.len().saturating_sub(1)],
@@ -288,21 +289,11 @@ fn refusal(arg: &str, open: &[Open<'_>], why: Why) -> PyErr {
         Open::Array(_, index, _) => format!("{at}[{index}]"),
         Open::Object(_, _, _, key) => format!("{at}[{key:?}]"),
     });
-    match why {
-        Why::TooDeep => PyValueError::new_err(format!("{arg}: {}", too_deep())),
-        Why::NotJson(kind) => PyTypeError::new_err(format!(
-            "{at}: a {kind} cannot be sent as JSON (send None, bool, int, float, str, list, \
-             tuple or dict)"
-        )),
-        Why::Key(kind) => {
-            PyTypeError::new_err(format!("{at}: JSON object keys are str, got a {kind} key"))
-        }
-        Why::NotFinite(f) => PyValueError::new_err(format!("{at}: {f} cannot be sent as JSON")),
-        Why::IntRange => PyValueError::new_err(format!(
-            "{at}: the int cannot be sent as JSON (-2**63 to 2**64-1)"
-        )),
-        Why::Python(e) => e,
+    let message = why.message(arg, &at);
+    if why.is_type() {
+        return PyTypeError::new_err(message);
     }
+    PyValueError::new_err(message)
 }
 
 /// A JSON scalar, or `None` when `obj` is not one.
@@ -491,11 +482,21 @@ impl Reply for Option<Value> {
     }
 }
 
+/// `items` as an instance of the `showctl._lists` class `class` (a `list` subclass with a
+/// Jupyter display), or as they are for `None`.
+fn listed(py: Python<'_>, class: Option<&str>, items: Py<PyAny>) -> PyResult<Py<PyAny>> {
+    match class {
+        Some(name) => {
+            let cls = py.import("showctl._lists")?.getattr(name)?;
+            Ok(cls.call1((items,))?.unbind())
+        }
+        None => Ok(items),
+    }
+}
+
 impl Reply for LayerList {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let items = self.0.attr(py)?;
-        let cls = py.import("showctl._lists")?.getattr("LayerList")?;
-        Ok(cls.call1((items,))?.unbind())
+        listed(py, Some("LayerList"), self.0.attr(py)?)
     }
     fn py_type() -> String {
         "LayerList".into()
@@ -523,14 +524,7 @@ impl<M: Wrapped + Send + 'static> Reply for Option<M> {
 
 impl<M: Wrapped + Send + Sync + 'static> Reply for Vec<Arc<M>> {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let list = self.attr(py)?;
-        match M::LIST_CLASS {
-            Some(name) => {
-                let cls = py.import("showctl._lists")?.getattr(name)?;
-                Ok(cls.call1((list,))?.unbind())
-            }
-            None => Ok(list),
-        }
+        listed(py, M::LIST_CLASS, self.attr(py)?)
     }
     fn py_type() -> String {
         match M::LIST_CLASS {

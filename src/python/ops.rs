@@ -6,7 +6,11 @@
 
 use std::future::Future;
 
+use pyo3::exceptions::{PyAttributeError, PyTypeError};
+use pyo3::intern;
 use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyDict, PyModule, PyString, PyTuple, PyType};
 
 use super::convert::Reply;
 use super::rt;
@@ -106,19 +110,15 @@ def mark():
     return vars(inspect.markcoroutinefunction(lambda: None))[\"_is_coroutine_marker\"]
 ";
 
-static HELPERS: pyo3::sync::PyOnceLock<Py<pyo3::types::PyModule>> = pyo3::sync::PyOnceLock::new();
-static MARK: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
-static METHOD_TYPE: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+static HELPERS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
+static MARK: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static METHOD_TYPE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
-fn helpers(py: Python<'_>) -> PyResult<&Bound<'_, pyo3::types::PyModule>> {
+fn helpers(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
     HELPERS
         .get_or_try_init(py, || {
-            let code = pyo3::types::PyModule::from_code(
-                py,
-                TWIN_HELPERS,
-                c"showctl/_twin.py",
-                c"showctl._twin",
-            )?;
+            let code =
+                PyModule::from_code(py, TWIN_HELPERS, c"showctl/_twin.py", c"showctl._twin")?;
             Ok(code.unbind())
         })
         .map(|m| m.bind(py))
@@ -130,11 +130,11 @@ impl AsyncTwin {
     pub(crate) fn new(
         py: Python<'_>,
         native: Bound<'_, PyAny>,
-        owner: &Bound<'_, pyo3::types::PyType>,
+        owner: &Bound<'_, PyType>,
     ) -> PyResult<Py<AsyncTwin>> {
         let owner = owner.name()?;
-        let name = native.getattr(pyo3::intern!(py, "__name__"))?;
-        let qualname = pyo3::types::PyString::new(py, &format!("{owner}.{name}"));
+        let name = native.getattr(intern!(py, "__name__"))?;
+        let qualname = PyString::new(py, &format!("{owner}.{name}"));
         let code = helpers(py)?.getattr("coroutine")?.getattr("__code__")?;
         let twin = Bound::new(
             py,
@@ -144,15 +144,15 @@ impl AsyncTwin {
                 qualname: qualname.clone().into_any().unbind(),
             },
         )?;
-        let dict = twin.getattr(pyo3::intern!(py, "__dict__"))?;
+        let dict = twin.getattr(intern!(py, "__dict__"))?;
         dict.set_item("__wrapped__", &native)?;
         dict.set_item("__name__", name)?;
         dict.set_item("__qualname__", qualname)?;
-        dict.set_item("__doc__", native.getattr(pyo3::intern!(py, "__doc__"))?)?;
+        dict.set_item("__doc__", native.getattr(intern!(py, "__doc__"))?)?;
         dict.set_item("__code__", code)?;
         dict.set_item("__defaults__", py.None())?;
         dict.set_item("__kwdefaults__", py.None())?;
-        dict.set_item("__annotations__", pyo3::types::PyDict::new(py))?;
+        dict.set_item("__annotations__", PyDict::new(py))?;
         Ok(twin.unbind())
     }
 
@@ -168,13 +168,13 @@ impl AsyncTwin {
     /// An argument error of the native function, named as the method is (`set_opacity_async()
     /// missing ...` → `Layer.set_opacity_async() missing ...`, as a method's own errors are).
     fn named(&self, py: Python<'_>, e: PyErr) -> PyErr {
-        if !e.is_instance_of::<pyo3::exceptions::PyTypeError>(py) {
+        if !e.is_instance_of::<PyTypeError>(py) {
             return e;
         }
         let (name, qualname) = (self.name.bind(py), self.qualname.bind(py));
         let message = e.value(py).to_string();
         match message.strip_prefix(&format!("{name}()")) {
-            Some(rest) => pyo3::exceptions::PyTypeError::new_err(format!("{qualname}(){rest}")),
+            Some(rest) => PyTypeError::new_err(format!("{qualname}(){rest}")),
             None => e,
         }
     }
@@ -186,15 +186,15 @@ impl AsyncTwin {
     fn __call__<'py>(
         &self,
         py: Python<'py>,
-        args: &Bound<'py, pyo3::types::PyTuple>,
-        kwargs: Option<&Bound<'py, pyo3::types::PyDict>>,
+        args: &Bound<'py, PyTuple>,
+        kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let coroutine = match self.native.bind(py).call(args, kwargs) {
             Ok(coroutine) => coroutine,
             Err(e) => return Err(self.named(py, e)),
         };
-        coroutine.setattr(pyo3::intern!(py, "__name__"), self.name.bind(py))?;
-        coroutine.setattr(pyo3::intern!(py, "__qualname__"), self.qualname.bind(py))?;
+        coroutine.setattr(intern!(py, "__name__"), self.name.bind(py))?;
+        coroutine.setattr(intern!(py, "__qualname__"), self.qualname.bind(py))?;
         Ok(coroutine)
     }
 
@@ -207,10 +207,8 @@ impl AsyncTwin {
         let py = slf.py();
         match obj {
             Some(obj) if !obj.is_none() => {
-                let method = METHOD_TYPE.get_or_try_init(py, || {
-                    Ok::<_, PyErr>(py.import("types")?.getattr("MethodType")?.unbind())
-                })?;
-                Ok(method.bind(py).call1((slf, obj))?.unbind())
+                let method = METHOD_TYPE.import(py, "types", "MethodType")?;
+                Ok(method.call1((slf, obj))?.unbind())
             }
             _ => Ok(slf.into_any().unbind()),
         }
@@ -219,9 +217,7 @@ impl AsyncTwin {
     /// `_is_coroutine_marker`, read by `inspect.iscoroutinefunction` on CPython 3.12+.
     fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
         if name != "_is_coroutine_marker" {
-            return Err(pyo3::exceptions::PyAttributeError::new_err(
-                name.to_string(),
-            ));
+            return Err(PyAttributeError::new_err(name.to_string()));
         }
         let mark = MARK.get_or_try_init(py, || {
             Ok::<_, PyErr>(helpers(py)?.getattr("mark")?.call0()?.unbind())

@@ -3,17 +3,17 @@
 //! tables, by `operation_table!` in `crate::media::table` and `crate::score::table`.)
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyList;
 
+use super::convert::serialize_to_py;
 use super::ops::Types;
-use crate::operation::OpInfo;
+use crate::operation::{OpInfo, Scope};
 
 fn describe(
-    py: Python<'_>,
     out: &Bound<'_, PyList>,
     ops: Vec<OpInfo>,
     types: &Types,
-    classes: &dyn Fn(&OpInfo) -> Vec<&'static str>,
+    classes: fn(Scope) -> &'static [&'static str],
 ) -> PyResult<()> {
     for op in ops {
         let (_, _, arg_type, returns) = types
@@ -22,21 +22,9 @@ fn describe(
             .ok_or_else(|| {
                 pyo3::exceptions::PyRuntimeError::new_err(format!("no types for {}", op.name))
             })?;
-        let d = PyDict::new(py);
-        d.set_item("name", op.name)?;
-        d.set_item("async_name", op.async_name)?;
-        d.set_item("classes", classes(&op))?;
-        d.set_item("scope", op.scope.as_str())?;
-        d.set_item("command", op.command)?;
-        d.set_item("ids", op.ids.clone())?;
-        d.set_item("arg", op.arg)?;
-        d.set_item("arg_type", arg_type.clone())?;
-        d.set_item("default", op.default)?;
-        d.set_item("confirm", op.confirm)?;
-        d.set_item("returns", returns.clone())?;
-        d.set_item("doc", op.doc)?;
-        d.set_item("endpoints", op.endpoints.clone())?;
-        out.append(d)?;
+        let classes = classes(op.scope);
+        let op = op.describe(classes, arg_type.clone(), returns.clone());
+        out.append(serialize_to_py(out.py(), &op)?)?;
     }
     Ok(())
 }
@@ -48,22 +36,16 @@ fn describe(
 pub(crate) fn _operations(py: Python<'_>) -> PyResult<Py<PyList>> {
     let out = PyList::empty(py);
     describe(
-        py,
         &out,
         crate::media::builders::operations(),
         &crate::media::table::python_types(),
-        &|op| match op.scope.as_str() {
-            "workspace" => vec!["MediaPlayer"],
-            "layer" => vec!["Layer"],
-            _ => vec!["MediaPlayer", "Layer"],
-        },
+        Scope::media_classes,
     )?;
     describe(
-        py,
         &out,
         crate::score::builders::operations(),
         &crate::score::table::python_types(),
-        &|_| vec!["Scoreboard"],
+        |_| &["Scoreboard"],
     )?;
     Ok(out.unbind())
 }

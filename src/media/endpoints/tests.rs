@@ -691,3 +691,14 @@ fn whole_numbers_decode_where_doubles_are_documented() {
         }
     }
 }
+
+#[test]
+fn a_query_value_is_a_text_a_number_or_a_flag() {
+    assert_eq!(query_value(json!("a b")), Some("a b".into()));
+    assert_eq!(query_value(json!(2.5)), Some("2.5".into()));
+    assert_eq!(query_value(json!(-3)), Some("-3".into()));
+    assert_eq!(query_value(json!(true)), Some("true".into()));
+    for refused in [json!(null), json!([1]), json!({"a": 1})] {
+        assert_eq!(query_value(refused), None);
+    }
+}

@@ -250,3 +250,15 @@ fn a_mirror_spec_takes_the_primary_key_unless_it_names_its_own() {
     let bad = MirrorSpec::new("ftp://m".into(), None, None);
     assert!(bad.target(None).is_err());
 }
+
+#[test]
+fn mirror_targets_take_the_primary_key_and_name_the_mirror_they_refuse() {
+    let plain = MirrorSpec::new("http://backup:8080".into(), None, None);
+    let own = MirrorSpec::new("http://spare:8080".into(), Some(None), None);
+    let ok = targets(vec![plain.clone(), own], Some("k")).unwrap();
+    assert_eq!(ok.len(), 2);
+    let bad = MirrorSpec::new("ftp://nowhere".into(), None, None);
+    let e = targets(vec![plain, bad], None).err().unwrap();
+    assert!(matches!(e, Error::InvalidInput(_)), "{e:?}");
+    assert!(e.to_string().starts_with("mirrors[1]: "), "{e}");
+}
