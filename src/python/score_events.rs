@@ -2,9 +2,8 @@
 //! `Scoreboard.watch_events()`). The work is in the core (`crate::score::events`).
 
 use pyo3::prelude::*;
-use pyo3::IntoPyObjectExt;
 
-use super::convert::dataclass_repr;
+use super::convert::repr_of;
 use super::convert::serialize_to_py as plain;
 use super::events::{error_value, seconds_since_epoch};
 use super::score_models::score_to_py;
@@ -53,25 +52,20 @@ pub struct PyScoreEvent {
 
 #[pymethods]
 impl PyScoreEvent {
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let mut fields = vec![("kind", self.kind.into_py_any(py)?)];
-        if !self.error.0.is_none(py) {
-            fields.push(("error", self.error.0.clone_ref(py)));
-        }
-        if self.field.is_some() {
-            fields.push(("field", self.field.clone().into_py_any(py)?));
-        }
-        if self.team.is_some() {
-            fields.push(("team", self.team.into_py_any(py)?));
-        }
-        if !self.old.0.is_none(py) || !self.new.0.is_none(py) {
-            fields.push(("old", self.old.0.clone_ref(py)));
-            fields.push(("new", self.new.0.clone_ref(py)));
-        }
-        if self.delta.is_some() {
-            fields.push(("delta", self.delta.into_py_any(py)?));
-        }
-        dataclass_repr(py, "ScoreEvent", &fields)
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let (py, e) = (slf.py(), slf.get());
+        let values = !e.old.0.is_none(py) || !e.new.0.is_none(py);
+        let shown = [
+            ("kind", true),
+            ("error", !e.error.0.is_none(py)),
+            ("field", e.field.is_some()),
+            ("team", e.team.is_some()),
+            ("old", values),
+            ("new", values),
+            ("delta", e.delta.is_some()),
+        ];
+        let names: Vec<&str> = shown.iter().filter(|s| s.1).map(|s| s.0).collect();
+        repr_of(slf.as_any(), &names)
     }
 }
 

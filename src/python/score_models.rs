@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{IntoPyDict, PyList, PyString, PyTuple, PyType};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
@@ -22,38 +22,6 @@ use crate::score::{fields_of, ScoreRecord, Sport};
 #[derive(PartialEq)]
 pub struct PyScoreRecord {
     pub rec: Arc<ScoreRecord>,
-}
-
-impl PyScoreRecord {
-    fn fields_repr(&self, py: Python<'_>) -> PyResult<String> {
-        let mut parts = Vec::new();
-        for (name, v) in [
-            ("uuid", self.rec.uuid()),
-            ("version", self.rec.version()),
-            ("sport_mode", self.rec.sport_mode()),
-        ] {
-            parts.push(format!("{name}={}", v.into_pyobject(py)?.repr()?));
-        }
-        for (attr, v) in self.rec.typed() {
-            parts.push(format!("{attr}={}", json_to_py(py, &v)?.repr()?));
-        }
-        if self.rec.sport() == Some(Sport::Custom) {
-            parts.push(format!("games={}", self.games_list(py)?.repr()?));
-        }
-        Ok(parts.join(", "))
-    }
-
-    fn games_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let list = PyList::empty(py);
-        for game in self.rec.games() {
-            let d = PyDict::new(py);
-            for (k, v) in game {
-                d.set_item(k, v)?;
-            }
-            list.append(d)?;
-        }
-        Ok(list)
-    }
 }
 
 /// The value under a wire name, when `key` is a `str` the record holds.
@@ -196,8 +164,7 @@ impl PyScoreRecord {
     }
 
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
-        let name = slf.get_type().name()?;
-        Ok(format!("{}({})", name, slf.get().fields_repr(slf.py())?))
+        super::convert::repr_of(slf.as_any(), &slf.get().rec.attr_names())
     }
 
     /// The sport-independent view: teams (name, score as int), period, possession, extras.
@@ -261,7 +228,13 @@ impl CustomScore {
     #[getter]
     fn games<'py>(slf: PyRef<'py, Self>) -> PyResult<Bound<'py, PyList>> {
         let py = slf.py();
-        slf.as_super().games_list(py)
+        let games = slf.as_super().rec.games().into_iter();
+        PyList::new(
+            py,
+            games
+                .map(|g| g.into_py_dict(py))
+                .collect::<PyResult<Vec<_>>>()?,
+        )
     }
 }
 

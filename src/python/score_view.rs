@@ -4,9 +4,8 @@
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::IntoPyObjectExt;
 
-use super::convert::{dataclass_repr, serialize_to_py as plain};
+use super::convert::{repr_of, serialize_to_py as plain};
 use crate::score::{ScoreView, Team};
 
 /// One team of a `ScoreView`.
@@ -47,15 +46,8 @@ impl PyTeamScore {
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         plain(py, &self.team)
     }
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        dataclass_repr(
-            py,
-            "TeamScore",
-            &[
-                ("name", self.name().into_py_any(py)?),
-                ("score", self.score(py)?),
-            ],
-        )
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr_of(slf.as_any(), &["name", "score"])
     }
 }
 
@@ -119,18 +111,7 @@ impl PyScoreView {
     fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
         super::convert::html(slf.as_any(), "score_view_html")
     }
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let teams: Vec<String> = self
-            .teams()
-            .iter()
-            .map(|t| t.__repr__(py))
-            .collect::<PyResult<_>>()?;
-        Ok(format!(
-            "ScoreView(sport={}, teams=[{}], period={}, possession={})",
-            self.sport().into_py_any(py)?.bind(py).repr()?,
-            teams.join(", "),
-            self.period(py)?.bind(py).repr()?,
-            self.possession(py)?.bind(py).repr()?,
-        ))
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr_of(slf.as_any(), &["sport", "teams", "period", "possession"])
     }
 }
