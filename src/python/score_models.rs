@@ -15,7 +15,7 @@ use super::convert::{json_to_py, py_to_json, Reply};
 use super::score_view::PyScoreView;
 use crate::score::board::Display;
 pub use crate::score::sports::classes::*;
-use crate::score::{fields_of, ScoreRecord, Sport};
+use crate::score::ScoreRecord;
 
 /// The live score record of the active game.
 #[pyclass(module = "showctl._core", name = "ScoreRecord", frozen, subclass, eq)]
@@ -240,14 +240,6 @@ impl CustomScore {
 
 /// The sport classes as data: (class name, [(attribute, stub type)]), for the stub generator.
 #[pyfunction]
-pub(crate) fn _sports(py: Python<'_>) -> PyResult<Py<PyList>> {
-    let out = PyList::empty(py);
-    for sport in Sport::ALL {
-        let fields: Vec<(&str, &str)> = fields_of(sport)
-            .iter()
-            .map(|f| (f.attr, f.kind.stub_type()))
-            .collect();
-        out.append((format!("{}Score", sport.wire_name()), fields))?;
-    }
-    Ok(out.unbind())
+pub(crate) fn _sports() -> Vec<(String, Vec<(&'static str, &'static str)>)> {
+    crate::score::sports::stub_classes()
 }

@@ -202,10 +202,6 @@ impl PyScoreWatch {
         slf
     }
     fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.0.locked_async(
-            py,
-            |mut w| async move { w.next_change().await },
-            score_to_py,
-        )
+        self.0.anext(py, score_to_py)
     }
 }

@@ -188,9 +188,46 @@ impl Sport {
     }
 }
 
+/// Each sport's record class as the stubs declare it: its name and, per attribute in order,
+/// its stub type.
+pub fn stub_classes() -> Vec<(String, Vec<(&'static str, &'static str)>)> {
+    let fields = |sport| {
+        fields_of(sport)
+            .iter()
+            .map(|f| (f.attr, f.kind.stub_type()))
+    };
+    Sport::ALL
+        .into_iter()
+        .map(|sport| {
+            (
+                format!("{}Score", sport.wire_name()),
+                fields(sport).collect(),
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stub_classes_name_each_sport_class_and_its_attribute_types_in_order() {
+        let classes = stub_classes();
+        let names: Vec<&str> = classes.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names[0], "AustralianFootballScore");
+        assert_eq!(names[9], "CustomScore");
+        assert_eq!(names.len(), Sport::ALL.len());
+        let basketball = &classes[2].1;
+        assert_eq!(basketball[0], ("period", "str | None"));
+        assert_eq!(basketball[1], ("possession", "int | None"));
+        assert_eq!(basketball[2], ("team1_bonus1", "bool | None"));
+        assert_eq!(
+            classes[1].1[13],
+            ("team_one_line_score", "list[str | None]")
+        );
+        assert!(classes[9].1.is_empty());
+    }
 
     #[test]
     fn attr_names_are_snake_case_of_wire() {
