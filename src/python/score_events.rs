@@ -70,10 +70,10 @@ impl PyScoreEvent {
 }
 
 fn event_to_py(py: Python<'_>, e: ScoreEvent) -> PyResult<Py<PyScoreEvent>> {
-    let record = match e.record {
-        Some(r) => score_to_py(py, (*r).clone())?,
-        None => py.None(),
-    };
+    let record = e
+        .record
+        .map(|r| score_to_py(py, (*r).clone()))
+        .transpose()?;
     let event = PyScoreEvent {
         kind: e.kind.as_str(),
         field: e.field,
@@ -82,7 +82,7 @@ fn event_to_py(py: Python<'_>, e: ScoreEvent) -> PyResult<Py<PyScoreEvent>> {
         old: Held(plain(py, &e.old)?),
         new: Held(plain(py, &e.new)?),
         delta: e.delta,
-        record: Held(record),
+        record: Held(record.unwrap_or_else(|| py.None())),
         error: Held(error_value(py, &e.error)),
         timestamp: seconds_since_epoch(Some(e.at)).unwrap_or(0.0),
     };

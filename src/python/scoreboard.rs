@@ -137,7 +137,25 @@ struct TypedRecord {
 impl Reply for TypedRecord {
     /// The record, if it is of class `cls`; otherwise `SportMismatchError`.
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        record_as(py, self.record, self.cls.bind(py), &self.url)
+        let (cls, url) = (self.cls.bind(py), &self.url);
+        let record = score_to_py(py, self.record)?;
+        let Some(sport) = other_sport(record.bind(py), cls)? else {
+            return Ok(record);
+        };
+        let name = cls.name()?.to_string();
+        let message = format!("GET {url}: {sport}, not {}", name.trim_end_matches("Score"));
+        let kwargs = [
+            ("expected", cls.clone().into_any()),
+            ("record", record.into_bound(py)),
+            ("method", "GET".into_pyobject(py)?.into_any()),
+            ("url", url.into_pyobject(py)?.into_any()),
+        ]
+        .into_py_dict(py)?;
+        let exc = py
+            .import("showctl.exceptions")?
+            .getattr("SportMismatchError")?
+            .call((message,), Some(&kwargs))?;
+        Err(PyErr::from_value(exc))
     }
     fn py_type() -> String {
         "ScoreRecord".into()
@@ -154,36 +172,6 @@ fn record_class<'py>(cls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyType>> {
             cls.repr()?
         ))),
     }
-}
-
-/// The record read by `scores_as`, if it is of class `cls`; otherwise `SportMismatchError`.
-fn record_as(
-    py: Python<'_>,
-    rec: ScoreRecord,
-    cls: &Bound<'_, PyType>,
-    url: &str,
-) -> PyResult<Py<PyAny>> {
-    let record = score_to_py(py, rec)?;
-    let Some(sport) = other_sport(record.bind(py), cls)? else {
-        return Ok(record);
-    };
-    let cls_name = cls.name()?;
-    let message = format!(
-        "GET {url}: {sport}, not {}",
-        cls_name.to_string().trim_end_matches("Score")
-    );
-    let kwargs = [
-        ("expected", cls.clone().into_any()),
-        ("record", record.into_bound(py)),
-        ("method", "GET".into_pyobject(py)?.into_any()),
-        ("url", url.into_pyobject(py)?.into_any()),
-    ]
-    .into_py_dict(py)?;
-    let exc = py
-        .import("showctl.exceptions")?
-        .getattr("SportMismatchError")?
-        .call((message,), Some(&kwargs))?;
-    Err(PyErr::from_value(exc))
 }
 
 /// Iterator (and async iterator) over changed score records.
