@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{IntoPyDict, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{IntoPyDict, PyList, PyString, PyType};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
@@ -144,8 +144,7 @@ impl PyScoreRecord {
     #[classmethod]
     fn from_dict(cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let py = cls.py();
-        let value = py_to_json(data, "data")?;
-        let rec = ScoreRecord::from_value(value)
+        let rec = ScoreRecord::from_value(py_to_json(data, "data")?)
             .map_err(|e| PyValueError::new_err(format!("data: {e}")))?;
         let record = score_to_py(py, rec)?;
         if let Some(sport) = other_sport(record.bind(py), cls)? {
@@ -169,7 +168,9 @@ impl PyScoreRecord {
 
     /// The sport-independent view: teams (name, score as int), period, possession, extras.
     fn view(&self) -> PyScoreView {
-        PyScoreView::new(self.rec.view())
+        PyScoreView {
+            view: self.rec.view(),
+        }
     }
 
     /// A compact scoreboard table for Jupyter: team rows by score fields, escaped.
@@ -183,12 +184,10 @@ impl PyScoreRecord {
         self.rec.display()
     }
 
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
-        let json = serde_json::to_string(slf.get().rec.raw())
-            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
-        let ctor = py.import("showctl._core")?.getattr("_score_from_json")?;
-        PyTuple::new(py, [ctor, PyTuple::new(py, [json])?.into_any()])
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let core = slf.py().import("showctl._core")?;
+        let ctor = core.getattr("_score_from_json")?;
+        Ok((ctor, (slf.get().rec.to_json(),)))
     }
 }
 

@@ -1,8 +1,6 @@
 //! Binding of the score view: `ScoreView` and `TeamScore` (from `ScoreRecord.view()`). The
 //! work is in the core (`crate::score::view`).
 
-use std::sync::Arc;
-
 use pyo3::prelude::*;
 
 use super::convert::{repr_of, serialize_to_py as plain};
@@ -55,15 +53,7 @@ impl PyTeamScore {
 #[pyclass(module = "showctl._core", name = "ScoreView", frozen, eq)]
 #[derive(PartialEq)]
 pub struct PyScoreView {
-    view: Arc<ScoreView>,
-}
-
-impl PyScoreView {
-    pub fn new(view: ScoreView) -> Self {
-        PyScoreView {
-            view: Arc::new(view),
-        }
-    }
+    pub(crate) view: ScoreView,
 }
 
 #[pymethods]
@@ -100,11 +90,16 @@ impl PyScoreView {
     /// A Custom record's games in order, each a `ScoreView`; empty for other sports.
     #[getter]
     fn games(&self) -> Vec<PyScoreView> {
-        self.view.games.iter().cloned().map(Self::new).collect()
+        self.view
+            .games
+            .iter()
+            .cloned()
+            .map(|view| Self { view })
+            .collect()
     }
     /// The view as a dict (the `view` of the feed's `/scores.json`).
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        plain(py, &*self.view)
+        plain(py, &self.view)
     }
     /// A compact table for Jupyter: a row per team (name, score, stats, sets or line score),
     /// then the period, possession and other fields.

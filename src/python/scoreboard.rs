@@ -19,6 +19,7 @@ use super::options::{convert as opt, ClientArgs};
 use super::score_events::PyScoreEventWatch;
 use super::score_models::{other_sport, score_to_py, PyScoreRecord};
 use super::watch::Shared;
+use crate::poll::watch_interval;
 use crate::score::{self, ScoreEventWatch, ScoreRecord, ScoreWatch};
 use crate::transport::{Transport, ENV_SCOREBOARD_URL};
 
@@ -87,11 +88,8 @@ impl PyScoreboard {
         &self,
         #[pyo3(from_py_with = args::interval)] interval: f64,
     ) -> PyResult<PyScoreWatch> {
-        let interval = crate::poll::watch_interval(interval)?;
-        Ok(PyScoreWatch(Shared::new(ScoreWatch::new(
-            self.client.clone(),
-            interval,
-        ))))
+        let watch = ScoreWatch::new(self.client.clone(), watch_interval(interval)?);
+        Ok(PyScoreWatch(Shared::new(watch)))
     }
 
     /// GET /data/scores as a record of class `cls` (`BasketballScore`, ...): typed for a type
@@ -119,11 +117,8 @@ impl PyScoreboard {
         &self,
         #[pyo3(from_py_with = args::interval)] interval: f64,
     ) -> PyResult<PyScoreEventWatch> {
-        let interval = crate::poll::watch_interval(interval)?;
-        Ok(PyScoreEventWatch(Shared::new(ScoreEventWatch::new(
-            self.client.clone(),
-            interval,
-        ))))
+        let watch = ScoreEventWatch::new(self.client.clone(), watch_interval(interval)?);
+        Ok(PyScoreEventWatch(Shared::new(watch)))
     }
 }
 
@@ -164,9 +159,8 @@ impl Reply for TypedRecord {
 
 /// `cls` as the class `scores_as` was asked for: `ScoreRecord` or one of its sport classes.
 fn record_class<'py>(cls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyType>> {
-    let py = cls.py();
     match cls.cast::<PyType>() {
-        Ok(t) if t.is_subclass(&py.get_type::<PyScoreRecord>())? => Ok(t.clone()),
+        Ok(t) if t.is_subclass_of::<PyScoreRecord>()? => Ok(t.clone()),
         _ => Err(PyTypeError::new_err(format!(
             "cls: expected ScoreRecord or a sport's record class (BasketballScore, ...), got {}",
             cls.repr()?
