@@ -2,7 +2,10 @@
 //!
 //! - `operation_table!` reads an operation table once and makes everything that comes from it
 //!   (see below);
-//! - `#[twins]` gives a hand-written binding method its `_async` twin.
+//! - `#[twins]` gives a hand-written binding method its `_async` twin;
+//! - `sport_table!` reads the scoreboard's sport table once and makes the `Sport` enum, each
+//!   sport's fields and, with the `python` feature, each sport's record class (its grammar
+//!   and output in `sports.rs`).
 //!
 //! # `operation_table!`
 //!
@@ -77,6 +80,7 @@ use syn::{
 };
 
 mod parse;
+mod sports;
 
 use parse::{err, Arg, Group, Op, Table};
 
@@ -88,6 +92,14 @@ pub fn operation_table(input: TokenStream) -> TokenStream {
         Ok(tokens) => tokens.into(),
         Err(e) => e.to_compile_error().into(),
     }
+}
+
+/// See the crate documentation.
+#[proc_macro]
+pub fn sport_table(input: TokenStream) -> TokenStream {
+    parse_macro_input!(input as sports::SportTable)
+        .expand()
+        .into()
 }
 
 /// See the crate documentation.

@@ -2,27 +2,13 @@
 //! `Scoreboard.watch_events()`). The work is in the core (`crate::score::events`).
 
 use pyo3::prelude::*;
-use pyo3::IntoPyObjectExt;
 
-use super::convert::dataclass_repr;
+use super::convert::repr_of;
 use super::convert::serialize_to_py as plain;
 use super::events::{error_value, seconds_since_epoch};
 use super::score_models::score_to_py;
 use super::watch::Shared;
 use crate::score::{ScoreEvent, ScoreEventWatch};
-
-/// A Python value held by a class, read by `#[pyo3(get)]` as a getter (a bare `Py` field
-/// would be a member).
-pub(crate) struct Held(Py<PyAny>);
-
-impl<'py> IntoPyObject<'py> for &Held {
-    type Target = PyAny;
-    type Output = Bound<'py, PyAny>;
-    type Error = std::convert::Infallible;
-    fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
-        Ok(self.0.bind(py).clone())
-    }
-}
 
 /// A change seen by `Scoreboard.watch_events()`.
 #[pyclass(module = "showctl._core", name = "ScoreEvent", frozen, get_all)]
@@ -38,58 +24,52 @@ pub struct PyScoreEvent {
     /// The Custom game (1 for `game1`) of a change inside a game.
     game: Option<usize>,
     /// The value before (int where the text is a number; None: not sent).
-    old: Held,
+    old: Option<Py<PyAny>>,
     /// The value after.
-    new: Held,
+    new: Option<Py<PyAny>>,
     /// `new - old` when both are numbers (`score_changed`).
     delta: Option<i64>,
     /// The record that showed the change (None for `poll_failed`).
-    record: Held,
+    record: Option<Py<PyAny>>,
     /// The failure (`poll_failed` only): a `ShowctlError`.
-    error: Held,
+    error: Option<Py<PyAny>>,
     /// When the poll was answered (seconds since the epoch, like `time.time()`).
     timestamp: f64,
 }
 
 #[pymethods]
 impl PyScoreEvent {
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let mut fields = vec![("kind", self.kind.into_py_any(py)?)];
-        if !self.error.0.is_none(py) {
-            fields.push(("error", self.error.0.clone_ref(py)));
-        }
-        if self.field.is_some() {
-            fields.push(("field", self.field.clone().into_py_any(py)?));
-        }
-        if self.team.is_some() {
-            fields.push(("team", self.team.into_py_any(py)?));
-        }
-        if !self.old.0.is_none(py) || !self.new.0.is_none(py) {
-            fields.push(("old", self.old.0.clone_ref(py)));
-            fields.push(("new", self.new.0.clone_ref(py)));
-        }
-        if self.delta.is_some() {
-            fields.push(("delta", self.delta.into_py_any(py)?));
-        }
-        dataclass_repr(py, "ScoreEvent", &fields)
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        let e = slf.get();
+        let values = e.old.is_some() || e.new.is_some();
+        let shown = [
+            ("kind", true),
+            ("error", e.error.is_some()),
+            ("field", e.field.is_some()),
+            ("team", e.team.is_some()),
+            ("old", values),
+            ("new", values),
+            ("delta", e.delta.is_some()),
+        ];
+        let names: Vec<&str> = shown.iter().filter(|s| s.1).map(|s| s.0).collect();
+        repr_of(slf.as_any(), &names)
     }
 }
 
 fn event_to_py(py: Python<'_>, e: ScoreEvent) -> PyResult<Py<PyScoreEvent>> {
-    let record = match e.record {
-        Some(r) => score_to_py(py, (*r).clone())?,
-        None => py.None(),
-    };
     let event = PyScoreEvent {
         kind: e.kind.as_str(),
         field: e.field,
         team: e.team,
         game: e.game,
-        old: Held(plain(py, &e.old)?),
-        new: Held(plain(py, &e.new)?),
+        old: e.old.map(|v| plain(py, &v)).transpose()?,
+        new: e.new.map(|v| plain(py, &v)).transpose()?,
         delta: e.delta,
-        record: Held(record),
-        error: Held(error_value(py, &e.error)),
+        record: e
+            .record
+            .map(|r| score_to_py(py, (*r).clone()))
+            .transpose()?,
+        error: e.error.is_some().then(|| error_value(py, &e.error)),
         timestamp: seconds_since_epoch(Some(e.at)).unwrap_or(0.0),
     };
     Py::new(py, event)

@@ -1,56 +1,27 @@
 //! `ScoreRecord` and the per-sport record classes: each sport's class holds the typed values
 //! the core reads from the record (`ScoreRecord::typed`), one attribute per field of its table.
+//! The classes with fields are made from the table (`sport_table!` in `crate::score::sports`);
+//! `CustomScore` is written here.
 
 use std::sync::Arc;
 
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple, PyType};
+use pyo3::types::{IntoPyDict, PyList, PyString, PyType};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 use super::convert::{json_to_py, py_to_json, Reply};
 use super::score_view::PyScoreView;
 use crate::score::board::Display;
-use crate::score::{fields_of, ScoreRecord, Sport};
+pub use crate::score::sports::classes::*;
+use crate::score::ScoreRecord;
 
 /// The live score record of the active game.
 #[pyclass(module = "showctl._core", name = "ScoreRecord", frozen, subclass, eq)]
 #[derive(PartialEq)]
 pub struct PyScoreRecord {
     pub rec: Arc<ScoreRecord>,
-}
-
-impl PyScoreRecord {
-    fn fields_repr(&self, py: Python<'_>) -> PyResult<String> {
-        let mut parts = Vec::new();
-        for (name, v) in [
-            ("uuid", self.rec.uuid()),
-            ("version", self.rec.version()),
-            ("sport_mode", self.rec.sport_mode()),
-        ] {
-            parts.push(format!("{name}={}", v.into_pyobject(py)?.repr()?));
-        }
-        for (attr, v) in self.rec.typed() {
-            parts.push(format!("{attr}={}", json_to_py(py, &v)?.repr()?));
-        }
-        if self.rec.sport() == Some(Sport::Custom) {
-            parts.push(format!("games={}", self.games_list(py)?.repr()?));
-        }
-        Ok(parts.join(", "))
-    }
-
-    fn games_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let list = PyList::empty(py);
-        for game in self.rec.games() {
-            let d = PyDict::new(py);
-            for (k, v) in game {
-                d.set_item(k, v)?;
-            }
-            list.append(d)?;
-        }
-        Ok(list)
-    }
 }
 
 /// The value under a wire name, when `key` is a `str` the record holds.
@@ -73,22 +44,13 @@ pub fn score_to_py(py: Python<'_>, rec: ScoreRecord) -> PyResult<Py<PyAny>> {
     let (sport, typed) = (rec.sport(), serde_json::Value::Object(rec.typed()));
     let init = PyClassInitializer::from(PyScoreRecord { rec: Arc::new(rec) });
     match sport {
-        Some(Sport::AustralianFootball) => sub::<AustralianFootballScore>(py, init, typed),
-        Some(Sport::Baseball) => sub::<BaseballScore>(py, init, typed),
-        Some(Sport::Basketball) => sub::<BasketballScore>(py, init, typed),
-        Some(Sport::Football) => sub::<FootballScore>(py, init, typed),
-        Some(Sport::Hockey) => sub::<HockeyScore>(py, init, typed),
-        Some(Sport::Lacrosse) => sub::<LacrosseScore>(py, init, typed),
-        Some(Sport::Soccer) => sub::<SoccerScore>(py, init, typed),
-        Some(Sport::Tennis) => sub::<TennisScore>(py, init, typed),
-        Some(Sport::Volleyball) => sub::<VolleyballScore>(py, init, typed),
-        Some(Sport::Custom) => Ok(Py::new(py, init.add_subclass(CustomScore))?.into_any()),
+        Some(sport) => sport_class(py, sport, init, typed),
         None => Ok(Py::new(py, init)?.into_any()),
     }
 }
 
 /// A sport's class, its attributes read from the record's typed values.
-fn sub<S>(
+pub(crate) fn sub<S>(
     py: Python<'_>,
     init: PyClassInitializer<PyScoreRecord>,
     typed: serde_json::Value,
@@ -182,8 +144,7 @@ impl PyScoreRecord {
     #[classmethod]
     fn from_dict(cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
         let py = cls.py();
-        let value = py_to_json(data, "data")?;
-        let rec = ScoreRecord::from_value(value)
+        let rec = ScoreRecord::from_value(py_to_json(data, "data")?)
             .map_err(|e| PyValueError::new_err(format!("data: {e}")))?;
         let record = score_to_py(py, rec)?;
         if let Some(sport) = other_sport(record.bind(py), cls)? {
@@ -202,13 +163,14 @@ impl PyScoreRecord {
     }
 
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
-        let name = slf.get_type().name()?;
-        Ok(format!("{}({})", name, slf.get().fields_repr(slf.py())?))
+        super::convert::repr_of(slf.as_any(), &slf.get().rec.attr_names())
     }
 
     /// The sport-independent view: teams (name, score as int), period, possession, extras.
     fn view(&self) -> PyScoreView {
-        PyScoreView::new(self.rec.view())
+        PyScoreView {
+            view: self.rec.view(),
+        }
     }
 
     /// A compact scoreboard table for Jupyter: team rows by score fields, escaped.
@@ -222,12 +184,10 @@ impl PyScoreRecord {
         self.rec.display()
     }
 
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
-        let json = serde_json::to_string(slf.get().rec.raw())
-            .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
-        let ctor = py.import("showctl._core")?.getattr("_score_from_json")?;
-        PyTuple::new(py, [ctor, PyTuple::new(py, [json])?.into_any()])
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        let core = slf.py().import("showctl._core")?;
+        let ctor = core.getattr("_score_from_json")?;
+        Ok((ctor, (slf.get().rec.to_json(),)))
     }
 }
 
@@ -256,269 +216,10 @@ pub fn _score_from_json(py: Python<'_>, json: &str) -> PyResult<Py<PyAny>> {
     score_to_py(py, rec)
 }
 
-/// The score record of one sport, with a typed attribute for each of its wire fields.
-#[pyclass(module = "showctl._core", frozen, extends = PyScoreRecord, get_all)]
-#[derive(Deserialize)]
-pub struct AustralianFootballScore {
-    /// The `quarter` field of the AustralianFootballScore record, typed (None when absent).
-    quarter: Option<String>,
-    /// The `team1_behinds` field of the AustralianFootballScore record, typed (None when absent).
-    team1_behinds: Option<String>,
-    /// The `team1_goals` field of the AustralianFootballScore record, typed (None when absent).
-    team1_goals: Option<String>,
-    /// The `team1_name` field of the AustralianFootballScore record, typed (None when absent).
-    team1_name: Option<String>,
-    /// The `team1_score` field of the AustralianFootballScore record, typed (None when absent).
-    team1_score: Option<String>,
-    /// The `team2_behinds` field of the AustralianFootballScore record, typed (None when absent).
-    team2_behinds: Option<String>,
-    /// The `team2_goals` field of the AustralianFootballScore record, typed (None when absent).
-    team2_goals: Option<String>,
-    /// The `team2_name` field of the AustralianFootballScore record, typed (None when absent).
-    team2_name: Option<String>,
-    /// The `team2_score` field of the AustralianFootballScore record, typed (None when absent).
-    team2_score: Option<String>,
-}
-
-/// The score record of one sport, with a typed attribute for each of its wire fields.
-#[pyclass(module = "showctl._core", frozen, extends = PyScoreRecord, get_all)]
-#[derive(Deserialize)]
-pub struct BaseballScore {
-    /// The `balls` field of the BaseballScore record, typed (None when absent).
-    balls: Option<String>,
-    /// The `errors` field of the BaseballScore record, typed (None when absent).
-    errors: Option<String>,
-    /// The `hits` field of the BaseballScore record, typed (None when absent).
-    hits: Option<String>,
-    /// The `inning` field of the BaseballScore record, typed (None when absent).
-    inning: Option<String>,
-    /// The `outs` field of the BaseballScore record, typed (None when absent).
-    outs: Option<String>,
-    /// The `period` field of the BaseballScore record, typed (None when absent).
-    period: Option<String>,
-    /// The `runs` field of the BaseballScore record, typed (None when absent).
-    runs: Option<String>,
-    /// The `strikes` field of the BaseballScore record, typed (None when absent).
-    strikes: Option<String>,
-    /// The `possession` field of the BaseballScore record, typed (None when absent).
-    possession: Option<i64>,
-    /// The `top_bottom` field of the BaseballScore record, typed (None when absent).
-    top_bottom: Option<String>,
-    /// The `team_one_runs` field of the BaseballScore record, typed (None when absent).
-    team_one_runs: Option<String>,
-    /// The `team_one_errors` field of the BaseballScore record, typed (None when absent).
-    team_one_errors: Option<String>,
-    /// The `team_one_hits` field of the BaseballScore record, typed (None when absent).
-    team_one_hits: Option<String>,
-    /// The `team_one_line_score` field of the BaseballScore record, typed (None when absent).
-    team_one_line_score: Vec<Option<String>>,
-    /// The `team_two_runs` field of the BaseballScore record, typed (None when absent).
-    team_two_runs: Option<String>,
-    /// The `team_two_errors` field of the BaseballScore record, typed (None when absent).
-    team_two_errors: Option<String>,
-    /// The `team_two_hits` field of the BaseballScore record, typed (None when absent).
-    team_two_hits: Option<String>,
-    /// The `team_two_line_score` field of the BaseballScore record, typed (None when absent).
-    team_two_line_score: Vec<Option<String>>,
-}
-
-/// The score record of one sport, with a typed attribute for each of its wire fields.
-#[pyclass(module = "showctl._core", frozen, extends = PyScoreRecord, get_all)]
-#[derive(Deserialize)]
-pub struct BasketballScore {
-    /// The `period` field of the BasketballScore record, typed (None when absent).
-    period: Option<String>,
-    /// The `possession` field of the BasketballScore record, typed (None when absent).
-    possession: Option<i64>,
-    /// The `team1_bonus1` field of the BasketballScore record, typed (None when absent).
-    team1_bonus1: Option<bool>,
-    /// The `team1_bonus2` field of the BasketballScore record, typed (None when absent).
-    team1_bonus2: Option<bool>,
-    /// The `team1_fouls` field of the BasketballScore record, typed (None when absent).
-    team1_fouls: Option<String>,
-    /// The `team1_score` field of the BasketballScore record, typed (None when absent).
-    team1_score: Option<String>,
-    /// The `team1_time_outs` field of the BasketballScore record, typed (None when absent).
-    team1_time_outs: Option<String>,
-    /// The `team2_bonus1` field of the BasketballScore record, typed (None when absent).
-    team2_bonus1: Option<bool>,
-    /// The `team2_bonus2` field of the BasketballScore record, typed (None when absent).
-    team2_bonus2: Option<bool>,
-    /// The `team2_fouls` field of the BasketballScore record, typed (None when absent).
-    team2_fouls: Option<String>,
-    /// The `team2_score` field of the BasketballScore record, typed (None when absent).
-    team2_score: Option<String>,
-    /// The `team2_time_outs` field of the BasketballScore record, typed (None when absent).
-    team2_time_outs: Option<String>,
-}
-
-/// The score record of one sport, with a typed attribute for each of its wire fields.
-#[pyclass(module = "showctl._core", frozen, extends = PyScoreRecord, get_all)]
-#[derive(Deserialize)]
-pub struct FootballScore {
-    /// The `ball_location` field of the FootballScore record, typed (None when absent).
-    ball_location: Option<String>,
-    /// The `down` field of the FootballScore record, typed (None when absent).
-    down: Option<String>,
-    /// The `period` field of the FootballScore record, typed (None when absent).
-    period: Option<String>,
-    /// The `to_go` field of the FootballScore record, typed (None when absent).
-    to_go: Option<String>,
-    /// The `possession` field of the FootballScore record, typed (None when absent).
-    possession: Option<i64>,
-    /// The `team1_score` field of the FootballScore record, typed (None when absent).
-    team1_score: Option<String>,
-    /// The `team1_time_outs` field of the FootballScore record, typed (None when absent).
-    team1_time_outs: Option<String>,
-    /// The `team2_score` field of the FootballScore record, typed (None when absent).
-    team2_score: Option<String>,
-    /// The `team2_time_outs` field of the FootballScore record, typed (None when absent).
-    team2_time_outs: Option<String>,
-}
-
-/// The score record of one sport, with a typed attribute for each of its wire fields.
-#[pyclass(module = "showctl._core", frozen, extends = PyScoreRecord, get_all)]
-#[derive(Deserialize)]
-pub struct HockeyScore {
-    /// The `period` field of the HockeyScore record, typed (None when absent).
-    period: Option<String>,
-    /// The `team1_saves` field of the HockeyScore record, typed (None when absent).
-    team1_saves: Option<String>,
-    /// The `team1_score` field of the HockeyScore record, typed (None when absent).
-    team1_score: Option<String>,
-    /// The `team1_shots` field of the HockeyScore record, typed (None when absent).
-    team1_shots: Option<String>,
-    /// The `team1_time_outs` field of the HockeyScore record, typed (None when absent).
-    team1_time_outs: Option<String>,
-    /// The `team2_saves` field of the HockeyScore record, typed (None when absent).
-    team2_saves: Option<String>,
-    /// The `team2_score` field of the HockeyScore record, typed (None when absent).
-    team2_score: Option<String>,
-    /// The `team2_shots` field of the HockeyScore record, typed (None when absent).
-    team2_shots: Option<String>,
-    /// The `team2_time_outs` field of the HockeyScore record, typed (None when absent).
-    team2_time_outs: Option<String>,
-}
-
-/// The score record of one sport, with a typed attribute for each of its wire fields.
-#[pyclass(module = "showctl._core", frozen, extends = PyScoreRecord, get_all)]
-#[derive(Deserialize)]
-pub struct LacrosseScore {
-    /// The `period` field of the LacrosseScore record, typed (None when absent).
-    period: Option<String>,
-    /// The `possession` field of the LacrosseScore record, typed (None when absent).
-    possession: Option<i64>,
-    /// The `team1_saves` field of the LacrosseScore record, typed (None when absent).
-    team1_saves: Option<String>,
-    /// The `team1_score` field of the LacrosseScore record, typed (None when absent).
-    team1_score: Option<String>,
-    /// The `team1_shots` field of the LacrosseScore record, typed (None when absent).
-    team1_shots: Option<String>,
-    /// The `team1_time_outs` field of the LacrosseScore record, typed (None when absent).
-    team1_time_outs: Option<String>,
-    /// The `team2_saves` field of the LacrosseScore record, typed (None when absent).
-    team2_saves: Option<String>,
-    /// The `team2_score` field of the LacrosseScore record, typed (None when absent).
-    team2_score: Option<String>,
-    /// The `team2_shots` field of the LacrosseScore record, typed (None when absent).
-    team2_shots: Option<String>,
-    /// The `team2_time_outs` field of the LacrosseScore record, typed (None when absent).
-    team2_time_outs: Option<String>,
-}
-
-/// The score record of one sport, with a typed attribute for each of its wire fields.
-#[pyclass(module = "showctl._core", frozen, extends = PyScoreRecord, get_all)]
-#[derive(Deserialize)]
-pub struct SoccerScore {
-    /// The `extra_time` field of the SoccerScore record, typed (None when absent).
-    extra_time: Option<String>,
-    /// The `period` field of the SoccerScore record, typed (None when absent).
-    period: Option<String>,
-    /// The `team1_corner` field of the SoccerScore record, typed (None when absent).
-    team1_corner: Option<String>,
-    /// The `team1_saves` field of the SoccerScore record, typed (None when absent).
-    team1_saves: Option<String>,
-    /// The `team1_score` field of the SoccerScore record, typed (None when absent).
-    team1_score: Option<String>,
-    /// The `team1_shots` field of the SoccerScore record, typed (None when absent).
-    team1_shots: Option<String>,
-    /// The `team1_time_outs` field of the SoccerScore record, typed (None when absent).
-    team1_time_outs: Option<String>,
-    /// The `team2_corner` field of the SoccerScore record, typed (None when absent).
-    team2_corner: Option<String>,
-    /// The `team2_saves` field of the SoccerScore record, typed (None when absent).
-    team2_saves: Option<String>,
-    /// The `team2_score` field of the SoccerScore record, typed (None when absent).
-    team2_score: Option<String>,
-    /// The `team2_shots` field of the SoccerScore record, typed (None when absent).
-    team2_shots: Option<String>,
-    /// The `team2_time_outs` field of the SoccerScore record, typed (None when absent).
-    team2_time_outs: Option<String>,
-}
-
-/// The score record of one sport, with a typed attribute for each of its wire fields.
-#[pyclass(module = "showctl._core", frozen, extends = PyScoreRecord, get_all)]
-#[derive(Deserialize)]
-pub struct TennisScore {
-    /// The `current_set` field of the TennisScore record, typed (None when absent).
-    current_set: Option<i64>,
-    /// The `period` field of the TennisScore record, typed (None when absent).
-    period: Option<String>,
-    /// The `possession` field of the TennisScore record, typed (None when absent).
-    possession: Option<i64>,
-    /// The `team1_games` field of the TennisScore record, typed (None when absent).
-    team1_games: Option<String>,
-    /// The `team1_score` field of the TennisScore record, typed (None when absent).
-    team1_score: Option<String>,
-    /// The `team1_sets` field of the TennisScore record, typed (None when absent).
-    team1_sets: Option<String>,
-    /// The `team1_time_outs` field of the TennisScore record, typed (None when absent).
-    team1_time_outs: Option<String>,
-    /// The `team1_set_scores` field of the TennisScore record, typed (None when absent).
-    team1_set_scores: Vec<Option<String>>,
-    /// The `team2_games` field of the TennisScore record, typed (None when absent).
-    team2_games: Option<String>,
-    /// The `team2_score` field of the TennisScore record, typed (None when absent).
-    team2_score: Option<String>,
-    /// The `team2_sets` field of the TennisScore record, typed (None when absent).
-    team2_sets: Option<String>,
-    /// The `team2_time_outs` field of the TennisScore record, typed (None when absent).
-    team2_time_outs: Option<String>,
-    /// The `team2_set_scores` field of the TennisScore record, typed (None when absent).
-    team2_set_scores: Vec<Option<String>>,
-}
-
-/// The score record of one sport, with a typed attribute for each of its wire fields.
-#[pyclass(module = "showctl._core", frozen, extends = PyScoreRecord, get_all)]
-#[derive(Deserialize)]
-pub struct VolleyballScore {
-    /// The `current_set` field of the VolleyballScore record, typed (None when absent).
-    current_set: Option<i64>,
-    /// The `period` field of the VolleyballScore record, typed (None when absent).
-    period: Option<String>,
-    /// The `possession` field of the VolleyballScore record, typed (None when absent).
-    possession: Option<i64>,
-    /// The `team1_games` field of the VolleyballScore record, typed (None when absent).
-    team1_games: Option<String>,
-    /// The `team1_score` field of the VolleyballScore record, typed (None when absent).
-    team1_score: Option<String>,
-    /// The `team1_time_outs` field of the VolleyballScore record, typed (None when absent).
-    team1_time_outs: Option<String>,
-    /// The `team1_set_scores` field of the VolleyballScore record, typed (None when absent).
-    team1_set_scores: Vec<Option<String>>,
-    /// The `team2_games` field of the VolleyballScore record, typed (None when absent).
-    team2_games: Option<String>,
-    /// The `team2_score` field of the VolleyballScore record, typed (None when absent).
-    team2_score: Option<String>,
-    /// The `team2_time_outs` field of the VolleyballScore record, typed (None when absent).
-    team2_time_outs: Option<String>,
-    /// The `team2_set_scores` field of the VolleyballScore record, typed (None when absent).
-    team2_set_scores: Vec<Option<String>>,
-}
-
 /// A Custom score record: user-defined games.
 #[pyclass(module = "showctl._core", name = "CustomScore", frozen, extends = PyScoreRecord)]
-pub struct CustomScore;
+#[derive(Deserialize)]
+pub struct CustomScore {}
 
 #[pymethods]
 impl CustomScore {
@@ -526,20 +227,18 @@ impl CustomScore {
     #[getter]
     fn games<'py>(slf: PyRef<'py, Self>) -> PyResult<Bound<'py, PyList>> {
         let py = slf.py();
-        slf.as_super().games_list(py)
+        let games = slf.as_super().rec.games().into_iter();
+        PyList::new(
+            py,
+            games
+                .map(|g| g.into_py_dict(py))
+                .collect::<PyResult<Vec<_>>>()?,
+        )
     }
 }
 
 /// The sport classes as data: (class name, [(attribute, stub type)]), for the stub generator.
 #[pyfunction]
-pub(crate) fn _sports(py: Python<'_>) -> PyResult<Py<PyList>> {
-    let out = PyList::empty(py);
-    for sport in Sport::ALL {
-        let fields: Vec<(&str, &str)> = fields_of(sport)
-            .iter()
-            .map(|f| (f.attr, f.kind.stub_type()))
-            .collect();
-        out.append((format!("{}Score", sport.wire_name()), fields))?;
-    }
-    Ok(out.unbind())
+pub(crate) fn _sports() -> Vec<(String, Vec<(&'static str, &'static str)>)> {
+    crate::score::sports::stub_classes()
 }

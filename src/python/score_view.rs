@@ -1,12 +1,9 @@
 //! Binding of the score view: `ScoreView` and `TeamScore` (from `ScoreRecord.view()`). The
 //! work is in the core (`crate::score::view`).
 
-use std::sync::Arc;
-
 use pyo3::prelude::*;
-use pyo3::IntoPyObjectExt;
 
-use super::convert::{dataclass_repr, serialize_to_py as plain};
+use super::convert::{repr_of, serialize_to_py as plain};
 use crate::score::{ScoreView, Team};
 
 /// One team of a `ScoreView`.
@@ -47,15 +44,8 @@ impl PyTeamScore {
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         plain(py, &self.team)
     }
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        dataclass_repr(
-            py,
-            "TeamScore",
-            &[
-                ("name", self.name().into_py_any(py)?),
-                ("score", self.score(py)?),
-            ],
-        )
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr_of(slf.as_any(), &["name", "score"])
     }
 }
 
@@ -63,15 +53,7 @@ impl PyTeamScore {
 #[pyclass(module = "showctl._core", name = "ScoreView", frozen, eq)]
 #[derive(PartialEq)]
 pub struct PyScoreView {
-    view: Arc<ScoreView>,
-}
-
-impl PyScoreView {
-    pub fn new(view: ScoreView) -> Self {
-        PyScoreView {
-            view: Arc::new(view),
-        }
-    }
+    pub(crate) view: ScoreView,
 }
 
 #[pymethods]
@@ -108,29 +90,23 @@ impl PyScoreView {
     /// A Custom record's games in order, each a `ScoreView`; empty for other sports.
     #[getter]
     fn games(&self) -> Vec<PyScoreView> {
-        self.view.games.iter().cloned().map(Self::new).collect()
+        self.view
+            .games
+            .iter()
+            .cloned()
+            .map(|view| Self { view })
+            .collect()
     }
     /// The view as a dict (the `view` of the feed's `/scores.json`).
     fn to_dict(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        plain(py, &*self.view)
+        plain(py, &self.view)
     }
     /// A compact table for Jupyter: a row per team (name, score, stats, sets or line score),
     /// then the period, possession and other fields.
     fn _repr_html_(slf: &Bound<'_, Self>) -> PyResult<String> {
         super::convert::html(slf.as_any(), "score_view_html")
     }
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let teams: Vec<String> = self
-            .teams()
-            .iter()
-            .map(|t| t.__repr__(py))
-            .collect::<PyResult<_>>()?;
-        Ok(format!(
-            "ScoreView(sport={}, teams=[{}], period={}, possession={})",
-            self.sport().into_py_any(py)?.bind(py).repr()?,
-            teams.join(", "),
-            self.period(py)?.bind(py).repr()?,
-            self.possession(py)?.bind(py).repr()?,
-        ))
+    fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
+        repr_of(slf.as_any(), &["sport", "teams", "period", "possession"])
     }
 }

@@ -19,6 +19,7 @@ use super::options::{self, convert as opt, ClientArgs};
 use super::score_events::PyScoreEventWatch;
 use super::score_models::{other_sport, score_to_py, PyScoreRecord};
 use super::watch::Shared;
+use crate::poll::watch_interval;
 use crate::score::{self, ScoreEventWatch, ScoreRecord, ScoreWatch};
 use crate::transport::{Transport, ENV_SCOREBOARD_URL};
 
@@ -87,11 +88,8 @@ impl PyScoreboard {
         &self,
         #[pyo3(from_py_with = args::interval)] interval: f64,
     ) -> PyResult<PyScoreWatch> {
-        let interval = crate::poll::watch_interval(interval)?;
-        Ok(PyScoreWatch(Shared::new(ScoreWatch::new(
-            self.client.clone(),
-            interval,
-        ))))
+        let watch = ScoreWatch::new(self.client.clone(), watch_interval(interval)?);
+        Ok(PyScoreWatch(Shared::new(watch)))
     }
 
     /// GET /data/scores as a record of class `cls` (`BasketballScore`, ...): typed for a type
@@ -119,11 +117,8 @@ impl PyScoreboard {
         &self,
         #[pyo3(from_py_with = args::interval)] interval: f64,
     ) -> PyResult<PyScoreEventWatch> {
-        let interval = crate::poll::watch_interval(interval)?;
-        Ok(PyScoreEventWatch(Shared::new(ScoreEventWatch::new(
-            self.client.clone(),
-            interval,
-        ))))
+        let watch = ScoreEventWatch::new(self.client.clone(), watch_interval(interval)?);
+        Ok(PyScoreEventWatch(Shared::new(watch)))
     }
 }
 
@@ -137,7 +132,25 @@ struct TypedRecord {
 impl Reply for TypedRecord {
     /// The record, if it is of class `cls`; otherwise `SportMismatchError`.
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        record_as(py, self.record, self.cls.bind(py), &self.url)
+        let (cls, url) = (self.cls.bind(py), &self.url);
+        let record = score_to_py(py, self.record)?;
+        let Some(sport) = other_sport(record.bind(py), cls)? else {
+            return Ok(record);
+        };
+        let name = cls.name()?.to_string();
+        let message = format!("GET {url}: {sport}, not {}", name.trim_end_matches("Score"));
+        let kwargs = [
+            ("expected", cls.clone().into_any()),
+            ("record", record.into_bound(py)),
+            ("method", "GET".into_pyobject(py)?.into_any()),
+            ("url", url.into_pyobject(py)?.into_any()),
+        ]
+        .into_py_dict(py)?;
+        let exc = py
+            .import("showctl.exceptions")?
+            .getattr("SportMismatchError")?
+            .call((message,), Some(&kwargs))?;
+        Err(PyErr::from_value(exc))
     }
     fn py_type() -> String {
         "ScoreRecord".into()
@@ -146,44 +159,13 @@ impl Reply for TypedRecord {
 
 /// `cls` as the class `scores_as` was asked for: `ScoreRecord` or one of its sport classes.
 fn record_class<'py>(cls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyType>> {
-    let py = cls.py();
     match cls.cast::<PyType>() {
-        Ok(t) if t.is_subclass(&py.get_type::<PyScoreRecord>())? => Ok(t.clone()),
+        Ok(t) if t.is_subclass_of::<PyScoreRecord>()? => Ok(t.clone()),
         _ => Err(PyTypeError::new_err(format!(
             "cls: expected ScoreRecord or a sport's record class (BasketballScore, ...), got {}",
             cls.repr()?
         ))),
     }
-}
-
-/// The record read by `scores_as`, if it is of class `cls`; otherwise `SportMismatchError`.
-fn record_as(
-    py: Python<'_>,
-    rec: ScoreRecord,
-    cls: &Bound<'_, PyType>,
-    url: &str,
-) -> PyResult<Py<PyAny>> {
-    let record = score_to_py(py, rec)?;
-    let Some(sport) = other_sport(record.bind(py), cls)? else {
-        return Ok(record);
-    };
-    let cls_name = cls.name()?;
-    let message = format!(
-        "GET {url}: {sport}, not {}",
-        cls_name.to_string().trim_end_matches("Score")
-    );
-    let kwargs = [
-        ("expected", cls.clone().into_any()),
-        ("record", record.into_bound(py)),
-        ("method", "GET".into_pyobject(py)?.into_any()),
-        ("url", url.into_pyobject(py)?.into_any()),
-    ]
-    .into_py_dict(py)?;
-    let exc = py
-        .import("showctl.exceptions")?
-        .getattr("SportMismatchError")?
-        .call((message,), Some(&kwargs))?;
-    Err(PyErr::from_value(exc))
 }
 
 /// Iterator (and async iterator) over changed score records.
@@ -202,10 +184,6 @@ impl PyScoreWatch {
         slf
     }
     fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.0.locked_async(
-            py,
-            |mut w| async move { w.next_change().await },
-            score_to_py,
-        )
+        self.0.anext(py, score_to_py)
     }
 }

@@ -49,6 +49,11 @@ impl ScoreRecord {
     pub fn into_raw(self) -> Map<String, Value> {
         self.raw
     }
+    /// The JSON text of the object as sent (duplicate keys resolved), which `from_slice` reads
+    /// back into an equal record: what a pickled record keeps.
+    pub fn to_json(&self) -> String {
+        Value::Object(self.raw.clone()).to_string()
+    }
 
     fn text(&self, key: &str) -> Option<String> {
         self.raw.get(key).and_then(as_text)
@@ -190,6 +195,18 @@ mod tests {
         .unwrap();
         assert_eq!(r.sport(), Some(Sport::Basketball));
         assert_eq!(r.raw().len(), 4);
+    }
+
+    #[test]
+    fn the_json_text_reads_back_into_an_equal_record_in_the_order_sent() {
+        let body = br#"{"sportMode":"Hockey","zeta":[1,{"b":null}],"sportMode":"Custom","a":"x"}"#;
+        let r = ScoreRecord::from_slice(body).unwrap();
+        let text = r.to_json();
+        assert_eq!(
+            text,
+            r#"{"sportMode":"Custom","zeta":[1,{"b":null}],"a":"x"}"#
+        );
+        assert_eq!(ScoreRecord::from_slice(text.as_bytes()).unwrap(), r);
     }
 
     #[test]

@@ -1,54 +1,11 @@
 //! The sport modes of the API document and, per sport, its typed fields: the Python attribute,
 //! the wire name (or the prefix of a numbered series) and how the field reads.
+//!
+//! The table is written once, in `sport_table!` (`showctl_macros`, whose `sports.rs` has the
+//! grammar): it makes the `Sport` enum, [`fields_of`] and, with the `python` feature, each
+//! sport's record class (`BasketballScore`, ...: an attribute per field, in `classes`).
 
-/// The sport modes of the API document.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Sport {
-    AustralianFootball,
-    Baseball,
-    Basketball,
-    Football,
-    Hockey,
-    Lacrosse,
-    Soccer,
-    Tennis,
-    Volleyball,
-    Custom,
-}
-
-impl Sport {
-    pub const ALL: [Sport; 10] = [
-        Sport::AustralianFootball,
-        Sport::Baseball,
-        Sport::Basketball,
-        Sport::Football,
-        Sport::Hockey,
-        Sport::Lacrosse,
-        Sport::Soccer,
-        Sport::Tennis,
-        Sport::Volleyball,
-        Sport::Custom,
-    ];
-
-    pub fn wire_name(self) -> &'static str {
-        match self {
-            Sport::AustralianFootball => "AustralianFootball",
-            Sport::Baseball => "Baseball",
-            Sport::Basketball => "Basketball",
-            Sport::Football => "Football",
-            Sport::Hockey => "Hockey",
-            Sport::Lacrosse => "Lacrosse",
-            Sport::Soccer => "Soccer",
-            Sport::Tennis => "Tennis",
-            Sport::Volleyball => "Volleyball",
-            Sport::Custom => "Custom",
-        }
-    }
-
-    pub fn from_wire(s: &str) -> Option<Sport> {
-        Sport::ALL.into_iter().find(|m| m.wire_name() == s)
-    }
-}
+use showctl_macros::sport_table;
 
 /// How a field reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,164 +40,194 @@ pub struct Field {
     pub kind: FieldKind,
 }
 
-const fn f(attr: &'static str, wire: &'static str, kind: FieldKind) -> Field {
-    Field { attr, wire, kind }
-}
-
-use FieldKind::{Bool, Int, Series, Str};
-
 /// Length of a numbered series (LineScore1..9, Set1..9).
 pub const SERIES_LEN: usize = 9;
 
-static AUSTRALIAN_FOOTBALL: &[Field] = &[
-    f("quarter", "quarter", Str),
-    f("team1_behinds", "team1Behinds", Str),
-    f("team1_goals", "team1Goals", Str),
-    f("team1_name", "team1Name", Str),
-    f("team1_score", "team1Score", Str),
-    f("team2_behinds", "team2Behinds", Str),
-    f("team2_goals", "team2Goals", Str),
-    f("team2_name", "team2Name", Str),
-    f("team2_score", "team2Score", Str),
-];
+sport_table! {
+    python(
+        record = crate::python::score_models::PyScoreRecord,
+        build = crate::python::score_models::sub,
+    );
 
-static BASEBALL: &[Field] = &[
-    f("balls", "balls", Str),
-    f("errors", "errors", Str),
-    f("hits", "hits", Str),
-    f("inning", "inning", Str),
-    f("outs", "outs", Str),
-    f("period", "period", Str),
-    f("runs", "runs", Str),
-    f("strikes", "strikes", Str),
-    f("possession", "possession", Int),
-    f("top_bottom", "topBottom", Str),
-    f("team_one_runs", "teamOneRuns", Str),
-    f("team_one_errors", "teamOneErrors", Str),
-    f("team_one_hits", "teamOneHits", Str),
-    f("team_one_line_score", "teamOneLineScore", Series),
-    f("team_two_runs", "teamTwoRuns", Str),
-    f("team_two_errors", "teamTwoErrors", Str),
-    f("team_two_hits", "teamTwoHits", Str),
-    f("team_two_line_score", "teamTwoLineScore", Series),
-];
-
-static BASKETBALL: &[Field] = &[
-    f("period", "period", Str),
-    f("possession", "possession", Int),
-    f("team1_bonus1", "team1Bonus1", Bool),
-    f("team1_bonus2", "team1Bonus2", Bool),
-    f("team1_fouls", "team1Fouls", Str),
-    f("team1_score", "team1Score", Str),
-    f("team1_time_outs", "team1TimeOuts", Str),
-    f("team2_bonus1", "team2Bonus1", Bool),
-    f("team2_bonus2", "team2Bonus2", Bool),
-    f("team2_fouls", "team2Fouls", Str),
-    f("team2_score", "team2Score", Str),
-    f("team2_time_outs", "team2TimeOuts", Str),
-];
-
-static FOOTBALL: &[Field] = &[
-    f("ball_location", "ballLocation", Str),
-    f("down", "down", Str),
-    f("period", "period", Str),
-    f("to_go", "toGo", Str),
-    f("possession", "possession", Int),
-    f("team1_score", "team1Score", Str),
-    f("team1_time_outs", "team1TimeOuts", Str),
-    f("team2_score", "team2Score", Str),
-    f("team2_time_outs", "team2TimeOuts", Str),
-];
-
-static HOCKEY: &[Field] = &[
-    f("period", "period", Str),
-    f("team1_saves", "team1Saves", Str),
-    f("team1_score", "team1Score", Str),
-    f("team1_shots", "team1Shots", Str),
-    f("team1_time_outs", "team1TimeOuts", Str),
-    f("team2_saves", "team2Saves", Str),
-    f("team2_score", "team2Score", Str),
-    f("team2_shots", "team2Shots", Str),
-    f("team2_time_outs", "team2TimeOuts", Str),
-];
-
-static LACROSSE: &[Field] = &[
-    f("period", "period", Str),
-    f("possession", "possession", Int),
-    f("team1_saves", "team1Saves", Str),
-    f("team1_score", "team1Score", Str),
-    f("team1_shots", "team1Shots", Str),
-    f("team1_time_outs", "team1TimeOuts", Str),
-    f("team2_saves", "team2Saves", Str),
-    f("team2_score", "team2Score", Str),
-    f("team2_shots", "team2Shots", Str),
-    f("team2_time_outs", "team2TimeOuts", Str),
-];
-
-static SOCCER: &[Field] = &[
-    f("extra_time", "extraTime", Str),
-    f("period", "period", Str),
-    f("team1_corner", "team1Corner", Str),
-    f("team1_saves", "team1Saves", Str),
-    f("team1_score", "team1Score", Str),
-    f("team1_shots", "team1Shots", Str),
-    f("team1_time_outs", "team1TimeOuts", Str),
-    f("team2_corner", "team2Corner", Str),
-    f("team2_saves", "team2Saves", Str),
-    f("team2_score", "team2Score", Str),
-    f("team2_shots", "team2Shots", Str),
-    f("team2_time_outs", "team2TimeOuts", Str),
-];
-
-static TENNIS: &[Field] = &[
-    f("current_set", "currentSet", Int),
-    f("period", "period", Str),
-    f("possession", "possession", Int),
-    f("team1_games", "team1Games", Str),
-    f("team1_score", "team1Score", Str),
-    f("team1_sets", "team1Sets", Str),
-    f("team1_time_outs", "team1TimeOuts", Str),
-    f("team1_set_scores", "team1Set", Series),
-    f("team2_games", "team2Games", Str),
-    f("team2_score", "team2Score", Str),
-    f("team2_sets", "team2Sets", Str),
-    f("team2_time_outs", "team2TimeOuts", Str),
-    f("team2_set_scores", "team2Set", Series),
-];
-
-static VOLLEYBALL: &[Field] = &[
-    f("current_set", "currentSet", Int),
-    f("period", "period", Str),
-    f("possession", "possession", Int),
-    f("team1_games", "team1Games", Str),
-    f("team1_score", "team1Score", Str),
-    f("team1_time_outs", "team1TimeOuts", Str),
-    f("team1_set_scores", "team1Set", Series),
-    f("team2_games", "team2Games", Str),
-    f("team2_score", "team2Score", Str),
-    f("team2_time_outs", "team2TimeOuts", Str),
-    f("team2_set_scores", "team2Set", Series),
-];
-
-/// The typed fields of a sport (Custom has none: its games are user-defined).
-pub fn fields_of(sport: Sport) -> &'static [Field] {
-    match sport {
-        Sport::AustralianFootball => AUSTRALIAN_FOOTBALL,
-        Sport::Baseball => BASEBALL,
-        Sport::Basketball => BASKETBALL,
-        Sport::Football => FOOTBALL,
-        Sport::Hockey => HOCKEY,
-        Sport::Lacrosse => LACROSSE,
-        Sport::Soccer => SOCCER,
-        Sport::Tennis => TENNIS,
-        Sport::Volleyball => VOLLEYBALL,
-        Sport::Custom => &[],
+    AustralianFootball {
+        "quarter" => quarter: Str,
+        "team1Behinds" => team1_behinds: Str,
+        "team1Goals" => team1_goals: Str,
+        "team1Name" => team1_name: Str,
+        "team1Score" => team1_score: Str,
+        "team2Behinds" => team2_behinds: Str,
+        "team2Goals" => team2_goals: Str,
+        "team2Name" => team2_name: Str,
+        "team2Score" => team2_score: Str,
     }
+
+    Baseball {
+        "balls" => balls: Str,
+        "errors" => errors: Str,
+        "hits" => hits: Str,
+        "inning" => inning: Str,
+        "outs" => outs: Str,
+        "period" => period: Str,
+        "runs" => runs: Str,
+        "strikes" => strikes: Str,
+        "possession" => possession: Int,
+        "topBottom" => top_bottom: Str,
+        "teamOneRuns" => team_one_runs: Str,
+        "teamOneErrors" => team_one_errors: Str,
+        "teamOneHits" => team_one_hits: Str,
+        "teamOneLineScore" => team_one_line_score: Series,
+        "teamTwoRuns" => team_two_runs: Str,
+        "teamTwoErrors" => team_two_errors: Str,
+        "teamTwoHits" => team_two_hits: Str,
+        "teamTwoLineScore" => team_two_line_score: Series,
+    }
+
+    Basketball {
+        "period" => period: Str,
+        "possession" => possession: Int,
+        "team1Bonus1" => team1_bonus1: Bool,
+        "team1Bonus2" => team1_bonus2: Bool,
+        "team1Fouls" => team1_fouls: Str,
+        "team1Score" => team1_score: Str,
+        "team1TimeOuts" => team1_time_outs: Str,
+        "team2Bonus1" => team2_bonus1: Bool,
+        "team2Bonus2" => team2_bonus2: Bool,
+        "team2Fouls" => team2_fouls: Str,
+        "team2Score" => team2_score: Str,
+        "team2TimeOuts" => team2_time_outs: Str,
+    }
+
+    Football {
+        "ballLocation" => ball_location: Str,
+        "down" => down: Str,
+        "period" => period: Str,
+        "toGo" => to_go: Str,
+        "possession" => possession: Int,
+        "team1Score" => team1_score: Str,
+        "team1TimeOuts" => team1_time_outs: Str,
+        "team2Score" => team2_score: Str,
+        "team2TimeOuts" => team2_time_outs: Str,
+    }
+
+    Hockey {
+        "period" => period: Str,
+        "team1Saves" => team1_saves: Str,
+        "team1Score" => team1_score: Str,
+        "team1Shots" => team1_shots: Str,
+        "team1TimeOuts" => team1_time_outs: Str,
+        "team2Saves" => team2_saves: Str,
+        "team2Score" => team2_score: Str,
+        "team2Shots" => team2_shots: Str,
+        "team2TimeOuts" => team2_time_outs: Str,
+    }
+
+    Lacrosse {
+        "period" => period: Str,
+        "possession" => possession: Int,
+        "team1Saves" => team1_saves: Str,
+        "team1Score" => team1_score: Str,
+        "team1Shots" => team1_shots: Str,
+        "team1TimeOuts" => team1_time_outs: Str,
+        "team2Saves" => team2_saves: Str,
+        "team2Score" => team2_score: Str,
+        "team2Shots" => team2_shots: Str,
+        "team2TimeOuts" => team2_time_outs: Str,
+    }
+
+    Soccer {
+        "extraTime" => extra_time: Str,
+        "period" => period: Str,
+        "team1Corner" => team1_corner: Str,
+        "team1Saves" => team1_saves: Str,
+        "team1Score" => team1_score: Str,
+        "team1Shots" => team1_shots: Str,
+        "team1TimeOuts" => team1_time_outs: Str,
+        "team2Corner" => team2_corner: Str,
+        "team2Saves" => team2_saves: Str,
+        "team2Score" => team2_score: Str,
+        "team2Shots" => team2_shots: Str,
+        "team2TimeOuts" => team2_time_outs: Str,
+    }
+
+    Tennis {
+        "currentSet" => current_set: Int,
+        "period" => period: Str,
+        "possession" => possession: Int,
+        "team1Games" => team1_games: Str,
+        "team1Score" => team1_score: Str,
+        "team1Sets" => team1_sets: Str,
+        "team1TimeOuts" => team1_time_outs: Str,
+        "team1Set" => team1_set_scores: Series,
+        "team2Games" => team2_games: Str,
+        "team2Score" => team2_score: Str,
+        "team2Sets" => team2_sets: Str,
+        "team2TimeOuts" => team2_time_outs: Str,
+        "team2Set" => team2_set_scores: Series,
+    }
+
+    Volleyball {
+        "currentSet" => current_set: Int,
+        "period" => period: Str,
+        "possession" => possession: Int,
+        "team1Games" => team1_games: Str,
+        "team1Score" => team1_score: Str,
+        "team1TimeOuts" => team1_time_outs: Str,
+        "team1Set" => team1_set_scores: Series,
+        "team2Games" => team2_games: Str,
+        "team2Score" => team2_score: Str,
+        "team2TimeOuts" => team2_time_outs: Str,
+        "team2Set" => team2_set_scores: Series,
+    }
+
+    Custom => crate::python::score_models::CustomScore;
+}
+
+impl Sport {
+    pub fn from_wire(s: &str) -> Option<Sport> {
+        Sport::ALL.into_iter().find(|m| m.wire_name() == s)
+    }
+}
+
+/// Each sport's record class as the stubs declare it: its name and, per attribute in order,
+/// its stub type.
+pub fn stub_classes() -> Vec<(String, Vec<(&'static str, &'static str)>)> {
+    let fields = |sport| {
+        fields_of(sport)
+            .iter()
+            .map(|f| (f.attr, f.kind.stub_type()))
+    };
+    Sport::ALL
+        .into_iter()
+        .map(|sport| {
+            (
+                format!("{}Score", sport.wire_name()),
+                fields(sport).collect(),
+            )
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stub_classes_name_each_sport_class_and_its_attribute_types_in_order() {
+        let classes = stub_classes();
+        let names: Vec<&str> = classes.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names[0], "AustralianFootballScore");
+        assert_eq!(names[9], "CustomScore");
+        assert_eq!(names.len(), Sport::ALL.len());
+        let basketball = &classes[2].1;
+        assert_eq!(basketball[0], ("period", "str | None"));
+        assert_eq!(basketball[1], ("possession", "int | None"));
+        assert_eq!(basketball[2], ("team1_bonus1", "bool | None"));
+        assert_eq!(
+            classes[1].1[13],
+            ("team_one_line_score", "list[str | None]")
+        );
+        assert!(classes[9].1.is_empty());
+    }
 
     #[test]
     fn attr_names_are_snake_case_of_wire() {
@@ -256,7 +243,7 @@ mod tests {
                     }
                 }
                 let expected = match field.kind {
-                    Series if field.wire.ends_with("Set") => format!("{snake}_scores"),
+                    FieldKind::Series if field.wire.ends_with("Set") => format!("{snake}_scores"),
                     _ => snake,
                 };
                 assert_eq!(field.attr, expected, "{sport:?}");

@@ -124,10 +124,15 @@ def test_every_event_kind(sim: showctl.Simulator) -> None:
     assert type(ev.new) is int and type(ev.old) is int
     assert ev.delta == ev.new - ev.old
     assert ev.record is not None and ev.record.view().teams[0].score == ev.new
+    assert repr(ev) == (
+        f"ScoreEvent(kind='score_changed', field='team1Score', team=1, old={ev.old}, "
+        f"new={ev.new}, delta={ev.delta})"
+    )
 
     sim.set_score("period", "3")
     ev = next_event(watch)
     assert (ev.kind, ev.old, ev.new) == ("period_changed", 2, 3)
+    assert repr(ev) == "ScoreEvent(kind='period_changed', field='period', old=2, new=3)"
 
     sim.set_score("possession", 2)
     ev = next_event(watch)
@@ -145,11 +150,12 @@ def test_every_event_kind(sim: showctl.Simulator) -> None:
     ev = next_event(watch)
     assert ev.kind == "poll_failed"
     assert isinstance(ev.error, showctl.ServiceUnavailableError)
+    assert repr(ev) == f"ScoreEvent(kind='poll_failed', error={ev.error!r})"
     sim.fail_next(503, times=0)
     ev = next_event(watch)
     assert ev.kind == "poll_recovered"
     assert ev.timestamp > 0
-    assert "poll_recovered" in repr(ev)
+    assert repr(ev) == "ScoreEvent(kind='poll_recovered')"
 
 
 def test_watch_events_async_and_custom_games(sim: showctl.Simulator) -> None:
