@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use pyo3::conversion::FromPyObjectOwned;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
 
@@ -151,10 +151,10 @@ impl PyFeed {
         sources: Option<&Bound<'_, PyAny>>,
         defaults: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let port = crate::serve::port(port).map_err(PyValueError::new_err)?;
+        let port = crate::serve::port(port)?;
         let interval_given = interval;
         let interval = crate::poll::watch_interval(interval.unwrap_or(DEFAULT_INTERVAL))?;
-        let limits = Limits::with_header_timeout(header_timeout).map_err(PyValueError::new_err)?;
+        let limits = Limits::with_header_timeout(header_timeout)?;
         let shared = SharedOptions {
             api_key,
             timeout,
