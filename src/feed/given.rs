@@ -3,13 +3,34 @@
 //! not go beside a venue.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-use super::{check_beside_venue, Kind, SourceSpec};
+use super::{check_beside_venue, Kind, SourceSpec, DEFAULT_INTERVAL};
 use crate::error::{Error, Result};
+use crate::serve::Limits;
 use crate::transport::{ClientArgs, ENV_MEDIA_URL, ENV_SCOREBOARD_URL};
 
 /// The keys of a source given as a dict (`media={"url": ..., "api_key": ...}`).
 pub const SOURCE_KEYS: &[&str] = &["url", "api_key", "tls_fingerprint", "ca_cert", "verify"];
+
+/// How a feed listens and polls, as given to `Feed(port=, interval=, header_timeout=)` and
+/// checked in that order (`interval`: [`DEFAULT_INTERVAL`] when not given).
+#[derive(Debug)]
+pub struct Serving {
+    pub port: u16,
+    pub interval: Duration,
+    pub limits: Limits,
+}
+
+impl Serving {
+    pub fn given(port: i64, interval: Option<f64>, header_timeout: f64) -> Result<Self> {
+        Ok(Serving {
+            port: crate::serve::port(port)?,
+            interval: crate::poll::watch_interval(interval.unwrap_or(DEFAULT_INTERVAL))?,
+            limits: Limits::with_header_timeout(header_timeout)?,
+        })
+    }
+}
 
 /// A source as given (`media=`, `scoreboard=`): its URL, and the connection options that
 /// override the feed's own for it (`None`: the feed's).
@@ -35,18 +56,19 @@ pub struct SharedOptions {
 
 impl SharedOptions {
     /// Refuse these options, `media=` or `scoreboard=` beside a venue (`from_file`: `venue=`,
-    /// else `sources=`), which names every source with its own options; `interval`: whether
-    /// `interval=` was given (see [`check_beside_venue`]).
+    /// else `sources=`), which names every source with its own options; `interval`: as given
+    /// (see [`check_beside_venue`]). Returns the interval every source of `sources=` takes
+    /// when it sets none (`interval=` beside `sources=`, as `[defaults]` gives one).
     pub fn check_beside_venue(
         &self,
         from_file: bool,
-        interval: bool,
+        interval: Option<f64>,
         media: bool,
         scoreboard: bool,
-    ) -> Result<()> {
+    ) -> Result<Option<f64>> {
         check_beside_venue(
             from_file,
-            interval,
+            interval.is_some(),
             &[
                 ("media", media),
                 ("scoreboard", scoreboard),
@@ -56,7 +78,8 @@ impl SharedOptions {
                 ("timeout", self.timeout.is_some()),
                 ("verify", self.verify.is_some()),
             ],
-        )
+        )?;
+        Ok(interval.filter(|_| !from_file))
     }
 
     /// The source of `kind` given as `source`: its URL, its own options, else the feed's (a
@@ -137,13 +160,47 @@ mod tests {
         assert!(err.starts_with("scoreboard: timeout: must be "), "{err}");
     }
 
+    /// A feed's port, interval and header timeout are checked in that order; the interval is
+    /// the default when not given.
+    #[test]
+    fn serving_is_checked_in_order() {
+        let s = Serving::given(0, None, 30.0).unwrap();
+        assert_eq!(s.interval, Duration::from_secs_f64(DEFAULT_INTERVAL));
+        assert_eq!(
+            (s.port, s.limits.header_timeout),
+            (0, crate::serve::HEADER_TIMEOUT)
+        );
+        let err = Serving::given(-1, Some(0.0), 0.0).unwrap_err().to_string();
+        assert!(err.starts_with("port: "), "{err}");
+        let err = Serving::given(1, Some(0.0), 0.0).unwrap_err().to_string();
+        assert!(err.starts_with("interval: "), "{err}");
+        let err = Serving::given(1, Some(1.0), 0.0).unwrap_err().to_string();
+        assert!(err.starts_with("header_timeout: "), "{err}");
+    }
+
     /// Beside a venue, the first option given is refused by name, the sources first.
     #[test]
     fn a_shared_option_beside_a_venue_is_refused_by_name() {
         let none = SharedOptions::default();
-        assert!(none.check_beside_venue(false, true, false, false).is_ok());
+        let every = none.check_beside_venue(false, Some(2.0), false, false);
+        assert_eq!(
+            every.unwrap(),
+            Some(2.0),
+            "interval= beside sources= is every source's"
+        );
+        assert_eq!(
+            none.check_beside_venue(true, None, false, false).unwrap(),
+            None
+        );
         let err = none
-            .check_beside_venue(true, false, false, true)
+            .check_beside_venue(true, Some(2.0), false, false)
+            .unwrap_err();
+        assert!(
+            err.to_string().starts_with("interval: not with venue="),
+            "{err}"
+        );
+        let err = none
+            .check_beside_venue(true, None, false, true)
             .unwrap_err();
         assert!(
             err.to_string().starts_with("scoreboard: not with a venue"),
@@ -155,7 +212,7 @@ mod tests {
             ..SharedOptions::default()
         };
         let err = pinned
-            .check_beside_venue(false, false, false, false)
+            .check_beside_venue(false, None, false, false)
             .unwrap_err();
         assert!(
             err.to_string()

@@ -35,7 +35,7 @@ pub use docs::{
     iso, layer_json, scores_csv, scores_doc, scores_doc_of, scores_flat, scores_xml, transport_doc,
     transport_doc_of, Layers, Scores, SourceState,
 };
-pub use given::{SharedOptions, SourceArg, SOURCE_KEYS};
+pub use given::{Serving, SharedOptions, SourceArg, SOURCE_KEYS};
 pub use upstream::FEED_REPLY;
 
 use crate::error::{Error, Result};

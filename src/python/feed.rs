@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use pyo3::conversion::FromPyObjectOwned;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
 
@@ -14,9 +14,9 @@ use super::args::connection_dict;
 use super::convert::{json_to_py, serialize_to_py, type_name};
 use super::rt;
 use crate::error::Error;
-use crate::feed::DEFAULT_INTERVAL;
-use crate::feed::{Feed, Kind, Options, SharedOptions, SourceArg, SourceSpec, SOURCE_KEYS};
-use crate::serve::Limits;
+use crate::feed::{
+    Feed, Kind, Options, Serving, SharedOptions, SourceArg, SourceSpec, SOURCE_KEYS,
+};
 
 /// `media=` / `scoreboard=` of the feed (`None` when not given).
 fn source_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<SourceArg>> {
@@ -151,10 +151,7 @@ impl PyFeed {
         sources: Option<&Bound<'_, PyAny>>,
         defaults: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let port = crate::serve::port(port).map_err(PyValueError::new_err)?;
-        let interval_given = interval;
-        let interval = crate::poll::watch_interval(interval.unwrap_or(DEFAULT_INTERVAL))?;
-        let limits = Limits::with_header_timeout(header_timeout).map_err(PyValueError::new_err)?;
+        let serving = Serving::given(port, interval, header_timeout)?;
         let shared = SharedOptions {
             api_key,
             timeout,
@@ -165,14 +162,12 @@ impl PyFeed {
         let named = venue.is_some() || sources.is_some();
         let sources: Vec<SourceSpec> = if named {
             let given = |s: Option<&Bound<'_, PyAny>>| s.is_some_and(|s| !s.is_none());
-            shared.check_beside_venue(
+            let every = shared.check_beside_venue(
                 venue.is_some(),
-                interval_given.is_some(),
+                interval,
                 given(media),
                 given(scoreboard),
             )?;
-            // `interval=` beside `sources=` is the default of every source, as `[defaults]` is.
-            let every = interval_given.filter(|_| sources.is_some());
             if every.is_some() {
                 check_defaults_beside_interval(defaults)?;
             }
@@ -194,11 +189,11 @@ impl PyFeed {
         let options = Options {
             venue: named,
             sources,
-            interval,
+            interval: serving.interval,
             host: host.to_string(),
-            port,
+            port: serving.port,
             write,
-            limits,
+            limits: serving.limits,
         };
         let feed = Feed::new(options)?;
         Ok(PyFeed {

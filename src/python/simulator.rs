@@ -1,10 +1,9 @@
 //! Binding of the simulator: `Simulator` and the `RecordedRequest` records of its log.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures::FutureExt;
-use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyBytes, PyDict, PyFloat, PyTuple};
 
@@ -12,11 +11,7 @@ use crate::python::args;
 use crate::python::convert::{json_to_py, py_to_json};
 use crate::python::rt;
 use crate::serve::Limits;
-use crate::simulator::{LoadError, Options, Record, Simulator, Workspace};
-
-fn invalid(msg: String) -> PyErr {
-    PyValueError::new_err(msg)
-}
+use crate::simulator::{Given, LoadError, Options, Record, Simulator, Workspace};
 
 /// One request the simulator received.
 #[pyclass(module = "showctl._core", name = "RecordedRequest", frozen, eq, hash)]
@@ -65,7 +60,7 @@ impl PyRecordedRequest {
     }
     /// The body decoded as JSON; `None` when empty.
     fn json<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let body = self.rec.json().map_err(invalid)?;
+        let body = self.rec.json()?;
         json_to_py(py, &body.unwrap_or_default())
     }
     fn __repr__(&self) -> String {
@@ -74,23 +69,19 @@ impl PyRecordedRequest {
 }
 
 fn workspace_from(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Workspace> {
-    let Some(obj) = obj else {
-        return Ok(Workspace::builtin());
+    let given = match obj {
+        None => Given::Builtin,
+        Some(obj) if obj.is_instance_of::<PyDict>() => Given::Data(py_to_json(obj, "workspace")?),
+        Some(obj) => Given::Path(obj.extract().map_err(|_| {
+            PyTypeError::new_err(
+                "workspace: expected a path to a JSON workspace file or a directory holding \
+                 workspace.json, a dict, or None",
+            )
+        })?),
     };
-    if obj.is_instance_of::<PyDict>() {
-        let value = py_to_json(obj, "workspace")?;
-        return Workspace::from_value(value)
-            .map_err(|e| PyValueError::new_err(format!("workspace: {e}")));
-    }
-    let path: PathBuf = obj.extract().map_err(|_| {
-        pyo3::exceptions::PyTypeError::new_err(
-            "workspace: expected a path to a JSON workspace file or a directory holding \
-             workspace.json, a dict, or None",
-        )
-    })?;
-    Workspace::from_path(&path).map_err(|e| match e {
-        LoadError::Io(e) => PyErr::from(std::io::Error::new(e.kind(), format!("workspace: {e}"))),
-        LoadError::Invalid(msg) => PyValueError::new_err(format!("workspace: {msg}")),
+    Workspace::given(given).map_err(|e| match e {
+        LoadError::Io(e) => e.into(),
+        LoadError::Invalid(e) => e.into(),
     })
 }
 
@@ -131,17 +122,17 @@ impl PySimulator {
     ) -> PyResult<Self> {
         let options = Options {
             host: host.to_string(),
-            port: crate::serve::port(port).map_err(invalid)?,
+            port: crate::serve::port(port)?,
             api_key,
             workspace: workspace_from(workspace)?,
             strict,
             apply_delay,
-            limits: Limits::with_header_timeout(header_timeout).map_err(invalid)?,
+            limits: Limits::with_header_timeout(header_timeout)?,
             blend_route,
             read_content_type,
             score_tick,
         };
-        let sim = Simulator::new(options).map_err(invalid)?;
+        let sim = Simulator::new(options)?;
         Ok(PySimulator { sim: Arc::new(sim) })
     }
 
@@ -252,18 +243,18 @@ impl PySimulator {
         #[pyo3(from_py_with = args::status)] status: i64,
         #[pyo3(from_py_with = args::times)] times: i64,
     ) -> PyResult<()> {
-        self.sim.fail_next(status, times).map_err(invalid)
+        Ok(self.sim.fail_next(status, times)?)
     }
 
     /// Delay every answer by `seconds` (0 removes the delay).
     fn delay(&self, #[pyo3(from_py_with = args::seconds)] seconds: f64) -> PyResult<()> {
-        self.sim.delay(seconds).map_err(invalid)
+        Ok(self.sim.delay(seconds)?)
     }
 
     /// Close the connection of the next `times` requests without answering; 0 cancels.
     #[pyo3(signature = (times=1))]
     fn drop_next(&self, #[pyo3(from_py_with = args::times)] times: i64) -> PyResult<()> {
-        self.sim.drop_next(times).map_err(invalid)
+        Ok(self.sim.drop_next(times)?)
     }
 
     /// Set a field of the active score record (`"game1.team1Goals"` for a Custom game).
@@ -273,20 +264,15 @@ impl PySimulator {
         value: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         if let Ok(f) = value.cast::<PyFloat>() {
-            if !f.value().is_finite() {
-                return Err(invalid(format!(
-                    "value: {field} takes text or a finite number, got {}",
-                    f.value()
-                )));
-            }
+            crate::simulator::check_score_number(&field, f.value())?;
         }
         let value = py_to_json(value, "value")?;
-        self.sim.set_score(&field, value).map_err(invalid)
+        Ok(self.sim.set_score(&field, value)?)
     }
 
     /// Switch the scoreboard to a sport mode of the document (its record is kept per sport).
     fn set_sport(&self, #[pyo3(from_py_with = args::mode)] mode: String) -> PyResult<()> {
-        self.sim.set_sport(&mode).map_err(invalid)
+        Ok(self.sim.set_sport(&mode)?)
     }
 
     /// The selected layer index, the targeted layer index (where untargeted media plays) and
@@ -332,9 +318,6 @@ impl PySimulator {
     }
 
     fn __repr__(&self) -> String {
-        match self.sim.url() {
-            Some(url) => format!("Simulator(url='{url}')"),
-            None => format!("Simulator(port={}, running=False)", self.sim.port()),
-        }
+        self.sim.to_string()
     }
 }

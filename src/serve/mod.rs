@@ -73,7 +73,7 @@ impl Default for Limits {
 
 impl Limits {
     /// The default bounds with a header timeout given in seconds (see [`header_timeout`]).
-    pub fn with_header_timeout(seconds: f64) -> std::result::Result<Limits, String> {
+    pub fn with_header_timeout(seconds: f64) -> crate::Result<Limits> {
         Ok(Limits {
             header_timeout: header_timeout(seconds)?,
             ..Limits::default()
@@ -82,20 +82,23 @@ impl Limits {
 }
 
 /// Check a port given as a number (0 picks a free port).
-pub fn port(port: i64) -> std::result::Result<u16, String> {
-    u16::try_from(port)
-        .map_err(|_| format!("port: must be from 0 (pick a free port) to 65535, got {port}"))
+pub fn port(port: i64) -> crate::Result<u16> {
+    u16::try_from(port).map_err(|_| {
+        crate::Error::invalid(format!(
+            "port: must be from 0 (pick a free port) to 65535, got {port}"
+        ))
+    })
 }
 
 /// Check a header timeout given in seconds (more than 0, at most [`HEADER_TIMEOUT`]).
-pub fn header_timeout(seconds: f64) -> std::result::Result<Duration, String> {
+pub fn header_timeout(seconds: f64) -> crate::Result<Duration> {
     let max = HEADER_TIMEOUT.as_secs_f64();
     if seconds.is_finite() && seconds > 0.0 && seconds <= max {
         Ok(Duration::from_secs_f64(seconds))
     } else {
-        Err(format!(
+        Err(crate::Error::invalid(format!(
             "header_timeout: must be a number of seconds above 0 and at most {max}, got {seconds}"
-        ))
+        )))
     }
 }
 

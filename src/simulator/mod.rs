@@ -33,16 +33,12 @@ use hyper::body::Incoming;
 use serde_json::Value;
 use tower::ServiceExt;
 
+use crate::error::Error;
 use crate::serve::guard::Guard;
 use crate::serve::{Conn, Limits, Running};
 
 pub use state::{Bad, World};
-pub use workspace::{LoadError, Workspace, DEFAULT_WORKSPACE, WORKSPACE_FILE_NAME};
-
-/// What a setting of the simulator gives back: `Err` is a refused argument (a `ValueError` in
-/// Python), its text naming the argument. Distinct from the crate's `Result`, whose error is
-/// the client's typed [`crate::error::Error`].
-pub type ArgResult<T> = std::result::Result<T, String>;
+pub use workspace::{Given, LoadError, Workspace, DEFAULT_WORKSPACE, WORKSPACE_FILE_NAME};
 
 /// Requests kept in the log (the oldest are dropped beyond this).
 pub const LOG_CAPACITY: usize = 10_000;
@@ -82,20 +78,20 @@ pub struct Record {
 
 impl Record {
     /// The body decoded as JSON; `None` when empty (or only whitespace).
-    pub fn json(&self) -> Result<Option<Value>, String> {
+    pub fn json(&self) -> crate::error::Result<Option<Value>> {
         if self.body.iter().all(u8::is_ascii_whitespace) {
             return Ok(None);
         }
         if self.body.len() < self.body_len {
-            return Err(format!(
+            return Err(Error::invalid(format!(
                 "the body ({} bytes) is longer than the log keeps ({} bytes)",
                 self.body_len,
                 self.body.len()
-            ));
+            )));
         }
         serde_json::from_slice(&self.body)
             .map(Some)
-            .map_err(|e| format!("the body is not JSON: {e}"))
+            .map_err(|e| Error::invalid(format!("the body is not JSON: {e}")))
     }
 }
 
@@ -117,13 +113,24 @@ impl std::fmt::Display for Record {
 }
 
 /// A count of requests given as a number (`times` of `fail_next` and `drop_next`).
-fn times(v: i64) -> Result<u32, String> {
+fn times(v: i64) -> crate::error::Result<u32> {
     u32::try_from(v).map_err(|_| {
-        format!(
+        Error::invalid(format!(
             "times: must be a whole number from 0 to {}, got {v}",
             u32::MAX
-        )
+        ))
     })
+}
+
+/// Check a number given as a score `field`'s value before it becomes JSON (which has no NaN
+/// or infinity).
+pub fn check_score_number(field: &str, value: f64) -> crate::error::Result<()> {
+    if value.is_finite() {
+        return Ok(());
+    }
+    Err(Error::invalid(format!(
+        "value: {field} takes text or a finite number, got {value}"
+    )))
 }
 
 /// The pairs that fit in [`LOG_TEXT`] bytes, in order.
@@ -456,17 +463,17 @@ impl Default for Options {
 }
 
 /// A `read_content_type` as a header value: printable ASCII, not empty.
-fn content_type(given: Option<&str>) -> ArgResult<Option<HeaderValue>> {
+fn content_type(given: Option<&str>) -> crate::error::Result<Option<HeaderValue>> {
     let Some(t) = given else {
         return Ok(None);
     };
     let fine = !t.trim().is_empty() && t.bytes().all(|b| (0x20..0x7f).contains(&b));
     match HeaderValue::from_str(t.trim()) {
         Ok(v) if fine => Ok(Some(v)),
-        _ => Err(format!(
+        _ => Err(Error::invalid(format!(
             "read_content_type: must be a media type such as \"application/json\" (printable \
              ASCII, not empty), or None for no Content-Type; got {t:?}"
-        )),
+        ))),
     }
 }
 
@@ -481,35 +488,47 @@ pub struct Simulator {
     score_tick: Option<Duration>,
 }
 
+impl std::fmt::Display for Simulator {
+    /// `Simulator(url='http://127.0.0.1:PORT')` while running, else
+    /// `Simulator(port=PORT, running=False)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.url() {
+            Some(url) => write!(f, "Simulator(url='{url}')"),
+            None => write!(f, "Simulator(port={}, running=False)", self.port()),
+        }
+    }
+}
+
 impl Simulator {
-    pub fn new(options: Options) -> ArgResult<Self> {
+    pub fn new(options: Options) -> crate::error::Result<Self> {
         if let Some(key) = &options.api_key {
             if key.is_empty() || key.chars().any(|c| c.is_control() || c == ' ') {
-                return Err(
-                    "api_key: must be non-empty, without spaces or control characters".into(),
-                );
+                return Err(Error::invalid(
+                    "api_key: must be non-empty, without spaces or control characters",
+                ));
             }
         }
         let d = options.apply_delay;
         if !d.is_finite() || !(0.0..=MAX_APPLY_DELAY).contains(&d) {
-            return Err(format!(
+            return Err(Error::invalid(format!(
                 "apply_delay: must be a number of seconds from 0 to {MAX_APPLY_DELAY}, got {d}"
-            ));
+            )));
         }
-        crate::serve::check_host(&options.host)?;
+        crate::serve::check_host(&options.host).map_err(Error::invalid)?;
         let score_tick = match options.score_tick {
             Some(t) if t.is_finite() && (MIN_SCORE_TICK..=MAX_SCORE_TICK).contains(&t) => {
                 Some(Duration::from_secs_f64(t))
             }
             Some(t) => {
-                return Err(format!(
+                return Err(Error::invalid(format!(
                     "score_tick: must be a number of seconds from {MIN_SCORE_TICK} to \
                      {MAX_SCORE_TICK}, or None, got {t}"
-                ))
+                )))
             }
             None => None,
         };
-        let world = World::new(&options.workspace).map_err(|e| format!("workspace: {e}"))?;
+        let world = World::new(&options.workspace)
+            .map_err(|e| Error::invalid(format!("workspace: {e}")))?;
         let blend_route = options.blend_route || options.workspace.answers.blend_route;
         let read_content_type = content_type(options.read_content_type.as_deref())?;
         Ok(Simulator {
@@ -644,48 +663,54 @@ impl Simulator {
 
     /// The next `times` requests answer `status` (300–599); 0 cancels (`times` checked
     /// first).
-    pub fn fail_next(&self, status: i64, times: i64) -> ArgResult<()> {
+    pub fn fail_next(&self, status: i64, times: i64) -> crate::error::Result<()> {
         let times = self::times(times)?;
         let status = u16::try_from(status)
             .ok()
             .filter(|s| (300..=599).contains(s))
             .ok_or_else(|| {
-                format!("status: must be an HTTP status from 300 to 599, got {status}")
+                Error::invalid(format!(
+                    "status: must be an HTTP status from 300 to 599, got {status}"
+                ))
             })?;
         lock(&self.shared.faults).fail = (times > 0).then_some((status, times));
         Ok(())
     }
 
     /// Delay every answer by `seconds` (0 to [`MAX_DELAY`]; 0 removes the delay).
-    pub fn delay(&self, seconds: f64) -> ArgResult<()> {
+    pub fn delay(&self, seconds: f64) -> crate::error::Result<()> {
         if !seconds.is_finite() || !(0.0..=MAX_DELAY).contains(&seconds) {
-            return Err(format!(
+            return Err(Error::invalid(format!(
                 "seconds: must be a finite number from 0 to {MAX_DELAY}, got {seconds}"
-            ));
+            )));
         }
         lock(&self.shared.faults).delay = Duration::from_secs_f64(seconds);
         Ok(())
     }
 
     /// Close the connection of the next `times` requests without answering; 0 cancels.
-    pub fn drop_next(&self, times: i64) -> ArgResult<()> {
+    pub fn drop_next(&self, times: i64) -> crate::error::Result<()> {
         lock(&self.shared.faults).drop = self::times(times)?;
         Ok(())
     }
 
     /// Set a field of the active score record (`game1.team1Goals` reaches into a Custom
     /// game).
-    pub fn set_score(&self, field: &str, value: Value) -> ArgResult<()> {
-        self.shared.world().scores.set_field(field, value)
+    pub fn set_score(&self, field: &str, value: Value) -> crate::error::Result<()> {
+        self.shared
+            .world()
+            .scores
+            .set_field(field, value)
+            .map_err(Error::invalid)
     }
 
     /// Switch the scoreboard to another sport mode of the document.
-    pub fn set_sport(&self, mode: &str) -> ArgResult<()> {
+    pub fn set_sport(&self, mode: &str) -> crate::error::Result<()> {
         self.shared
             .world()
             .scores
             .set_sport(mode)
-            .map_err(|e| format!("mode: {e}"))
+            .map_err(|e| Error::invalid(format!("mode: {e}")))
     }
 
     /// The selected layer, the targeted layer and the selected playlist's UUID.

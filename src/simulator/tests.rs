@@ -406,8 +406,8 @@ fn injected_faults() {
         assert!(sim.fail_next(200, 1).is_err());
         // A count is checked before the status, and refused by both.
         let times = "times: must be a whole number from 0 to 4294967295, got -1";
-        assert_eq!(sim.fail_next(200, -1).unwrap_err(), times);
-        assert_eq!(sim.drop_next(-1).unwrap_err(), times);
+        assert_eq!(sim.fail_next(200, -1).unwrap_err().to_string(), times);
+        assert_eq!(sim.drop_next(-1).unwrap_err().to_string(), times);
         assert!(sim.delay(-1.0).is_err());
     });
 }
@@ -426,6 +426,13 @@ fn scoreboard_record_changes() {
         assert_eq!(rec["sportMode"], "Tennis");
         assert_eq!(rec["team1Set1"], " ");
         assert!(sim.set_sport("Curling").is_err());
+        let err = super::check_score_number("team1Score", f64::NAN).unwrap_err();
+        assert!(matches!(err, crate::error::Error::InvalidInput(_)));
+        assert_eq!(
+            err.to_string(),
+            "value: team1Score takes text or a finite number, got NaN"
+        );
+        assert!(super::check_score_number("team1Score", 1.5).is_ok());
     });
 }
 
@@ -527,7 +534,8 @@ fn bad_workspace_is_refused() {
         ..Options::default()
     })
     .err()
-    .unwrap();
+    .unwrap()
+    .to_string();
     assert!(
         err.starts_with("workspace: at layers[0].targetSet"),
         "{err}"
@@ -536,7 +544,8 @@ fn bad_workspace_is_refused() {
 
 /// The simulator takes nothing from the client: no `use crate::` (or any other path into the
 /// crate) outside `crate::simulator` in its sources, but the serve path every listener of the
-/// crate shares (`crate::serve`, which knows nothing of either application).
+/// crate shares (`crate::serve`, which knows nothing of either application) and the crate's
+/// error type (`crate::error`: a refused argument is `Error::InvalidInput`, as everywhere).
 #[test]
 fn the_simulator_imports_nothing_from_the_client() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/simulator");
@@ -556,7 +565,9 @@ fn the_simulator_imports_nothing_from_the_client() {
             while let Some(i) = rest.find(&needle) {
                 let after = &rest[i + needle.len()..];
                 assert!(
-                    after.starts_with("simulator") || after.starts_with("serve::"),
+                    ["simulator", "serve::", "error::"]
+                        .iter()
+                        .any(|p| after.starts_with(p)),
                     "{}:{}: {line}",
                     path.display(),
                     n + 1
@@ -581,25 +592,30 @@ fn a_recorded_request_reads_its_json_and_describes_itself() {
         body_len: len,
         status: None,
     };
-    assert_eq!(record(" \n", 2).json(), Ok(None));
-    assert_eq!(record("{\"v\":1}", 7).json(), Ok(Some(json!({"v": 1}))));
+    assert_eq!(record(" \n", 2).json().unwrap(), None);
+    assert_eq!(
+        record("{\"v\":1}", 7).json().unwrap(),
+        Some(json!({"v": 1}))
+    );
     assert!(record("{", 1)
         .json()
         .unwrap_err()
+        .to_string()
         .starts_with("the body is not JSON"));
     let cut = record("{\"v\":", 9000).json().unwrap_err();
+    assert!(matches!(cut, crate::error::Error::InvalidInput(_)));
     assert_eq!(
-        cut,
+        cut.to_string(),
         "the body (9000 bytes) is longer than the log keeps (5 bytes)"
     );
     assert_eq!(
         record("", 0).to_string(),
         "RecordedRequest(method='POST', path='/api/0/x?a=1&b=2', status=None, body=0 bytes)"
     );
-    assert_eq!(super::times(3), Ok(3));
+    assert_eq!(super::times(3).unwrap(), 3);
     let err = super::times(-1).unwrap_err();
     assert_eq!(
-        err,
+        err.to_string(),
         "times: must be a whole number from 0 to 4294967295, got -1"
     );
 }

@@ -65,21 +65,34 @@ pub struct Workspace {
 pub enum LoadError {
     /// The file (or the directory's workspace.json) could not be read.
     Io(std::io::Error),
-    /// The text is not a workspace: the message names the file, the JSON path and what was
-    /// expected.
-    Invalid(String),
+    /// The text is not a workspace ([`crate::error::Error::InvalidInput`]): the message names the
+    /// file, the JSON path and what was expected.
+    Invalid(crate::error::Error),
+}
+
+/// A workspace as given to a simulator (`workspace=`): none (the built-in one), JSON data, or
+/// a file or a directory holding [`WORKSPACE_FILE_NAME`].
+#[derive(Debug)]
+pub enum Given {
+    Builtin,
+    Data(Value),
+    Path(PathBuf),
 }
 
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LoadError::Io(e) => e.fmt(f),
-            LoadError::Invalid(msg) => f.write_str(msg),
+            LoadError::Invalid(e) => e.fmt(f),
         }
     }
 }
 
 impl std::error::Error for LoadError {}
+
+fn invalid(msg: String) -> LoadError {
+    LoadError::Invalid(crate::error::Error::invalid(msg))
+}
 
 fn located<E: fmt::Display>(err: serde_path_to_error::Error<E>) -> String {
     let path = err.path().to_string();
@@ -122,7 +135,23 @@ impl Workspace {
                 format!("cannot read {}: {e}", file.display()),
             ))
         })?;
-        Self::from_json(&text).map_err(|e| LoadError::Invalid(format!("{}: {e}", file.display())))
+        Self::from_json(&text).map_err(|e| invalid(format!("{}: {e}", file.display())))
+    }
+
+    /// The workspace given; a refusal starts with `workspace: ` (an unreadable file is
+    /// [`LoadError::Io`] of the same kind).
+    pub fn given(given: Given) -> Result<Self, LoadError> {
+        let named = |e: LoadError| match e {
+            LoadError::Io(e) => {
+                LoadError::Io(std::io::Error::new(e.kind(), format!("workspace: {e}")))
+            }
+            LoadError::Invalid(e) => invalid(format!("workspace: {e}")),
+        };
+        match given {
+            Given::Builtin => Ok(Self::builtin()),
+            Given::Data(value) => Self::from_value(value).map_err(|e| named(invalid(e))),
+            Given::Path(path) => Self::from_path(&path).map_err(named),
+        }
     }
 
     /// A workspace with every section at its default (what an empty file gives).
@@ -625,5 +654,31 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         let err = Workspace::from_path(&dir).unwrap_err();
         assert!(matches!(err, LoadError::Io(_)), "{err}");
+        let err = Workspace::given(Given::Path(dir.clone())).unwrap_err();
+        assert!(matches!(&err, LoadError::Io(e) if e.kind() == std::io::ErrorKind::NotFound));
+        assert!(
+            err.to_string().starts_with("workspace: cannot read "),
+            "{err}"
+        );
+    }
+
+    /// A workspace given as data or none: a refusal names the argument and is invalid input.
+    #[test]
+    fn a_given_workspace_names_the_argument() {
+        let ws = Workspace::given(Given::Data(serde_json::json!({"name": "Given"}))).unwrap();
+        assert_eq!(ws.name, "Given");
+        assert_eq!(
+            Workspace::given(Given::Builtin).unwrap().name,
+            Workspace::builtin().name
+        );
+        let err = Workspace::given(Given::Data(serde_json::json!({"layers": 3}))).unwrap_err();
+        assert!(matches!(
+            &err,
+            LoadError::Invalid(crate::error::Error::InvalidInput(_))
+        ));
+        assert!(
+            err.to_string().starts_with("workspace: at layers: "),
+            "{err}"
+        );
     }
 }

@@ -221,12 +221,14 @@ impl ClientArgs {
 }
 
 /// The environment variable an application's URL is read from when none is given, by
-/// application (`"media"`, `"scoreboard"`); `None` for any other name.
-pub fn url_env(app: &str) -> Option<&'static str> {
+/// application (`"media"`, `"scoreboard"`); any other name is refused, naming `app`.
+pub fn url_env(app: &str) -> Result<&'static str> {
     match app {
-        "media" => Some(ENV_MEDIA_URL),
-        "scoreboard" => Some(ENV_SCOREBOARD_URL),
-        _ => None,
+        "media" => Ok(ENV_MEDIA_URL),
+        "scoreboard" => Ok(ENV_SCOREBOARD_URL),
+        _ => Err(Error::invalid(format!(
+            "app: expected \"media\" or \"scoreboard\", got {app:?}"
+        ))),
     }
 }
 
@@ -252,6 +254,22 @@ pub fn resolve_key(api_key: Option<String>) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    /// Each application's URL variable, and a refusal naming `app` for any other name.
+    #[test]
+    fn the_url_variable_is_the_applications() {
+        assert_eq!(super::url_env("media").unwrap(), super::ENV_MEDIA_URL);
+        assert_eq!(
+            super::url_env("scoreboard").unwrap(),
+            super::ENV_SCOREBOARD_URL
+        );
+        let err = super::url_env("Media").unwrap_err();
+        assert!(matches!(err, crate::error::Error::InvalidInput(_)));
+        assert_eq!(
+            err.to_string(),
+            "app: expected \"media\" or \"scoreboard\", got \"Media\""
+        );
+    }
+
     use super::*;
 
     /// Each setter refuses the values just outside its range, naming the option and the value,
