@@ -23,10 +23,7 @@ pub(crate) fn seconds_since_epoch(t: Option<SystemTime>) -> Option<f64> {
 }
 
 pub(crate) fn error_value(py: Python<'_>, e: &Option<Error>) -> Py<PyAny> {
-    match e {
-        Some(e) => error_of(py, e.clone()),
-        None => py.None(),
-    }
+    e.clone().map_or_else(|| py.None(), |e| error_of(py, e))
 }
 
 /// A core error as the Python exception object it raises as.
