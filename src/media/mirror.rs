@@ -101,6 +101,19 @@ pub struct MirrorStatus {
     pub last_ok_at: Option<SystemTime>,
 }
 
+impl MirrorStatus {
+    /// The fields its repr shows, in order (the times stay out of it).
+    pub const SHOWN: [&'static str; 7] = [
+        "url",
+        "healthy",
+        "sent",
+        "failed",
+        "dropped",
+        "pending",
+        "last_error",
+    ];
+}
+
 /// Commands dropped since the mirror fell behind (none: it is not behind).
 #[derive(Default)]
 struct Behind {

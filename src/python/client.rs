@@ -116,8 +116,7 @@ impl PyClient {
 
     fn __aenter__<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         let py = slf.py();
-        let obj = slf.unbind();
-        rt::ready(py, obj)
+        rt::ready(py, slf.unbind())
     }
 
     #[pyo3(signature = (*_args))]

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use pyo3::prelude::*;
-use pyo3::types::PyList;
 use showctl_macros::twins;
 
 use super::convert::{repr_of, Wrapped};
@@ -24,10 +23,7 @@ pub(crate) fn seconds_since_epoch(t: Option<SystemTime>) -> Option<f64> {
 }
 
 pub(crate) fn error_value(py: Python<'_>, e: &Option<Error>) -> Py<PyAny> {
-    match e {
-        Some(e) => error_of(py, e.clone()),
-        None => py.None(),
-    }
+    e.clone().map_or_else(|| py.None(), |e| error_of(py, e))
 }
 
 /// A core error as the Python exception object it raises as.
@@ -112,13 +108,6 @@ impl PyTransportWatch {
     }
 }
 
-impl std::ops::Deref for PyTransportWatch {
-    type Target = Shared<TransportWatch>;
-    fn deref(&self) -> &Self::Target {
-        &self.0
-    }
-}
-
 impl Handle for PyTransportWatch {
     type Client = ();
     fn client(&self) -> &() {
@@ -140,7 +129,7 @@ impl PyTransportWatch {
     ) -> PyResult<
         Work<impl Future<Output = crate::Result<Vec<Arc<TransportState>>>> + Send + 'static>,
     > {
-        Ok(self.job(|mut w| async move { w.baseline().await }))
+        Ok(self.0.job(|mut w| async move { w.baseline().await }))
     }
 }
 
@@ -172,8 +161,8 @@ pub(crate) struct PyMirrorStatus {
 }
 
 impl PyMirrorStatus {
-    pub(crate) fn list(py: Python<'_>, all: Vec<MirrorStatus>) -> PyResult<Py<PyList>> {
-        let status = |st: MirrorStatus| PyMirrorStatus {
+    pub(crate) fn of(py: Python<'_>, st: MirrorStatus) -> Self {
+        PyMirrorStatus {
             last_error: st.last_error.map(|e| error_of(py, e)),
             last_error_at: seconds_since_epoch(st.last_error_at),
             last_ok_at: seconds_since_epoch(st.last_ok_at),
@@ -183,24 +172,13 @@ impl PyMirrorStatus {
             failed: st.failed,
             dropped: st.dropped,
             pending: st.pending,
-        };
-        let items = all.into_iter().map(|st| Py::new(py, status(st)));
-        Ok(PyList::new(py, items.collect::<PyResult<Vec<_>>>()?)?.unbind())
+        }
     }
 }
 
 #[pymethods]
 impl PyMirrorStatus {
     fn __repr__(slf: &Bound<'_, Self>) -> PyResult<String> {
-        let fields = [
-            "url",
-            "healthy",
-            "sent",
-            "failed",
-            "dropped",
-            "pending",
-            "last_error",
-        ];
-        repr_of(slf.as_any(), &fields)
+        repr_of(slf.as_any(), &MirrorStatus::SHOWN)
     }
 }

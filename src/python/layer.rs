@@ -10,6 +10,7 @@ use showctl_macros::twins;
 
 use super::args::{self, number};
 use super::convert::{hash_of, Reply};
+use super::models::eq;
 use super::ops::{Handle, Work};
 use crate::ident::Ident;
 use crate::media::{automation, MediaClient};
@@ -89,14 +90,9 @@ impl PyLayer {
 
     /// Two handles are equal when they address the same identifier on the same client.
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let py = other.py();
-        match other.cast::<PyLayer>() {
-            Ok(o) => {
-                let o = o.get();
-                (self.client.same(&o.client) && self.ident == o.ident).into_py_any(py)
-            }
-            Err(_) => Ok(py.NotImplemented()),
-        }
+        eq(self, other, |a, b| {
+            a.client.same(&b.client) && a.ident == b.ident
+        })
     }
 
     /// The hash of what `==` compares.

@@ -84,13 +84,22 @@ pub(crate) fn to_dict<C: ModelClass>(
     Ok(json_to_py(slf.py(), &raw)?.unbind())
 }
 
-/// `==`: equal when both hold the same JSON object (`NotImplemented` for another class).
-pub(crate) fn eq<C: ModelClass>(slf: &C, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+/// `==` of a frozen class: `same` of both, `NotImplemented` for another class.
+pub(crate) fn eq<C: PyClass<Frozen = True> + Sync>(
+    slf: &C,
+    other: &Bound<'_, PyAny>,
+    same: impl FnOnce(&C, &C) -> bool,
+) -> PyResult<Py<PyAny>> {
     let py = other.py();
     match other.cast::<C>() {
-        Ok(o) => (slf.model().raw() == o.get().model().raw()).into_py_any(py),
+        Ok(o) => same(slf, o.get()).into_py_any(py),
         Err(_) => Ok(py.NotImplemented()),
     }
+}
+
+/// Whether two model classes hold the same JSON object.
+pub(crate) fn same<C: ModelClass>(a: &C, b: &C) -> bool {
+    a.model().raw() == b.model().raw()
 }
 
 /// `__reduce__`: rebuilt by `from_dict` from the JSON object.
@@ -210,7 +219,7 @@ macro_rules! pymodel {
 
             /// Equal when the JSON objects are equal.
             fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-                $crate::python::models::eq(self, other)
+                $crate::python::models::eq(self, other, $crate::python::models::same)
             }
 
             /// The hash of the JSON object `==` compares.

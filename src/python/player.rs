@@ -4,12 +4,12 @@
 //! the transport watch are written here. Options, closing and the context managers are the
 //! base class's ([`super::client`]).
 
-use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use futures::future::{BoxFuture, FutureExt};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::PyDict;
 use serde_json::Value;
 use showctl_macros::twins;
 
@@ -34,14 +34,7 @@ pub struct PyMediaPlayer {
     pub(super) client: MediaClient,
 }
 
-type Job<T> = Work<std::pin::Pin<Box<dyn Future<Output = crate::Result<T>> + Send>>>;
-
-fn work<T, F>(f: F) -> Job<T>
-where
-    F: Future<Output = crate::Result<T>> + Send + 'static,
-{
-    Work(Box::pin(f))
-}
+type Job<T> = Work<BoxFuture<'static, crate::Result<T>>>;
 
 #[pymethods]
 impl PyMediaPlayer {
@@ -123,10 +116,13 @@ impl PyMediaPlayer {
         #[pyo3(from_py_with = args::name)] name: String,
     ) -> PyResult<Job<PyLayer>> {
         let (found, client) = (self.client.layer_named(name)?, self.client.clone());
-        Ok(work(async move {
-            let ident = found.await?;
-            Ok(PyLayer { client, ident })
-        }))
+        Ok(Work(
+            async move {
+                let ident = found.await?;
+                Ok(PyLayer { client, ident })
+            }
+            .boxed(),
+        ))
     }
 
     /// The playlist named `name` (or with that UUID), anywhere in the tree, with its UUID,
@@ -136,7 +132,7 @@ impl PyMediaPlayer {
         &self,
         #[pyo3(from_py_with = args::name)] name: String,
     ) -> PyResult<Job<Arc<crate::media::Playlist>>> {
-        Ok(work(self.client.playlist_named(name)?))
+        Ok(Work(self.client.playlist_named(name)?.boxed()))
     }
 
     /// The UUID of the one layer, playlist or cue named `name` (only among `kind`: "layer",
@@ -149,7 +145,7 @@ impl PyMediaPlayer {
         #[pyo3(from_py_with = args::name)] name: String,
         #[pyo3(from_py_with = args::kind)] kind: Option<String>,
     ) -> PyResult<Job<String>> {
-        Ok(work(self.client.uuid_named(name, kind.as_deref())?))
+        Ok(Work(self.client.uuid_named(name, kind.as_deref())?.boxed()))
     }
 
     /// Send many commands (`showctl.Command`, see `showctl.cmd`) at most `concurrency` at a
@@ -166,10 +162,13 @@ impl PyMediaPlayer {
         let limit = automation::concurrency(concurrency)?;
         let (commands, jobs) = batch_commands(commands)?;
         let client = self.client.clone();
-        Ok(work(async move {
-            let results = automation::batch(&client, jobs, limit).await;
-            Ok(BatchOut { commands, results })
-        }))
+        Ok(Work(
+            async move {
+                let results = automation::batch(&client, jobs, limit).await;
+                Ok(BatchOut { commands, results })
+            }
+            .boxed(),
+        ))
     }
 
     /// Any request: `path` relative to /api/0 (names are encoded, `%XX` kept), `json` a body
@@ -189,8 +188,9 @@ impl PyMediaPlayer {
     }
 
     /// What each mirror did so far (no request is sent), in the order given.
-    fn mirror_status(&self, py: Python<'_>) -> PyResult<Py<PyList>> {
-        PyMirrorStatus::list(py, self.client.mirror_status())
+    fn mirror_status(&self, py: Python<'_>) -> Vec<PyMirrorStatus> {
+        let all = self.client.mirror_status().into_iter();
+        all.map(|st| PyMirrorStatus::of(py, st)).collect()
     }
 
     /// Forget the layer list and playlist tree kept for name lookups (no request is sent); the

@@ -152,24 +152,18 @@ pymodel!(@common PyPlaylist wraps Playlist [uuid, name, items, children]
 );
 
 impl PyPlaylist {
-    fn items_list(&self, py: Python<'_>) -> PyResult<&Py<PyList>> {
-        lazy_list(py, &self.items, || self.src.model().items.attr(py))
+    /// The list `items` or `children` holds, made from the core model's on first use.
+    fn list<'a, T: Attr>(
+        &self,
+        py: Python<'_>,
+        cell: &'a PyOnceLock<Py<PyList>>,
+        of: impl FnOnce(&Playlist) -> &T,
+    ) -> PyResult<&'a Py<PyList>> {
+        cell.get_or_try_init(py, || {
+            let list = of(self.src.model()).attr(py)?;
+            Ok(list.bind(py).cast::<PyList>()?.clone().unbind())
+        })
     }
-
-    fn children_list(&self, py: Python<'_>) -> PyResult<&Py<PyList>> {
-        lazy_list(py, &self.children, || self.src.model().children.attr(py))
-    }
-}
-
-/// The list `cell` holds, made by `make` on first use.
-fn lazy_list<'a>(
-    py: Python<'_>,
-    cell: &'a PyOnceLock<Py<PyList>>,
-    make: impl FnOnce() -> PyResult<Py<PyAny>>,
-) -> PyResult<&'a Py<PyList>> {
-    cell.get_or_try_init(py, || {
-        Ok(make()?.bind(py).cast::<PyList>()?.clone().unbind())
-    })
 }
 
 #[pymethods]
@@ -177,13 +171,13 @@ impl PyPlaylist {
     /// The cues of this playlist (a new list each time).
     #[getter]
     fn items(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        list_copy(py, self.items_list(py)?)
+        list_copy(py, self.list(py, &self.items, |p| &p.items)?)
     }
 
     /// The playlists nested in this one (a new list each time).
     #[getter]
     fn children(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        list_copy(py, self.children_list(py)?)
+        list_copy(py, self.list(py, &self.children, |p| &p.children)?)
     }
 
     /// The first playlist or cue whose UUID (any case) or name is `name_or_uuid`, searched
@@ -204,7 +198,11 @@ impl PyPlaylist {
         let all = PyList::empty(py);
         let mut stack = vec![slf.clone()];
         while let Some(p) = stack.pop() {
-            let children = p.get().children_list(py)?.bind(py).clone();
+            let node = p.get();
+            let children = node
+                .list(py, &node.children, |m| &m.children)?
+                .bind(py)
+                .clone();
             for child in children.iter().rev() {
                 stack.push(child.cast_into::<PyPlaylist>()?);
             }

@@ -92,7 +92,12 @@ def check_the_dead_and_the_slow(
     # One warning when the dead mirror started failing, naming it.
     warnings = [r for r in caplog.records if r.name == "showctl.mirror"]
     assert len(warnings) == 1 and dead in warnings[0].getMessage()
-    assert "MirrorStatus(url=" in repr(dead_status)
+    shown = repr(dead_status)
+    fields = ["url", "healthy", "sent", "failed", "dropped", "pending", "last_error"]
+    assert shown.startswith("MirrorStatus(url=") and "last_ok_at" not in shown
+    assert [shown.index(f" {f}=") for f in fields[1:]] == sorted(
+        shown.index(f" {f}=") for f in fields[1:]
+    )
 
 
 def test_keys_follow_the_primary_unless_given() -> None:
