@@ -116,6 +116,13 @@ pub fn hash_object(object: &Map<String, Value>) -> u64 {
     h.finish()
 }
 
+/// The hash of any hashable `data` (the `__hash__` of a class whose `==` compares it).
+pub fn hash_of<T: Hash + ?Sized>(data: &T) -> u64 {
+    let mut h = DefaultHasher::new();
+    data.hash(&mut h);
+    h.finish()
+}
+
 fn hash_into(value: &Value, h: &mut DefaultHasher) {
     std::mem::discriminant(value).hash(h);
     match value {

@@ -174,53 +174,6 @@ pub const request_path: Reader<String> = |o| text(o, "path");
 pub const field: Reader<String> = |o| text(o, "field");
 pub const mode: Reader<String> = |o| text(o, "mode");
 
-/// A text argument, or the text a model of class `M` carries (`pick`).
-pub(crate) fn text_or<M: Wrapped>(
-    obj: &Bound<'_, PyAny>,
-    arg: &str,
-    pick: impl Fn(&M) -> Option<String>,
-) -> PyResult<String> {
-    if obj.is_instance_of::<PyString>() {
-        return obj.extract();
-    }
-    match obj.cast::<M::Class>() {
-        Ok(m) => pick(M::of(m.get())).ok_or_else(|| {
-            PyValueError::new_err(format!("{arg}: this {} carries no value to send", M::NAME))
-        }),
-        Err(_) => Err(expected(arg, &format!("a str or a {}", M::NAME), obj)),
-    }
-}
-
-/// An effect to send: an `Effect` (its documented fields) or a dict with a `uuid`.
-pub(crate) fn effect_arg(obj: &Bound<'_, PyAny>) -> PyResult<Map<String, Value>> {
-    if let Ok(e) = obj.cast::<PyEffect>() {
-        return Ok(ep::effect_fields(&e.get().inner));
-    }
-    if !obj.is_instance_of::<PyDict>() {
-        return Err(expected(
-            "effect",
-            "an Effect or a dict with a \"uuid\"",
-            obj,
-        ));
-    }
-    match py_to_json(obj, "effect")? {
-        Value::Object(m) => Ok(m),
-        _ => Err(PyTypeError::new_err("effect: expected a dict")),
-    }
-}
-
-/// A layer blend to send: a `LayerBlend` or a dict `{"type": ..., "base": {...}}`.
-pub(crate) fn blend_arg(obj: &Bound<'_, PyAny>) -> PyResult<BlendSpec> {
-    if let Ok(b) = obj.cast::<PyLayerBlend>() {
-        return BlendSpec::from_model("blend", &b.get().inner).map_err(PyErr::from);
-    }
-    if !obj.is_instance_of::<PyDict>() {
-        let what = "a LayerBlend or a dict {\"type\": ..., \"base\": {...}}";
-        return Err(expected("blend", what, obj));
-    }
-    BlendSpec::from_value("blend", &py_to_json(obj, "blend")?).map_err(PyErr::from)
-}
-
 /// Query parameters of `request()`: str, int, float or bool values.
 pub(crate) fn params_arg(params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, String)>> {
     let Some(params) = params else {
@@ -263,9 +216,19 @@ impl FromPyArg for Number {
     }
 }
 
+/// A text argument, or the text a model of the kind's class carries.
 impl<K: LabelOf<Model: Wrapped>> FromPyArg for K {
     fn from_py(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<String> {
-        text_or(obj, arg, K::pick)
+        if obj.is_instance_of::<PyString>() {
+            return obj.extract();
+        }
+        let model = <K::Model as crate::media::Model>::NAME;
+        match obj.cast::<<K::Model as Wrapped>::Class>() {
+            Ok(m) => K::pick(K::Model::of(m.get())).ok_or_else(|| {
+                PyValueError::new_err(format!("{arg}: this {model} carries no value to send"))
+            }),
+            Err(_) => Err(expected(arg, &format!("a str or a {model}"), obj)),
+        }
     }
     fn py_type() -> String {
         format!("str | {}", <K::Model as crate::media::Model>::NAME)
@@ -274,28 +237,47 @@ impl<K: LabelOf<Model: Wrapped>> FromPyArg for K {
 
 impl<K: FromPyArg> FromPyArg for OrNone<K> {
     fn from_py(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Option<K::Value>> {
-        if obj.is_none() {
-            return Ok(None);
-        }
-        K::from_py(obj, arg).map(Some)
+        optional(obj, arg, K::from_py)
     }
     fn py_type() -> String {
         format!("{} | None", K::py_type())
     }
 }
 
+/// An effect to send: an `Effect` (its documented fields) or a dict with a `uuid`.
 impl FromPyArg for EffectArg {
     fn from_py(obj: &Bound<'_, PyAny>, _: &str) -> PyResult<Map<String, Value>> {
-        effect_arg(obj)
+        if let Ok(e) = obj.cast::<PyEffect>() {
+            return Ok(ep::effect_fields(&e.get().inner));
+        }
+        if !obj.is_instance_of::<PyDict>() {
+            return Err(expected(
+                "effect",
+                "an Effect or a dict with a \"uuid\"",
+                obj,
+            ));
+        }
+        match py_to_json(obj, "effect")? {
+            Value::Object(m) => Ok(m),
+            _ => Err(PyTypeError::new_err("effect: expected a dict")),
+        }
     }
     fn py_type() -> String {
         "Effect | dict[str, Any]".into()
     }
 }
 
+/// A layer blend to send: a `LayerBlend` or a dict `{"type": ..., "base": {...}}`.
 impl FromPyArg for BlendArg {
     fn from_py(obj: &Bound<'_, PyAny>, _: &str) -> PyResult<BlendSpec> {
-        blend_arg(obj)
+        if let Ok(b) = obj.cast::<PyLayerBlend>() {
+            return BlendSpec::from_model("blend", &b.get().inner).map_err(PyErr::from);
+        }
+        if !obj.is_instance_of::<PyDict>() {
+            let what = "a LayerBlend or a dict {\"type\": ..., \"base\": {...}}";
+            return Err(expected("blend", what, obj));
+        }
+        BlendSpec::from_value("blend", &py_to_json(obj, "blend")?).map_err(PyErr::from)
     }
     fn py_type() -> String {
         "LayerBlend | dict[str, Any]".into()

@@ -28,6 +28,7 @@ use pyo3::types::{
 use pyo3::{IntoPyObjectExt, PyClass};
 use serde_json::{Map, Number, Value};
 
+pub use crate::json::hash_of;
 use crate::json::{build, too_deep, Builder, Unsendable};
 use crate::media::{LayerList, Model};
 
@@ -67,14 +68,6 @@ pub fn as_index<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyIn
 pub fn is_real(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     let real = REAL.import(obj.py(), "numbers", "Real")?;
     obj.is_instance(real)
-}
-
-/// `__hash__` of a class whose `==` compares `data`.
-pub fn hash_of<T: std::hash::Hash + ?Sized>(data: &T) -> u64 {
-    use std::hash::Hasher;
-    let mut h = std::hash::DefaultHasher::new();
-    data.hash(&mut h);
-    h.finish()
 }
 
 // ---------------------------------------------------------------------------------------------
