@@ -26,11 +26,8 @@ pub fn ident(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Ident> {
     if obj.is_instance_of::<PyString>() {
         return Ok(Ident::Name(obj.extract::<String>()?));
     }
-    match int_arg(
-        obj,
-        arg,
-        "an identifier; pass an int index, a name or a UUID",
-    )? {
+    let not_a = "an identifier; pass an int index, a name or a UUID";
+    match int_arg(obj, arg, not_a)? {
         Some(i) => Ok(Ident::Index(i64_of(&i, arg)?)),
         None => Err(expected(arg, "an int index, a name or a UUID string", obj)),
     }
@@ -72,9 +69,8 @@ fn int_arg<'py>(
 ) -> PyResult<Option<Bound<'py, PyInt>>> {
     let numpy_bool = || !obj.is_instance_of::<PyInt>() && obj.extract::<bool>().is_ok();
     if obj.is_instance_of::<PyBool>() || numpy_bool() {
-        return Err(PyValueError::new_err(format!(
-            "{arg}: a bool is not {not_a}"
-        )));
+        let message = format!("{arg}: a bool is not {not_a}");
+        return Err(PyValueError::new_err(message));
     }
     match obj.cast::<PyInt>() {
         Ok(i) => Ok(Some(i.clone())),
@@ -83,11 +79,9 @@ fn int_arg<'py>(
 }
 
 fn i64_of(i: &Bound<'_, PyInt>, arg: &str) -> PyResult<i64> {
-    i.extract::<i64>().map_err(|_| {
-        PyValueError::new_err(format!(
-            "{arg}: the int is out of range (-2**63 to 2**63-1)"
-        ))
-    })
+    let message = || format!("{arg}: the int is out of range (-2**63 to 2**63-1)");
+    i.extract::<i64>()
+        .map_err(|_| PyValueError::new_err(message()))
 }
 
 /// A flag argument: `True` or `False` (numpy's bool too); an int is refused.
@@ -251,11 +245,8 @@ impl FromPyArg for EffectArg {
             return Ok(ep::effect_fields(&e.get().inner));
         }
         if !obj.is_instance_of::<PyDict>() {
-            return Err(expected(
-                "effect",
-                "an Effect or a dict with a \"uuid\"",
-                obj,
-            ));
+            let what = "an Effect or a dict with a \"uuid\"";
+            return Err(expected("effect", what, obj));
         }
         match py_to_json(obj, "effect")? {
             Value::Object(m) => Ok(m),
@@ -297,18 +288,11 @@ pub(crate) fn connection_dict<'py>(
     allowed: &[&str],
 ) -> PyResult<Bound<'py, PyAny>> {
     for key in dict.keys() {
-        let key: String = key.extract().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "{arg}: the dict's keys must be strings ({})",
-                allowed.join(", ")
-            ))
+        let key: Option<String> = key.extract().ok();
+        crate::json::known_key(arg, key.as_deref(), allowed).map_err(|e| match key {
+            Some(_) => PyValueError::new_err(e),
+            None => PyTypeError::new_err(e),
         })?;
-        if !allowed.contains(&key.as_str()) {
-            return Err(PyValueError::new_err(format!(
-                "{arg}: unknown key {key:?} (expected {})",
-                allowed.join(", ")
-            )));
-        }
     }
     dict.get_item("url")?
         .ok_or_else(|| PyValueError::new_err(format!("{arg}: the dict has no \"url\"")))

@@ -339,8 +339,7 @@ fn finite(f: f64) -> Result<Value, Why> {
 
 /// Any serializable core value (a report, a view) as plain Python objects, through its JSON.
 pub fn serialize_to_py<T: serde::Serialize>(py: Python<'_>, v: &T) -> PyResult<Py<PyAny>> {
-    let value = serde_json::to_value(v)
-        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    let value = serde_json::to_value(v).map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(json_to_py(py, &value)?.unbind())
 }
 
@@ -568,10 +567,7 @@ pub(crate) fn dataclass_repr(
 pub(crate) fn repr_of(obj: &Bound<'_, PyAny>, fields: &[&str]) -> PyResult<String> {
     let values = fields
         .iter()
-        .map(|f| {
-            let f = f.trim_start_matches("r#");
-            Ok((f, obj.getattr(f)?.unbind()))
-        })
+        .map(|f| Ok((*f, obj.getattr(f.trim_start_matches("r#"))?.unbind())))
         .collect::<PyResult<Vec<_>>>()?;
     dataclass_repr(obj.py(), &obj.get_type().name()?.to_cow()?, &values)
 }

@@ -169,10 +169,8 @@ impl AsyncTwin {
         args: &Bound<'py, PyTuple>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let coroutine = match self.native.bind(py).call(args, kwargs) {
-            Ok(coroutine) => coroutine,
-            Err(e) => return Err(self.named(py, e)),
-        };
+        let call = self.native.bind(py).call(args, kwargs);
+        let coroutine = call.map_err(|e| self.named(py, e))?;
         coroutine.setattr(intern!(py, "__name__"), self.name.bind(py))?;
         coroutine.setattr(intern!(py, "__qualname__"), self.qualname.bind(py))?;
         Ok(coroutine)
