@@ -477,13 +477,11 @@ impl Reply for Option<Value> {
 /// `items` as an instance of the `showctl._lists` class `class` (a `list` subclass with a
 /// Jupyter display), or as they are for `None`.
 fn listed(py: Python<'_>, class: Option<&str>, items: Py<PyAny>) -> PyResult<Py<PyAny>> {
-    match class {
-        Some(name) => {
-            let cls = py.import("showctl._lists")?.getattr(name)?;
-            Ok(cls.call1((items,))?.unbind())
-        }
-        None => Ok(items),
-    }
+    let Some(name) = class else {
+        return Ok(items);
+    };
+    let cls = py.import("showctl._lists")?.getattr(name)?;
+    Ok(cls.call1((items,))?.unbind())
 }
 
 impl Reply for LayerList {
@@ -519,10 +517,7 @@ impl<M: Wrapped + Send + Sync + 'static> Reply for Vec<Arc<M>> {
         listed(py, M::LIST_CLASS, self.attr(py)?)
     }
     fn py_type() -> String {
-        match M::LIST_CLASS {
-            Some(name) => name.into(),
-            None => format!("list[{}]", M::NAME),
-        }
+        M::LIST_CLASS.map_or_else(|| format!("list[{}]", M::NAME), String::from)
     }
 }
 
