@@ -116,6 +116,28 @@ pub fn hash_object(object: &Map<String, Value>) -> u64 {
     h.finish()
 }
 
+/// Check a key of a connection dict (a mirror's, a feed source's; `None` for a key that is no
+/// text) against `allowed`; the message names the argument (`arg`) and the keys allowed.
+pub fn known_key(arg: &str, key: Option<&str>, allowed: &[&str]) -> Result<(), String> {
+    let allowed_keys = allowed.join(", ");
+    match key {
+        None => Err(format!(
+            "{arg}: the dict's keys must be strings ({allowed_keys})"
+        )),
+        Some(key) if !allowed.contains(&key) => Err(format!(
+            "{arg}: unknown key {key:?} (expected {allowed_keys})"
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
+/// The hash of any hashable `data` (the `__hash__` of a class whose `==` compares it).
+pub fn hash_of<T: Hash + ?Sized>(data: &T) -> u64 {
+    let mut h = DefaultHasher::new();
+    data.hash(&mut h);
+    h.finish()
+}
+
 fn hash_into(value: &Value, h: &mut DefaultHasher) {
     std::mem::discriminant(value).hash(h);
     match value {
@@ -292,7 +314,22 @@ mod tests {
     }
 
     use super::*;
+
     use serde_json::json;
+
+    #[test]
+    fn a_connection_key_is_checked_against_the_allowed_keys() {
+        let allowed = ["url", "api_key"];
+        assert_eq!(known_key("m[0]", Some("api_key"), &allowed), Ok(()));
+        assert_eq!(
+            known_key("m[0]", Some("pin"), &allowed).unwrap_err(),
+            "m[0]: unknown key \"pin\" (expected url, api_key)"
+        );
+        assert_eq!(
+            known_key("m[0]", None, &allowed).unwrap_err(),
+            "m[0]: the dict's keys must be strings (url, api_key)"
+        );
+    }
 
     fn nested_arrays(levels: usize) -> String {
         format!("{}{}", "[".repeat(levels), "]".repeat(levels))

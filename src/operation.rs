@@ -222,6 +222,29 @@ impl Scope {
     }
 }
 
+/// The Python types of each operation of a table: (scope, name, argument type, return type).
+pub type Types = Vec<(&'static str, &'static str, Option<String>, String)>;
+
+/// The operations of a table described: each with the classes that have it (`classes`) and
+/// its types (found in `types` by scope and name). An operation without types is an error
+/// naming it.
+pub fn describe_table(
+    ops: Vec<OpInfo>,
+    types: &Types,
+    classes: fn(Scope) -> &'static [&'static str],
+) -> Result<Vec<OpDescription>, String> {
+    ops.into_iter()
+        .map(|op| {
+            let (_, _, arg_type, returns) = types
+                .iter()
+                .find(|(scope, name, _, _)| *scope == op.scope.as_str() && *name == op.name)
+                .ok_or_else(|| format!("no types for {}", op.name))?;
+            let classes = classes(op.scope);
+            Ok(op.describe(classes, arg_type.clone(), returns.clone()))
+        })
+        .collect()
+}
+
 /// One operation of a table, as data (for the docs, the stubs and the tests).
 #[derive(Debug, Clone)]
 pub struct OpInfo {

@@ -358,4 +358,32 @@ mod tests {
         );
         assert_eq!(v["endpoints"][0][0], "POST");
     }
+
+    #[test]
+    fn a_table_is_described_with_the_types_of_each_operation() {
+        let ops = || {
+            operations()
+                .into_iter()
+                .filter(|o| o.name == "mute")
+                .collect()
+        };
+        let types = vec![("both", "mute", Some("bool".into()), "None".into())];
+        let d =
+            crate::operation::describe_table(ops(), &types, crate::operation::Scope::media_classes)
+                .unwrap();
+        assert_eq!(
+            (
+                d[0].classes,
+                d[0].arg_type.as_deref(),
+                d[0].returns.as_str()
+            ),
+            (&["MediaPlayer", "Layer"][..], Some("bool"), "None")
+        );
+        let none = crate::operation::describe_table(
+            ops(),
+            &Vec::new(),
+            crate::operation::Scope::media_classes,
+        );
+        assert_eq!(none.unwrap_err(), "no types for mute");
+    }
 }

@@ -26,11 +26,8 @@ pub fn ident(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Ident> {
     if obj.is_instance_of::<PyString>() {
         return Ok(Ident::Name(obj.extract::<String>()?));
     }
-    match int_arg(
-        obj,
-        arg,
-        "an identifier; pass an int index, a name or a UUID",
-    )? {
+    let not_a = "an identifier; pass an int index, a name or a UUID";
+    match int_arg(obj, arg, not_a)? {
         Some(i) => Ok(Ident::Index(i64_of(&i, arg)?)),
         None => Err(expected(arg, "an int index, a name or a UUID string", obj)),
     }
@@ -72,9 +69,8 @@ fn int_arg<'py>(
 ) -> PyResult<Option<Bound<'py, PyInt>>> {
     let numpy_bool = || !obj.is_instance_of::<PyInt>() && obj.extract::<bool>().is_ok();
     if obj.is_instance_of::<PyBool>() || numpy_bool() {
-        return Err(PyValueError::new_err(format!(
-            "{arg}: a bool is not {not_a}"
-        )));
+        let message = format!("{arg}: a bool is not {not_a}");
+        return Err(PyValueError::new_err(message));
     }
     match obj.cast::<PyInt>() {
         Ok(i) => Ok(Some(i.clone())),
@@ -83,11 +79,9 @@ fn int_arg<'py>(
 }
 
 fn i64_of(i: &Bound<'_, PyInt>, arg: &str) -> PyResult<i64> {
-    i.extract::<i64>().map_err(|_| {
-        PyValueError::new_err(format!(
-            "{arg}: the int is out of range (-2**63 to 2**63-1)"
-        ))
-    })
+    let message = || format!("{arg}: the int is out of range (-2**63 to 2**63-1)");
+    i.extract::<i64>()
+        .map_err(|_| PyValueError::new_err(message()))
 }
 
 /// A flag argument: `True` or `False` (numpy's bool too); an int is refused.
@@ -174,53 +168,6 @@ pub const request_path: Reader<String> = |o| text(o, "path");
 pub const field: Reader<String> = |o| text(o, "field");
 pub const mode: Reader<String> = |o| text(o, "mode");
 
-/// A text argument, or the text a model of class `M` carries (`pick`).
-pub(crate) fn text_or<M: Wrapped>(
-    obj: &Bound<'_, PyAny>,
-    arg: &str,
-    pick: impl Fn(&M) -> Option<String>,
-) -> PyResult<String> {
-    if obj.is_instance_of::<PyString>() {
-        return obj.extract();
-    }
-    match obj.cast::<M::Class>() {
-        Ok(m) => pick(M::of(m.get())).ok_or_else(|| {
-            PyValueError::new_err(format!("{arg}: this {} carries no value to send", M::NAME))
-        }),
-        Err(_) => Err(expected(arg, &format!("a str or a {}", M::NAME), obj)),
-    }
-}
-
-/// An effect to send: an `Effect` (its documented fields) or a dict with a `uuid`.
-pub(crate) fn effect_arg(obj: &Bound<'_, PyAny>) -> PyResult<Map<String, Value>> {
-    if let Ok(e) = obj.cast::<PyEffect>() {
-        return Ok(ep::effect_fields(&e.get().inner));
-    }
-    if !obj.is_instance_of::<PyDict>() {
-        return Err(expected(
-            "effect",
-            "an Effect or a dict with a \"uuid\"",
-            obj,
-        ));
-    }
-    match py_to_json(obj, "effect")? {
-        Value::Object(m) => Ok(m),
-        _ => Err(PyTypeError::new_err("effect: expected a dict")),
-    }
-}
-
-/// A layer blend to send: a `LayerBlend` or a dict `{"type": ..., "base": {...}}`.
-pub(crate) fn blend_arg(obj: &Bound<'_, PyAny>) -> PyResult<BlendSpec> {
-    if let Ok(b) = obj.cast::<PyLayerBlend>() {
-        return BlendSpec::from_model("blend", &b.get().inner).map_err(PyErr::from);
-    }
-    if !obj.is_instance_of::<PyDict>() {
-        let what = "a LayerBlend or a dict {\"type\": ..., \"base\": {...}}";
-        return Err(expected("blend", what, obj));
-    }
-    BlendSpec::from_value("blend", &py_to_json(obj, "blend")?).map_err(PyErr::from)
-}
-
 /// Query parameters of `request()`: str, int, float or bool values.
 pub(crate) fn params_arg(params: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, String)>> {
     let Some(params) = params else {
@@ -263,9 +210,19 @@ impl FromPyArg for Number {
     }
 }
 
+/// A text argument, or the text a model of the kind's class carries.
 impl<K: LabelOf<Model: Wrapped>> FromPyArg for K {
     fn from_py(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<String> {
-        text_or(obj, arg, K::pick)
+        if obj.is_instance_of::<PyString>() {
+            return obj.extract();
+        }
+        let model = <K::Model as crate::media::Model>::NAME;
+        match obj.cast::<<K::Model as Wrapped>::Class>() {
+            Ok(m) => K::pick(K::Model::of(m.get())).ok_or_else(|| {
+                PyValueError::new_err(format!("{arg}: this {model} carries no value to send"))
+            }),
+            Err(_) => Err(expected(arg, &format!("a str or a {model}"), obj)),
+        }
     }
     fn py_type() -> String {
         format!("str | {}", <K::Model as crate::media::Model>::NAME)
@@ -274,28 +231,44 @@ impl<K: LabelOf<Model: Wrapped>> FromPyArg for K {
 
 impl<K: FromPyArg> FromPyArg for OrNone<K> {
     fn from_py(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<Option<K::Value>> {
-        if obj.is_none() {
-            return Ok(None);
-        }
-        K::from_py(obj, arg).map(Some)
+        optional(obj, arg, K::from_py)
     }
     fn py_type() -> String {
         format!("{} | None", K::py_type())
     }
 }
 
+/// An effect to send: an `Effect` (its documented fields) or a dict with a `uuid`.
 impl FromPyArg for EffectArg {
     fn from_py(obj: &Bound<'_, PyAny>, _: &str) -> PyResult<Map<String, Value>> {
-        effect_arg(obj)
+        if let Ok(e) = obj.cast::<PyEffect>() {
+            return Ok(ep::effect_fields(&e.get().inner));
+        }
+        if !obj.is_instance_of::<PyDict>() {
+            let what = "an Effect or a dict with a \"uuid\"";
+            return Err(expected("effect", what, obj));
+        }
+        match py_to_json(obj, "effect")? {
+            Value::Object(m) => Ok(m),
+            _ => Err(PyTypeError::new_err("effect: expected a dict")),
+        }
     }
     fn py_type() -> String {
         "Effect | dict[str, Any]".into()
     }
 }
 
+/// A layer blend to send: a `LayerBlend` or a dict `{"type": ..., "base": {...}}`.
 impl FromPyArg for BlendArg {
     fn from_py(obj: &Bound<'_, PyAny>, _: &str) -> PyResult<BlendSpec> {
-        blend_arg(obj)
+        if let Ok(b) = obj.cast::<PyLayerBlend>() {
+            return BlendSpec::from_model("blend", &b.get().inner).map_err(PyErr::from);
+        }
+        if !obj.is_instance_of::<PyDict>() {
+            let what = "a LayerBlend or a dict {\"type\": ..., \"base\": {...}}";
+            return Err(expected("blend", what, obj));
+        }
+        BlendSpec::from_value("blend", &py_to_json(obj, "blend")?).map_err(PyErr::from)
     }
     fn py_type() -> String {
         "LayerBlend | dict[str, Any]".into()
@@ -315,18 +288,11 @@ pub(crate) fn connection_dict<'py>(
     allowed: &[&str],
 ) -> PyResult<Bound<'py, PyAny>> {
     for key in dict.keys() {
-        let key: String = key.extract().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "{arg}: the dict's keys must be strings ({})",
-                allowed.join(", ")
-            ))
+        let key: Option<String> = key.extract().ok();
+        crate::json::known_key(arg, key.as_deref(), allowed).map_err(|e| match key {
+            Some(_) => PyValueError::new_err(e),
+            None => PyTypeError::new_err(e),
         })?;
-        if !allowed.contains(&key.as_str()) {
-            return Err(PyValueError::new_err(format!(
-                "{arg}: unknown key {key:?} (expected {})",
-                allowed.join(", ")
-            )));
-        }
     }
     dict.get_item("url")?
         .ok_or_else(|| PyValueError::new_err(format!("{arg}: the dict has no \"url\"")))

@@ -4,10 +4,9 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use pyo3::IntoPyObjectExt;
 
 use super::args::{self, ident, params_arg};
-use super::convert::{expected, hash_of, py_to_json, repr_of, Reply};
+use super::convert::{expected, py_to_json, repr_of, Reply};
 use super::errors::to_pyerr;
 use super::layer::PyLayer;
 use crate::error::{Delivery, Result};
@@ -19,7 +18,8 @@ use crate::media::builders::Confirmable;
 /// the arguments of the `MediaPlayer` and `Layer` method of the same name (`layer` first for a
 /// layer's command; `None` for the workspace where both exist), `confirm` included, or through
 /// `showctl.cmd`.
-#[pyclass(module = "showctl._core", name = "Command", frozen)]
+#[pyclass(module = "showctl._core", name = "Command", frozen, eq, hash)]
+#[derive(PartialEq, Hash)]
 pub struct PyCommand {
     pub(crate) job: Confirmable,
 }
@@ -55,19 +55,6 @@ impl PyCommand {
     #[getter]
     fn confirm(&self) -> bool {
         self.job.expect.is_some()
-    }
-
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let py = other.py();
-        match other.cast::<PyCommand>() {
-            Ok(o) => (self.job == o.get().job).into_py_any(py),
-            Err(_) => Ok(py.NotImplemented()),
-        }
-    }
-
-    /// The hash of what `==` compares (the request, and whether it is read back).
-    fn __hash__(&self) -> u64 {
-        hash_of(&self.job)
     }
 
     fn __repr__(&self) -> String {

@@ -28,6 +28,7 @@ use pyo3::types::{
 use pyo3::{IntoPyObjectExt, PyClass};
 use serde_json::{Map, Number, Value};
 
+pub use crate::json::hash_of;
 use crate::json::{build, too_deep, Builder, Unsendable};
 use crate::media::{LayerList, Model};
 
@@ -67,14 +68,6 @@ pub fn as_index<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Option<Bound<'py, PyIn
 pub fn is_real(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
     let real = REAL.import(obj.py(), "numbers", "Real")?;
     obj.is_instance(real)
-}
-
-/// `__hash__` of a class whose `==` compares `data`.
-pub fn hash_of<T: std::hash::Hash + ?Sized>(data: &T) -> u64 {
-    use std::hash::Hasher;
-    let mut h = std::hash::DefaultHasher::new();
-    data.hash(&mut h);
-    h.finish()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -346,8 +339,7 @@ fn finite(f: f64) -> Result<Value, Why> {
 
 /// Any serializable core value (a report, a view) as plain Python objects, through its JSON.
 pub fn serialize_to_py<T: serde::Serialize>(py: Python<'_>, v: &T) -> PyResult<Py<PyAny>> {
-    let value = serde_json::to_value(v)
-        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    let value = serde_json::to_value(v).map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(json_to_py(py, &value)?.unbind())
 }
 
@@ -485,13 +477,11 @@ impl Reply for Option<Value> {
 /// `items` as an instance of the `showctl._lists` class `class` (a `list` subclass with a
 /// Jupyter display), or as they are for `None`.
 fn listed(py: Python<'_>, class: Option<&str>, items: Py<PyAny>) -> PyResult<Py<PyAny>> {
-    match class {
-        Some(name) => {
-            let cls = py.import("showctl._lists")?.getattr(name)?;
-            Ok(cls.call1((items,))?.unbind())
-        }
-        None => Ok(items),
-    }
+    let Some(name) = class else {
+        return Ok(items);
+    };
+    let cls = py.import("showctl._lists")?.getattr(name)?;
+    Ok(cls.call1((items,))?.unbind())
 }
 
 impl Reply for LayerList {
@@ -527,10 +517,7 @@ impl<M: Wrapped + Send + Sync + 'static> Reply for Vec<Arc<M>> {
         listed(py, M::LIST_CLASS, self.attr(py)?)
     }
     fn py_type() -> String {
-        match M::LIST_CLASS {
-            Some(name) => name.into(),
-            None => format!("list[{}]", M::NAME),
-        }
+        M::LIST_CLASS.map_or_else(|| format!("list[{}]", M::NAME), String::from)
     }
 }
 
@@ -575,10 +562,7 @@ pub(crate) fn dataclass_repr(
 pub(crate) fn repr_of(obj: &Bound<'_, PyAny>, fields: &[&str]) -> PyResult<String> {
     let values = fields
         .iter()
-        .map(|f| {
-            let f = f.trim_start_matches("r#");
-            Ok((f, obj.getattr(f)?.unbind()))
-        })
+        .map(|f| Ok((*f, obj.getattr(f.trim_start_matches("r#"))?.unbind())))
         .collect::<PyResult<Vec<_>>>()?;
     dataclass_repr(obj.py(), &obj.get_type().name()?.to_cow()?, &values)
 }

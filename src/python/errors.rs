@@ -21,9 +21,8 @@ fn exception(py: Python<'_>, err: &Error) -> PyResult<PyErr> {
         kwargs.set_item(name, value)?;
     }
     let class = py.import("showctl.exceptions")?.getattr(class)?;
-    Ok(PyErr::from_value(
-        class.call((raised.message,), Some(&kwargs))?,
-    ))
+    let exception = class.call((raised.message,), Some(&kwargs))?;
+    Ok(PyErr::from_value(exception))
 }
 
 /// Convert a core error into the matching Python exception.

@@ -6,7 +6,7 @@
 
 use std::future::Future;
 
-use pyo3::exceptions::{PyAttributeError, PyTypeError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
@@ -78,15 +78,14 @@ pub(crate) fn awaitable<'py, C: Clone, J: Job<C>>(
     rt::spawn(py, job.run(client.clone()), |py, v: J::Out| v.into_py(py))
 }
 
-/// The Python types of each operation of a table: (scope, name, argument type, return type).
-pub(crate) type Types = Vec<(&'static str, &'static str, Option<String>, String)>;
+pub(crate) use crate::operation::Types;
 
 /// An `_async` method: the native function (its job made and handed to asyncio at the call, so
 /// bad arguments raise there, before anything is awaited), seen by `inspect` as the `async def`
 /// of the stubs. A class attribute, made by `#[twins]` and `operation_table!`
 /// (`#[classattr]`). `inspect.iscoroutinefunction` reads, on the twin or its bound method,
-/// what it reads of a function: `__code__` with the `CO_COROUTINE` flag (CPython 3.10, 3.11),
-/// or the mark of `inspect.markcoroutinefunction` (3.12 and later, read when asked).
+/// what it reads of a function-like object (CPython 3.10 and later): `__code__` with the
+/// `CO_COROUTINE` flag, with `__name__`, `__defaults__`, `__kwdefaults__` and `__annotations__`.
 /// `inspect.signature` and `help()` follow `__wrapped__` to the native function's
 /// `__text_signature__`. Each coroutine it returns is named after the class and method, so a
 /// forgotten `await` warns "coroutine 'Layer.set_opacity_async' was never awaited".
@@ -97,32 +96,9 @@ pub(crate) struct AsyncTwin {
     qualname: Py<PyAny>,
 }
 
-/// The Python half of the twins: a coroutine function's code object, and the mark of
-/// `inspect.markcoroutinefunction` (imported only when asked: importing `inspect` costs
-/// `import showctl` about 6 ms).
-const TWIN_HELPERS: &std::ffi::CStr = c"async def coroutine():
-    \"\"\"Only its code object is used: it carries the CO_COROUTINE flag.\"\"\"
-
-def mark():
-    import inspect
-    if not hasattr(inspect, \"markcoroutinefunction\"):
-        return None
-    return vars(inspect.markcoroutinefunction(lambda: None))[\"_is_coroutine_marker\"]
-";
-
-static HELPERS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
-static MARK: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+/// The code object of a coroutine function (it carries the `CO_COROUTINE` flag).
+static CODE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static METHOD_TYPE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-
-fn helpers(py: Python<'_>) -> PyResult<&Bound<'_, PyModule>> {
-    HELPERS
-        .get_or_try_init(py, || {
-            let code =
-                PyModule::from_code(py, TWIN_HELPERS, c"showctl/_twin.py", c"showctl._twin")?;
-            Ok(code.unbind())
-        })
-        .map(|m| m.bind(py))
-}
 
 impl AsyncTwin {
     /// The twin of `native` (a function taking the instance first, or a method of a base
@@ -135,7 +111,11 @@ impl AsyncTwin {
         let owner = owner.name()?;
         let name = native.getattr(intern!(py, "__name__"))?;
         let qualname = PyString::new(py, &format!("{owner}.{name}"));
-        let code = helpers(py)?.getattr("coroutine")?.getattr("__code__")?;
+        let code = CODE.get_or_try_init(py, || {
+            let source = c"async def coroutine(): pass";
+            let module = PyModule::from_code(py, source, c"showctl/_twin.py", c"showctl._twin")?;
+            Ok::<_, PyErr>(module.getattr("coroutine")?.getattr("__code__")?.unbind())
+        })?;
         let twin = Bound::new(
             py,
             AsyncTwin {
@@ -189,10 +169,8 @@ impl AsyncTwin {
         args: &Bound<'py, PyTuple>,
         kwargs: Option<&Bound<'py, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let coroutine = match self.native.bind(py).call(args, kwargs) {
-            Ok(coroutine) => coroutine,
-            Err(e) => return Err(self.named(py, e)),
-        };
+        let call = self.native.bind(py).call(args, kwargs);
+        let coroutine = call.map_err(|e| self.named(py, e))?;
         coroutine.setattr(intern!(py, "__name__"), self.name.bind(py))?;
         coroutine.setattr(intern!(py, "__qualname__"), self.qualname.bind(py))?;
         Ok(coroutine)
@@ -212,17 +190,6 @@ impl AsyncTwin {
             }
             _ => Ok(slf.into_any().unbind()),
         }
-    }
-
-    /// `_is_coroutine_marker`, read by `inspect.iscoroutinefunction` on CPython 3.12+.
-    fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
-        if name != "_is_coroutine_marker" {
-            return Err(PyAttributeError::new_err(name.to_string()));
-        }
-        let mark = MARK.get_or_try_init(py, || {
-            Ok::<_, PyErr>(helpers(py)?.getattr("mark")?.call0()?.unbind())
-        })?;
-        Ok(mark.clone_ref(py))
     }
 
     fn __repr__(&self, py: Python<'_>) -> String {
