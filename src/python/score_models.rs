@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{IntoPyDict, PyList, PyString, PyType};
+use pyo3::types::{IntoPyDict, PyDict, PyList, PyString, PyType};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
@@ -83,10 +83,8 @@ impl PyScoreRecord {
 
     /// The value under a wire field name, as sent.
     fn __getitem__<'py>(&self, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        match lookup(&self.rec, key) {
-            Some(v) => json_to_py(key.py(), v),
-            None => Err(PyKeyError::new_err(key.clone().unbind())),
-        }
+        let value = lookup(&self.rec, key).ok_or_else(|| PyKeyError::new_err(key.clone().unbind()));
+        json_to_py(key.py(), value?)
     }
 
     fn __contains__(&self, key: &Bound<'_, PyAny>) -> bool {
@@ -111,10 +109,9 @@ impl PyScoreRecord {
         key: &Bound<'py, PyAny>,
         default: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let py = key.py();
         match lookup(&self.rec, key) {
-            Some(v) => json_to_py(py, v),
-            None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
+            Some(v) => json_to_py(key.py(), v),
+            None => Ok(default.unwrap_or_else(|| key.py().None().into_bound(key.py()))),
         }
     }
 
@@ -168,9 +165,7 @@ impl PyScoreRecord {
 
     /// The sport-independent view: teams (name, score as int), period, possession, extras.
     fn view(&self) -> PyScoreView {
-        PyScoreView {
-            view: self.rec.view(),
-        }
+        PyScoreView(self.rec.view())
     }
 
     /// A compact scoreboard table for Jupyter: team rows by score fields, escaped.
@@ -225,15 +220,9 @@ pub struct CustomScore {}
 impl CustomScore {
     /// The games (`game1`, `game2`, … in order), each a dict of its properties as text.
     #[getter]
-    fn games<'py>(slf: PyRef<'py, Self>) -> PyResult<Bound<'py, PyList>> {
-        let py = slf.py();
+    fn games<'py>(slf: PyRef<'py, Self>) -> PyResult<Vec<Bound<'py, PyDict>>> {
         let games = slf.as_super().rec.games().into_iter();
-        PyList::new(
-            py,
-            games
-                .map(|g| g.into_py_dict(py))
-                .collect::<PyResult<Vec<_>>>()?,
-        )
+        games.map(|g| g.into_py_dict(slf.py())).collect()
     }
 }
 
