@@ -15,6 +15,7 @@ use super::convert::{json_to_py, py_to_json, Reply};
 use super::score_view::PyScoreView;
 use crate::score::board::Display;
 pub use crate::score::sports::classes::*;
+use crate::score::sports::mismatch;
 use crate::score::ScoreRecord;
 
 /// The live score record of the active game.
@@ -126,8 +127,7 @@ impl PyScoreRecord {
     /// of an unknown sport has only the first three), as the media models do.
     #[pyo3(signature = (mode = "wire"))]
     fn to_dict<'py>(slf: &Bound<'py, Self>, mode: &str) -> PyResult<Bound<'py, PyAny>> {
-        let py = slf.py();
-        let rec = &slf.get().rec;
+        let (py, rec) = (slf.py(), &slf.get().rec);
         if super::models::python_mode(mode)? {
             let names = rec.attr_names();
             return Ok(super::models::python_dict(slf.as_any(), &names)?.into_bound(py));
@@ -144,12 +144,8 @@ impl PyScoreRecord {
         let rec = ScoreRecord::from_value(py_to_json(data, "data")?)
             .map_err(|e| PyValueError::new_err(format!("data: {e}")))?;
         let record = score_to_py(py, rec)?;
-        if let Some(sport) = other_sport(record.bind(py), cls)? {
-            return Err(PyValueError::new_err(format!(
-                "data: {sport}: {}.from_dict() reads only its own sport's records \
-                 (ScoreRecord.from_dict() reads any)",
-                cls.name()?
-            )));
+        if let Some(message) = other_sport(record.bind(py), cls, None)? {
+            return Err(PyValueError::new_err(message));
         }
         Ok(record)
     }
@@ -186,21 +182,24 @@ impl PyScoreRecord {
     }
 }
 
-/// When `cls` is a sport's class and `record` is not of it: what the record's sport is, for
-/// the message (`None` when `cls` is `ScoreRecord` itself, or the record's class).
+/// When `cls` is a sport's class and `record` is not of it: the refusal, naming what the
+/// record's sport is (`None` when `cls` is `ScoreRecord` itself, or the record's class); `url`
+/// as in [`mismatch`].
 pub(crate) fn other_sport(
     record: &Bound<'_, PyAny>,
     cls: &Bound<'_, PyType>,
+    url: Option<&str>,
 ) -> PyResult<Option<String>> {
     let py = record.py();
     if cls.is(py.get_type::<PyScoreRecord>()) || record.get_type().is(cls) {
         return Ok(None);
     }
     let mode = record.cast::<PyScoreRecord>()?.get().rec.sport_mode();
-    Ok(Some(match mode {
+    let found = match mode {
         Some(m) => format!("the record's sportMode is {}", m.into_pyobject(py)?.repr()?),
         None => "the record has no sportMode".to_string(),
-    }))
+    };
+    Ok(Some(mismatch(&found, &cls.name()?.to_cow()?, url)))
 }
 
 /// Rebuild a record from its JSON text (used by pickle).
