@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{IntoPyDict, PyList, PyString, PyType};
+use pyo3::types::{IntoPyDict, PyDict, PyList, PyString, PyType};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
@@ -15,6 +15,7 @@ use super::convert::{json_to_py, py_to_json, Reply};
 use super::score_view::PyScoreView;
 use crate::score::board::Display;
 pub use crate::score::sports::classes::*;
+use crate::score::sports::mismatch;
 use crate::score::ScoreRecord;
 
 /// The live score record of the active game.
@@ -83,10 +84,8 @@ impl PyScoreRecord {
 
     /// The value under a wire field name, as sent.
     fn __getitem__<'py>(&self, key: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
-        match lookup(&self.rec, key) {
-            Some(v) => json_to_py(key.py(), v),
-            None => Err(PyKeyError::new_err(key.clone().unbind())),
-        }
+        let value = lookup(&self.rec, key).ok_or_else(|| PyKeyError::new_err(key.clone().unbind()));
+        json_to_py(key.py(), value?)
     }
 
     fn __contains__(&self, key: &Bound<'_, PyAny>) -> bool {
@@ -111,10 +110,9 @@ impl PyScoreRecord {
         key: &Bound<'py, PyAny>,
         default: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let py = key.py();
         match lookup(&self.rec, key) {
-            Some(v) => json_to_py(py, v),
-            None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
+            Some(v) => json_to_py(key.py(), v),
+            None => Ok(default.unwrap_or_else(|| key.py().None().into_bound(key.py()))),
         }
     }
 
@@ -129,8 +127,7 @@ impl PyScoreRecord {
     /// of an unknown sport has only the first three), as the media models do.
     #[pyo3(signature = (mode = "wire"))]
     fn to_dict<'py>(slf: &Bound<'py, Self>, mode: &str) -> PyResult<Bound<'py, PyAny>> {
-        let py = slf.py();
-        let rec = &slf.get().rec;
+        let (py, rec) = (slf.py(), &slf.get().rec);
         if super::models::python_mode(mode)? {
             let names = rec.attr_names();
             return Ok(super::models::python_dict(slf.as_any(), &names)?.into_bound(py));
@@ -147,12 +144,8 @@ impl PyScoreRecord {
         let rec = ScoreRecord::from_value(py_to_json(data, "data")?)
             .map_err(|e| PyValueError::new_err(format!("data: {e}")))?;
         let record = score_to_py(py, rec)?;
-        if let Some(sport) = other_sport(record.bind(py), cls)? {
-            return Err(PyValueError::new_err(format!(
-                "data: {sport}: {}.from_dict() reads only its own sport's records \
-                 (ScoreRecord.from_dict() reads any)",
-                cls.name()?
-            )));
+        if let Some(message) = other_sport(record.bind(py), cls, None)? {
+            return Err(PyValueError::new_err(message));
         }
         Ok(record)
     }
@@ -168,9 +161,7 @@ impl PyScoreRecord {
 
     /// The sport-independent view: teams (name, score as int), period, possession, extras.
     fn view(&self) -> PyScoreView {
-        PyScoreView {
-            view: self.rec.view(),
-        }
+        PyScoreView(self.rec.view())
     }
 
     /// A compact scoreboard table for Jupyter: team rows by score fields, escaped.
@@ -191,21 +182,24 @@ impl PyScoreRecord {
     }
 }
 
-/// When `cls` is a sport's class and `record` is not of it: what the record's sport is, for
-/// the message (`None` when `cls` is `ScoreRecord` itself, or the record's class).
+/// When `cls` is a sport's class and `record` is not of it: the refusal, naming what the
+/// record's sport is (`None` when `cls` is `ScoreRecord` itself, or the record's class); `url`
+/// as in [`mismatch`].
 pub(crate) fn other_sport(
     record: &Bound<'_, PyAny>,
     cls: &Bound<'_, PyType>,
+    url: Option<&str>,
 ) -> PyResult<Option<String>> {
     let py = record.py();
     if cls.is(py.get_type::<PyScoreRecord>()) || record.get_type().is(cls) {
         return Ok(None);
     }
     let mode = record.cast::<PyScoreRecord>()?.get().rec.sport_mode();
-    Ok(Some(match mode {
+    let found = match mode {
         Some(m) => format!("the record's sportMode is {}", m.into_pyobject(py)?.repr()?),
         None => "the record has no sportMode".to_string(),
-    }))
+    };
+    Ok(Some(mismatch(&found, &cls.name()?.to_cow()?, url)))
 }
 
 /// Rebuild a record from its JSON text (used by pickle).
@@ -225,15 +219,9 @@ pub struct CustomScore {}
 impl CustomScore {
     /// The games (`game1`, `game2`, … in order), each a dict of its properties as text.
     #[getter]
-    fn games<'py>(slf: PyRef<'py, Self>) -> PyResult<Bound<'py, PyList>> {
-        let py = slf.py();
+    fn games<'py>(slf: PyRef<'py, Self>) -> PyResult<Vec<Bound<'py, PyDict>>> {
         let games = slf.as_super().rec.games().into_iter();
-        PyList::new(
-            py,
-            games
-                .map(|g| g.into_py_dict(py))
-                .collect::<PyResult<Vec<_>>>()?,
-        )
+        games.map(|g| g.into_py_dict(slf.py())).collect()
     }
 }
 

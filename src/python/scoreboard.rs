@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::types::{IntoPyDict, PyType};
+use pyo3::types::{PyDict, PyType};
 use showctl_macros::twins;
 
 use super::args;
@@ -134,18 +134,14 @@ impl Reply for TypedRecord {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         let (cls, url) = (self.cls.bind(py), &self.url);
         let record = score_to_py(py, self.record)?;
-        let Some(sport) = other_sport(record.bind(py), cls)? else {
+        let Some(message) = other_sport(record.bind(py), cls, Some(url))? else {
             return Ok(record);
         };
-        let name = cls.name()?.to_string();
-        let message = format!("GET {url}: {sport}, not {}", name.trim_end_matches("Score"));
-        let kwargs = [
-            ("expected", cls.clone().into_any()),
-            ("record", record.into_bound(py)),
-            ("method", "GET".into_pyobject(py)?.into_any()),
-            ("url", url.into_pyobject(py)?.into_any()),
-        ]
-        .into_py_dict(py)?;
+        let kwargs = PyDict::new(py);
+        kwargs.set_item("expected", cls)?;
+        kwargs.set_item("record", record)?;
+        kwargs.set_item("method", "GET")?;
+        kwargs.set_item("url", url)?;
         let exc = py
             .import("showctl.exceptions")?
             .getattr("SportMismatchError")?

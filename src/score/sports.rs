@@ -188,6 +188,22 @@ impl Sport {
     }
 }
 
+/// The refusal when a record of another sport (`found`: what the record's sport is) is given
+/// to the record class `class`: read by `Scoreboard.scores_as` from `url`, or (no `url`) given
+/// to `class.from_dict`.
+pub fn mismatch(found: &str, class: &str, url: Option<&str>) -> String {
+    match url {
+        Some(url) => format!(
+            "GET {url}: {found}, not {}",
+            class.trim_end_matches("Score")
+        ),
+        None => format!(
+            "data: {found}: {class}.from_dict() reads only its own sport's records \
+             (ScoreRecord.from_dict() reads any)"
+        ),
+    }
+}
+
 /// Each sport's record class as the stubs declare it: its name and, per attribute in order,
 /// its stub type.
 pub fn stub_classes() -> Vec<(String, Vec<(&'static str, &'static str)>)> {
@@ -227,6 +243,20 @@ mod tests {
             ("team_one_line_score", "list[str | None]")
         );
         assert!(classes[9].1.is_empty());
+    }
+
+    #[test]
+    fn mismatch_names_the_class_asked_for_and_what_was_read() {
+        let found = "the record's sportMode is 'Hockey'";
+        assert_eq!(
+            mismatch(found, "BasketballScore", Some("http://h/data/scores")),
+            "GET http://h/data/scores: the record's sportMode is 'Hockey', not Basketball"
+        );
+        assert_eq!(
+            mismatch(found, "BasketballScore", None),
+            "data: the record's sportMode is 'Hockey': BasketballScore.from_dict() reads only \
+             its own sport's records (ScoreRecord.from_dict() reads any)"
+        );
     }
 
     #[test]
