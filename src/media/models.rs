@@ -45,14 +45,14 @@ pub trait Model: Sized {
 
 /// Whether `to_dict(mode)` gives the Python form (`"python"`: attribute names and values) or
 /// the wire form (`"wire"`: the JSON as sent); anything else is refused, naming `mode`.
-pub fn python_mode(mode: &str) -> Result<bool, String> {
+pub fn python_mode(mode: &str) -> crate::Result<bool> {
     match mode {
         "wire" => Ok(false),
         "python" => Ok(true),
-        other => Err(format!(
+        other => Err(crate::Error::invalid(format!(
             "mode: must be \"wire\" (the JSON as sent) or \"python\" (attribute names and \
              values), got {other:?}"
-        )),
+        ))),
     }
 }
 
@@ -401,10 +401,10 @@ mod tests {
 
     #[test]
     fn to_dict_modes() {
-        assert_eq!(python_mode("wire"), Ok(false));
-        assert_eq!(python_mode("python"), Ok(true));
+        assert!(!python_mode("wire").unwrap());
+        assert!(python_mode("python").unwrap());
         assert_eq!(
-            python_mode("json").unwrap_err(),
+            python_mode("json").unwrap_err().to_string(),
             "mode: must be \"wire\" (the JSON as sent) or \"python\" (attribute names and \
              values), got \"json\""
         );

@@ -8,7 +8,6 @@ use pyo3::pyclass::boolean_struct::True;
 use pyo3::{IntoPyObjectExt, PyClass};
 use serde_json::Value;
 
-use pyo3::exceptions::PyValueError;
 use pyo3::types::{PyDict, PyList};
 
 use super::convert::{html, json_to_py, Attr, Wrapped};
@@ -25,12 +24,6 @@ impl Attr for VariableBase {
     fn py_type() -> String {
         "FloatBase | ColorBase | dict[str, Any] | None".into()
     }
-}
-
-/// Whether `to_dict(mode)` gives the Python form (see the core's `python_mode`); a bad `mode` is
-/// a `ValueError`.
-pub(crate) fn python_mode(mode: &str) -> PyResult<bool> {
-    crate::media::models::python_mode(mode).map_err(PyValueError::new_err)
 }
 
 /// `to_dict(mode="python")` of a model: its attributes by name, each as `python_value` gives it.
@@ -77,7 +70,7 @@ pub(crate) fn to_dict<C: ModelClass>(
     mode: &str,
     fields: &[&str],
 ) -> PyResult<Py<PyAny>> {
-    if python_mode(mode)? {
+    if crate::media::models::python_mode(mode)? {
         return python_dict(slf.as_any(), fields);
     }
     let raw = Value::Object(slf.get().model().raw().clone());
