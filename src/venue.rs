@@ -129,7 +129,8 @@ pub fn load(path: &Path, env: Env<'_>) -> Result<Venue> {
 /// The venue from exactly one of a file (`file`) or data (`sources`, the file's `[sources.*]`
 /// tables, with `defaults`, its `[defaults]` table), the data made JSON by `json` (which names
 /// the argument in a refusal) only when used. `interval`: the default time between polls of
-/// every source that sets none, put in `defaults` (the caller has refused one set there too).
+/// every source that sets none, put in `defaults` (refused when `defaults` sets one too: one
+/// of them would be ignored).
 pub fn of_file_or_data<S, E: From<Error>>(
     file: Option<PathBuf>,
     sources: Option<S>,
@@ -154,6 +155,12 @@ pub fn of_file_or_data<S, E: From<Error>>(
             if let Some(every) = interval {
                 let d = defaults.get_or_insert_with(|| Value::Object(Map::new()));
                 if let Value::Object(d) = d {
+                    if d.contains_key("interval") {
+                        return Err(Error::invalid(
+                            "interval: given both as interval= and in defaults=: keep one",
+                        )
+                        .into());
+                    }
                     d.insert("interval".into(), every.into());
                 }
             }

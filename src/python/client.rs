@@ -3,14 +3,20 @@
 //! `extends` it and hands it its core client (a [`Closer`]); its own methods are written
 //! in its file or come from an operation table.
 
+use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
+use showctl_macros::twins;
 
-use super::{probe, rt};
+use super::ops::{Handle, Work};
+use super::rt;
 use crate::client::Closer;
+use crate::error::Result;
+use crate::probe::{self, Report};
+use crate::record::{self, Recorded};
 
 /// The base of the client classes (`MediaPlayer`, `Scoreboard`): options, closing and the
 /// context managers.
@@ -27,6 +33,14 @@ impl PyClient {
     }
 }
 
+impl Handle for PyClient {
+    type Client = ();
+    fn client(&self) -> &() {
+        &()
+    }
+}
+
+#[twins]
 #[pymethods]
 impl PyClient {
     /// The base URL of the API (`scheme://host:port/api/0`).
@@ -73,36 +87,23 @@ impl PyClient {
     /// reachability, HTTP or HTTPS, the certificate and the exact `tls_fingerprint=` to pin
     /// it, the key, every documented read with its status, time and variant, counts, and a
     /// verdict.
-    fn probe(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        probe::probe(py, self.inner.transport().clone(), self.inner.app())
-    }
-
-    /// A read-only pre-show check (GET requests only, each sent once; no command):
-    /// reachability, HTTP or HTTPS, the certificate and the exact `tls_fingerprint=` to pin
-    /// it, the key, every documented read with its status, time and variant, counts, and a
-    /// verdict.
-    ///
-    /// Awaitable twin.
-    fn probe_async<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        probe::probe_async(py, self.inner.transport().clone(), self.inner.app())
+    #[twin]
+    fn probe(&self) -> PyResult<Work<impl Future<Output = Result<Report>> + Send + 'static>> {
+        let (transport, app) = (self.inner.transport().clone(), self.inner.app());
+        Ok(Work(async move { probe::probe(&transport, app).await }))
     }
 
     /// Record every documented read (GET only) into the new or empty directory `dir`, in the
     /// recording format, with `workspace.json` for `Simulator(workspace=dir)`. Returns the
     /// number of recordings written (a `Recorded`: an `int` whose `.limits` says which bound
     /// of the reads was reached, if any).
-    fn record(&self, py: Python<'_>, dir: PathBuf) -> PyResult<Py<PyAny>> {
-        probe::record(py, self.inner.transport().clone(), self.inner.app(), dir)
-    }
-
-    /// Record every documented read (GET only) into the new or empty directory `dir`, in the
-    /// recording format, with `workspace.json` for `Simulator(workspace=dir)`. Returns the
-    /// number of recordings written (a `Recorded`: an `int` whose `.limits` says which bound
-    /// of the reads was reached, if any).
-    ///
-    /// Awaitable twin.
-    fn record_async<'py>(&self, py: Python<'py>, dir: PathBuf) -> PyResult<Bound<'py, PyAny>> {
-        probe::record_async(py, self.inner.transport().clone(), self.inner.app(), dir)
+    #[twin]
+    fn record(
+        &self,
+        dir: PathBuf,
+    ) -> PyResult<Work<impl Future<Output = Result<Recorded>> + Send + 'static>> {
+        let (transport, app) = (self.inner.transport().clone(), self.inner.app());
+        Ok(Work(async move { record::record(&transport, app, &dir).await }))
     }
 
     fn __enter__(slf: Py<Self>) -> Py<Self> {

@@ -74,26 +74,6 @@ fn item<'py, T: FromPyObjectOwned<'py>>(
     }
 }
 
-/// Refuse `defaults=` beside `interval=` and `sources=` unless a dict without `interval`
-/// (one of them would be ignored).
-fn check_defaults_beside_interval(defaults: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-    let Some(d) = defaults else {
-        return Ok(());
-    };
-    let Ok(d) = d.cast::<PyDict>() else {
-        return Err(PyTypeError::new_err(format!(
-            "defaults: expected a dict, got {}",
-            type_name(d)
-        )));
-    };
-    if d.contains("interval")? {
-        return Err(
-            Error::invalid("interval: given both as interval= and in defaults=: keep one").into(),
-        );
-    }
-    Ok(())
-}
-
 /// One poller serving the media application's transport state and the scoreboard's score to
 /// any number of readers: a page, JSON, XML, CSV, Server-Sent Events and files.
 ///
@@ -168,9 +148,6 @@ impl PyFeed {
                 given(media),
                 given(scoreboard),
             )?;
-            if every.is_some() {
-                check_defaults_beside_interval(defaults)?;
-            }
             let v = super::venue::venue_of(venue, sources, defaults, every)?;
             v.sources.iter().map(SourceSpec::of_venue).collect()
         } else {

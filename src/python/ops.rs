@@ -141,7 +141,10 @@ impl AsyncTwin {
         py: Python<'_>,
         name: &str,
     ) -> PyResult<Py<AsyncTwin>> {
-        let native = py.get_type::<Base>().getattr(name)?;
+        let mut native = py.get_type::<Base>().getattr(name)?;
+        if let Ok(twin) = native.cast::<AsyncTwin>() {
+            native = twin.get().native.bind(py).clone(); // a `#[twin]` of the base
+        }
         AsyncTwin::new(py, native, &py.get_type::<Owner>())
     }
 

@@ -10,8 +10,6 @@
 //! converter here, and its parameter in the `#[new]` of `MediaPlayer` and `Scoreboard` (their
 //! `signature` is what `__text_signature__` shows; a test compares it with [`OPTIONS`]).
 
-use std::path::PathBuf;
-
 use pyo3::prelude::*;
 
 use super::args;
@@ -19,53 +17,26 @@ use crate::error::Result;
 pub(crate) use crate::transport::ClientArgs;
 use crate::transport::{url_env, Config, OPTIONS};
 
-/// The converters of the constructors' `#[pyo3(from_py_with = ...)]`: one per option, the
-/// option named in a refusal (`timeout: expected an int or a float, got str`).
+/// The readers of the constructors' `#[pyo3(from_py_with = ...)]`: one per option, the
+/// option named in a refusal (`timeout: expected an int or a float, got str`). Named after the
+/// options, as `args::port` is after its argument.
+#[allow(non_upper_case_globals)]
 pub(crate) mod convert {
-    use super::*;
+    use super::args::{flag, integer, number, optional, path, text, Reader};
+    use std::path::PathBuf;
 
-    type Conversion<T> = fn(&Bound<'_, PyAny>, &str) -> PyResult<T>;
-
-    fn optional<T>(obj: &Bound<'_, PyAny>, name: &str, f: Conversion<T>) -> PyResult<Option<T>> {
-        if obj.is_none() {
-            return Ok(None);
-        }
-        f(obj, name).map(Some)
-    }
-
-    pub(crate) fn url(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-        optional(obj, "url", args::text)
-    }
-    pub(crate) fn api_key(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-        optional(obj, "api_key", args::text)
-    }
-    pub(crate) fn timeout(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
-        args::number(obj, "timeout")
-    }
-    pub(crate) fn verify(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
-        args::flag(obj, "verify")
-    }
-    pub(crate) fn ca_cert(obj: &Bound<'_, PyAny>) -> PyResult<Option<PathBuf>> {
-        optional(obj, "ca_cert", args::path)
-    }
-    pub(crate) fn tls_fingerprint(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-        optional(obj, "tls_fingerprint", args::text)
-    }
-    pub(crate) fn retries(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
-        args::integer(obj, "retries")
-    }
-    pub(crate) fn retry_commands(obj: &Bound<'_, PyAny>) -> PyResult<bool> {
-        args::flag(obj, "retry_commands")
-    }
-    pub(crate) fn max_body(obj: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
-        optional(obj, "max_body", args::integer)
-    }
-    pub(crate) fn max_connections(obj: &Bound<'_, PyAny>) -> PyResult<i64> {
-        args::integer(obj, "max_connections")
-    }
-    pub(crate) fn confirm_timeout(obj: &Bound<'_, PyAny>) -> PyResult<f64> {
-        args::number(obj, "confirm_timeout")
-    }
+    pub(crate) use super::args::api_key;
+    pub(crate) const url: Reader<Option<String>> = |o| optional(o, "url", text);
+    pub(crate) const timeout: Reader<f64> = |o| number(o, "timeout");
+    pub(crate) const verify: Reader<bool> = |o| flag(o, "verify");
+    pub(crate) const ca_cert: Reader<Option<PathBuf>> = |o| optional(o, "ca_cert", path);
+    pub(crate) const tls_fingerprint: Reader<Option<String>> =
+        |o| optional(o, "tls_fingerprint", text);
+    pub(crate) const retries: Reader<i64> = |o| integer(o, "retries");
+    pub(crate) const retry_commands: Reader<bool> = |o| flag(o, "retry_commands");
+    pub(crate) const max_body: Reader<Option<i64>> = |o| optional(o, "max_body", integer);
+    pub(crate) const max_connections: Reader<i64> = |o| integer(o, "max_connections");
+    pub(crate) const confirm_timeout: Reader<f64> = |o| number(o, "confirm_timeout");
 }
 
 /// The [`Config`] of the options as given (see [`ClientArgs::config`]); also makes the next

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{IntoPyDict, PyBytes, PyDict, PyFloat, PyTuple};
 
 use crate::python::args;
-use crate::python::convert::{json_to_py, py_to_json};
+use crate::python::convert::{json_to_py, py_to_json, serialize_to_py};
 use crate::python::rt;
 use crate::serve::Limits;
 use crate::simulator::{Given, LoadError, Options, Record, Simulator, Workspace};
@@ -83,14 +83,6 @@ fn workspace_from(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Workspace> {
         LoadError::Io(e) => e.into(),
         LoadError::Invalid(e) => e.into(),
     })
-}
-
-/// `Simulator.selection`, as a dict.
-#[derive(IntoPyObject)]
-struct Selection {
-    layer: usize,
-    target: usize,
-    playlist: Option<String>,
 }
 
 /// A stand-in for the media playback and scoreboard applications on a loopback port.
@@ -278,13 +270,8 @@ impl PySimulator {
     /// The selected layer index, the targeted layer index (where untargeted media plays) and
     /// the selected playlist's UUID.
     #[getter]
-    fn selection(&self) -> Selection {
-        let (layer, target, playlist) = self.sim.selection();
-        Selection {
-            layer,
-            target,
-            playlist,
-        }
+    fn selection(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        serialize_to_py(py, &self.sim.selection())
     }
 
     /// Back to the workspace as loaded: state, faults and the request log.

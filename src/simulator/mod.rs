@@ -37,7 +37,7 @@ use crate::error::Error;
 use crate::serve::guard::Guard;
 use crate::serve::{Conn, Limits, Running};
 
-pub use state::{Bad, World};
+pub use state::{Bad, Selection, World};
 pub use workspace::{Given, LoadError, Workspace, DEFAULT_WORKSPACE, WORKSPACE_FILE_NAME};
 
 /// Requests kept in the log (the oldest are dropped beyond this).
@@ -714,7 +714,7 @@ impl Simulator {
     }
 
     /// The selected layer, the targeted layer and the selected playlist's UUID.
-    pub fn selection(&self) -> (usize, usize, Option<String>) {
+    pub fn selection(&self) -> Selection {
         self.shared.apply_due();
         self.shared.world().selection()
     }

@@ -191,7 +191,7 @@ fn trigger_cue_follows_the_selection() {
         ok(&sim, "/trigger/cue/1", None).await;
         let ts = get(&sim, "/transportState/layer/0").await["transportState"].clone();
         assert_eq!(ts["playingMedia"]["name"], "Camera 2");
-        assert_eq!(sim.selection().1, 0);
+        assert_eq!(sim.selection().target, 0);
         // By name, this endpoint answers 400 (field behaviour).
         assert_eq!(
             post(&sim, "/trigger/cue/Camera%201", None).await.status,

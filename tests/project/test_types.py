@@ -197,4 +197,8 @@ def test_a_twins_argument_errors_name_the_method() -> None:
             unknown = rf"^Layer\.{name}\(\) got an unexpected keyword argument 'opacity'$"
             with pytest.raises(TypeError, match=unknown):
                 getattr(layer, name)(opacity=0.5)
+        # A twin of the base class, under the class it is called on.
+        inherited = r"^MediaPlayer\.record_async\(\) missing 1 required positional argument: 'dir'$"
+        with pytest.raises(TypeError, match=inherited):
+            player.record_async()  # type: ignore[call-arg]
         assert sim.requests == []

@@ -15,6 +15,7 @@ mod playlists;
 mod seed;
 mod transport;
 
+pub use playlists::Selection;
 pub use transport::PlaybackClock;
 
 /// A refused request: the simulator answers 400 with this text.

@@ -3,6 +3,17 @@
 use super::*;
 use crate::simulator::answers::{self as answer, to_value, Keyed};
 
+/// What is selected in the workspace (`Simulator.selection`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Selection {
+    /// The selected layer's index.
+    pub layer: usize,
+    /// The targeted layer's index: where untargeted media plays.
+    pub target: usize,
+    /// The selected playlist's UUID.
+    pub playlist: Option<String>,
+}
+
 impl World {
     pub fn playlists_json(&self) -> Value {
         to_value(Keyed("playlist", answer::playlist(&self.playlists)))
@@ -36,12 +47,12 @@ impl World {
     }
 
     /// The selected layer (index), the targeted one and the selected playlist's UUID.
-    pub fn selection(&self) -> (usize, usize, Option<String>) {
-        (
-            self.selected_layer,
-            self.targeted_layer,
-            self.selected_playlist.clone(),
-        )
+    pub fn selection(&self) -> Selection {
+        Selection {
+            layer: self.selected_layer,
+            target: self.targeted_layer,
+            playlist: self.selected_playlist.clone(),
+        }
     }
 
     /// Play a cue: on its configured layer when it has one, else on the targeted layer.
