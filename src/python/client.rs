@@ -1,5 +1,6 @@
 //! The base class of `MediaPlayer` and `Scoreboard`: the client options (`url`, `timeout`,
-//! `closed`), `close()`/`aclose()`, `with` and `async with`, and the repr. A client class
+//! `closed`), `close()`/`aclose()`, `probe()` and `record()` with their twins, `with` and
+//! `async with`, and the repr. A client class
 //! `extends` it and hands it its core client (a [`Closer`]); its own methods are written
 //! in its file or come from an operation table.
 
@@ -103,7 +104,9 @@ impl PyClient {
         dir: PathBuf,
     ) -> PyResult<Work<impl Future<Output = Result<Recorded>> + Send + 'static>> {
         let (transport, app) = (self.inner.transport().clone(), self.inner.app());
-        Ok(Work(async move { record::record(&transport, app, &dir).await }))
+        Ok(Work(
+            async move { record::record(&transport, app, &dir).await },
+        ))
     }
 
     fn __enter__(slf: Py<Self>) -> Py<Self> {

@@ -12,7 +12,7 @@ use showctl_macros::twins;
 use super::convert::{repr_of, Wrapped};
 use super::errors::to_pyerr;
 use super::ops::{Handle, Work};
-use super::watch::Shared;
+use super::watch::watch_class;
 use crate::error::Error;
 use crate::media::mirror::MirrorStatus;
 use crate::media::watch::{TransportEvent, TransportWatch};
@@ -88,24 +88,9 @@ fn event_to_py(py: Python<'_>, e: TransportEvent) -> PyResult<Py<PyTransportEven
     Py::new(py, event)
 }
 
-/// Iterator (and async iterator) over transport events, from `MediaPlayer.watch_transport()`.
-#[pyclass(module = "showctl._core", name = "TransportWatch", frozen)]
-pub struct PyTransportWatch(pub(crate) Shared<TransportWatch>);
-
-#[pymethods]
-impl PyTransportWatch {
-    fn __iter__(slf: Py<Self>) -> Py<Self> {
-        slf
-    }
-    fn __next__(&self, py: Python<'_>) -> PyResult<Py<PyTransportEvent>> {
-        self.0.next(py, event_to_py)
-    }
-    fn __aiter__(slf: Py<Self>) -> Py<Self> {
-        slf
-    }
-    fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.0.anext(py, event_to_py)
-    }
+watch_class! {
+    /// Iterator (and async iterator) over transport events, from `MediaPlayer.watch_transport()`.
+    PyTransportWatch("TransportWatch") over TransportWatch, each event_to_py
 }
 
 impl Handle for PyTransportWatch {

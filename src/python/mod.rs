@@ -1,7 +1,7 @@
 //! The PyO3 binding layer: it only converts. In layers:
 //! - [`convert`] (JSON to and from Python, the model and reply traits), [`args`] (argument
 //!   conversion, one [`args::FromPyArg`] per argument kind of the operation tables) and
-//!   [`options`] (the client options: converters, their setting on the core's `Config`, and
+//!   [`options`] (the client options: readers, their setting on the core's `Config`, and
 //!   the options as data);
 //! - [`errors`] (core errors to the exception classes of `showctl.exceptions`);
 //! - [`ops`] (what a method runs, blocking or awaitable, and `AsyncTwin`, the `_async` twin
@@ -11,8 +11,8 @@
 //!   hand-written method comes from its one `#[twin]` declaration (`showctl_macros::twins`);
 //! - the classes: [`models`], [`tree`] and [`score_models`] (the models), [`client`] (the
 //!   base of the clients), [`player`], [`layer`], [`command`], [`events`], [`scoreboard`],
-//!   [`score_view`], [`score_events`], [`probe`] (the clients' `probe()` and `record()`),
-//!   [`feed`], [`simulator`].
+//!   [`score_view`], [`score_events`], [`probe`] (what the clients' `probe()` and `record()`
+//!   return), [`feed`], [`simulator`].
 //!
 //! The module `showctl._core` is declared below, class by class.
 

@@ -1,4 +1,4 @@
-//! The client options of `MediaPlayer(...)` and `Scoreboard(...)`: one converter per option
+//! The client options of `MediaPlayer(...)` and `Scoreboard(...)`: one reader per option
 //! (a refusal names the option), [`config`] (the core's [`ClientArgs`], the values as given,
 //! set on its [`Config`] through the validating setters, which check each range once for every
 //! caller: constructors, venue, feed, command line), and `_core._client_options()`, the core's
@@ -7,7 +7,7 @@
 //!
 //! Adding an option: its setter on [`Config`] and its [`ClientArgs`] field
 //! (`src/transport/config.rs`), its entry in [`OPTIONS`] (`src/transport/options.rs`), its
-//! converter here, and its parameter in the `#[new]` of `MediaPlayer` and `Scoreboard` (their
+//! reader here, and its parameter in the `#[new]` of `MediaPlayer` and `Scoreboard` (their
 //! `signature` is what `__text_signature__` shows; a test compares it with [`OPTIONS`]).
 
 use pyo3::prelude::*;

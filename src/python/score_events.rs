@@ -7,7 +7,7 @@ use super::convert::repr_of;
 use super::convert::serialize_to_py as plain;
 use super::events::{error_value, seconds_since_epoch};
 use super::score_models::score_to_py;
-use super::watch::Shared;
+use super::watch::watch_class;
 use crate::score::{ScoreEvent, ScoreEventWatch};
 
 /// A change seen by `Scoreboard.watch_events()`.
@@ -75,22 +75,7 @@ fn event_to_py(py: Python<'_>, e: ScoreEvent) -> PyResult<Py<PyScoreEvent>> {
     Py::new(py, event)
 }
 
-/// Iterator (and async iterator) over score events, from `Scoreboard.watch_events()`.
-#[pyclass(module = "showctl._core", name = "ScoreEventWatch", frozen)]
-pub struct PyScoreEventWatch(pub(crate) Shared<ScoreEventWatch>);
-
-#[pymethods]
-impl PyScoreEventWatch {
-    fn __iter__(slf: Py<Self>) -> Py<Self> {
-        slf
-    }
-    fn __next__(&self, py: Python<'_>) -> PyResult<Py<PyScoreEvent>> {
-        self.0.next(py, event_to_py)
-    }
-    fn __aiter__(slf: Py<Self>) -> Py<Self> {
-        slf
-    }
-    fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.0.anext(py, event_to_py)
-    }
+watch_class! {
+    /// Iterator (and async iterator) over score events, from `Scoreboard.watch_events()`.
+    PyScoreEventWatch("ScoreEventWatch") over ScoreEventWatch, each event_to_py
 }

@@ -18,7 +18,7 @@ use super::ops::{Handle, Work};
 use super::options::{self, convert as opt, ClientArgs};
 use super::score_events::PyScoreEventWatch;
 use super::score_models::{other_sport, score_to_py, PyScoreRecord};
-use super::watch::Shared;
+use super::watch::{watch_class, Shared};
 use crate::poll::watch_interval;
 use crate::score::{self, ScoreEventWatch, ScoreRecord, ScoreWatch};
 use crate::transport::{Transport, ENV_SCOREBOARD_URL};
@@ -164,22 +164,7 @@ fn record_class<'py>(cls: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyType>> {
     }
 }
 
-/// Iterator (and async iterator) over changed score records.
-#[pyclass(module = "showctl._core", name = "ScoreWatch", frozen)]
-pub struct PyScoreWatch(Shared<ScoreWatch>);
-
-#[pymethods]
-impl PyScoreWatch {
-    fn __iter__(slf: Py<Self>) -> Py<Self> {
-        slf
-    }
-    fn __next__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        self.0.next(py, score_to_py)
-    }
-    fn __aiter__(slf: Py<Self>) -> Py<Self> {
-        slf
-    }
-    fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        self.0.anext(py, score_to_py)
-    }
+watch_class! {
+    /// Iterator (and async iterator) over changed score records.
+    PyScoreWatch("ScoreWatch") over ScoreWatch, each score_to_py
 }

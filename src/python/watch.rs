@@ -1,5 +1,6 @@
 //! The Python side of a core watch (a poller with an async "next" method): every watch class
-//! holds its watch in a [`Shared`], so every watch blocks, awaits and is shared the same way.
+//! holds its watch in a [`Shared`], so every watch blocks, awaits and is shared the same way,
+//! and is made by [`watch_class!`], so every one iterates the same way.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -90,3 +91,30 @@ impl<W: Watch> Shared<W> {
         self.locked_async(py, |mut w| async move { w.next_item().await }, convert)
     }
 }
+
+/// A watch class: `$py`, the Python class `$name`, holds a `Shared<$watch>` and is an iterator
+/// and an async iterator of what `$convert` makes of each item.
+macro_rules! watch_class {
+    ($(#[$doc:meta])* $py:ident($name:literal) over $watch:ty, each $convert:path) => {
+        $(#[$doc])*
+        #[pyclass(module = "showctl._core", name = $name, frozen)]
+        pub struct $py(pub(crate) $crate::python::watch::Shared<$watch>);
+
+        #[pymethods]
+        impl $py {
+            fn __iter__(slf: Py<Self>) -> Py<Self> {
+                slf
+            }
+            fn __next__(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+                Ok(self.0.next(py, $convert)?.into_any())
+            }
+            fn __aiter__(slf: Py<Self>) -> Py<Self> {
+                slf
+            }
+            fn __anext__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                self.0.anext(py, $convert)
+            }
+        }
+    };
+}
+pub(crate) use watch_class;

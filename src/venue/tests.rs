@@ -449,10 +449,14 @@ fn a_venue_from_a_file_or_data_and_the_interval_as_default() {
     let never = |_: Value, arg: &str| -> Result<Value> { panic!("{arg} converted") };
     let err = |r: Result<Venue>| r.unwrap_err().to_string();
     let both = serde_json::json!({"interval": 1.0});
-    assert!(
-        err(of_file_or_data(None, Some(sources.clone()), Some(both), Some(0.25), json))
-            .starts_with("interval: given both as interval= and in defaults=")
-    );
+    assert!(err(of_file_or_data(
+        None,
+        Some(sources.clone()),
+        Some(both),
+        Some(0.25),
+        json
+    ))
+    .starts_with("interval: given both as interval= and in defaults="));
     let file = || Some(PathBuf::from("venue.toml"));
     assert!(err(of_file_or_data(
         file(),
