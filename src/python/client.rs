@@ -1,8 +1,7 @@
 //! The base class of `MediaPlayer` and `Scoreboard`: the client options (`url`, `timeout`,
 //! `closed`), `close()`/`aclose()`, `probe()` and `record()` with their twins, `with` and
-//! `async with`, and the repr. A client class
-//! `extends` it and hands it its core client (a [`Closer`]); its own methods are written
-//! in its file or come from an operation table.
+//! `async with`, and the repr. A client class `extends` it and hands it its core client (a
+//! [`Closer`]); its own methods are written in its file or come from an operation table.
 
 use std::future::Future;
 use std::path::PathBuf;
