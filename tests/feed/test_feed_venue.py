@@ -223,6 +223,9 @@ def test_interval_beside_sources_is_every_sources_default(venue: SimulatedVenue)
         assert feed.transport()["sources"]["main"]["interval"] == 1.0
     with pytest.raises(ValueError, match="interval: given both as interval= and in defaults="):
         showctl.Feed(sources=sources, interval=0.2, defaults={"interval": 0.3})
+    for interval in (None, 0.2):  # defaults that are no dict: refused alike, beside interval too
+        with pytest.raises(ValueError, match="sources: defaults: must be a table, got a list"):
+            showctl.Feed(sources=sources, interval=interval, defaults=[1])  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="interval: must be a finite number of seconds"):
         showctl.Feed(sources=sources, interval=0.01)
     assert "`interval`: seconds between polls" in (showctl.Feed.__doc__ or "")
