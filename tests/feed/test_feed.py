@@ -200,9 +200,12 @@ def test_written_files_are_never_seen_half_written(sim: showctl.Simulator, tmp_p
     trigger(sim, 1, "Main Show", 0)  # the transport changes on every poll
     out = tmp_path / "feed"
     with showctl.Feed(sim.url, sim.url, interval=0.05, write=out):
-        # The writer follows the poller: wait until it wrote both sources once.
+        # The writer follows the poller: wait until it wrote both sources once, every format
+        # (each file is replaced on its own: scores.json can be there before scores.csv).
         read_until(out / "transport.json", lambda d: d["polled_at"] is not None)
         read_until(out / "scores.json", lambda d: d["polled_at"] is not None)
+        written = ("scores.xml", "scores.csv")
+        until(lambda: all((out / name).exists() for name in written), "every format written")
         versions = set()
         reads = 0
         deadline = time.monotonic() + 3.0
