@@ -343,6 +343,19 @@ pub fn serialize_to_py<T: serde::Serialize>(py: Python<'_>, v: &T) -> PyResult<P
     Ok(json_to_py(py, &value)?.unbind())
 }
 
+/// `v` as the frozen dataclass `class` of the Python module `module`, made by its `from_dict`
+/// from `v`'s serialized form (the reports: `ProbeReport`, `VenueReport`).
+pub(crate) fn report_to_py<T: serde::Serialize>(
+    py: Python<'_>,
+    v: &T,
+    module: &str,
+    class: &str,
+) -> PyResult<Py<PyAny>> {
+    let data = serialize_to_py(py, v)?;
+    let class = py.import(module)?.getattr(class)?;
+    Ok(class.call_method1("from_dict", (data,))?.unbind())
+}
+
 /// A core model and its Python class.
 pub(crate) trait Wrapped: Model {
     type Class: PyClass<Frozen = True> + Sync;

@@ -4,16 +4,14 @@
 
 use pyo3::prelude::*;
 
-use super::convert::Reply;
+use super::convert::{report_to_py, Reply};
 use crate::probe::Report;
 use crate::record::Recorded;
 
 /// The report as a `showctl.ProbeReport` (a frozen dataclass).
 impl Reply for Report {
     fn into_py(self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        let data = super::convert::serialize_to_py(py, &self)?;
-        let class = py.import("showctl._reports")?.getattr("ProbeReport")?;
-        Ok(class.call_method1("from_dict", (data,))?.unbind())
+        report_to_py(py, &self, "showctl._reports", "ProbeReport")
     }
     fn py_type() -> String {
         "ProbeReport".into()

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 
-use super::convert::py_to_json;
+use super::convert::{py_to_json, report_to_py};
 use super::rt;
 use crate::venue::probe::{probe_venue, VenueReport};
 use crate::venue::{self, Venue};
@@ -21,10 +21,9 @@ pub(crate) fn venue_of(
     venue::of_file_or_data(venue, sources, defaults, interval, py_to_json)
 }
 
-fn report_to_py(py: Python<'_>, report: VenueReport) -> PyResult<Py<PyAny>> {
-    let data = super::convert::serialize_to_py(py, &report)?;
-    let class = py.import("showctl._venue")?.getattr("VenueReport")?;
-    Ok(class.call_method1("from_dict", (data,))?.unbind())
+/// The report as a `showctl.VenueReport` (a frozen dataclass).
+fn venue_report(py: Python<'_>, report: VenueReport) -> PyResult<Py<PyAny>> {
+    report_to_py(py, &report, "showctl._venue", "VenueReport")
 }
 
 /// Check a venue file or sources without connecting: the sources as dicts
@@ -84,7 +83,7 @@ pub fn _probe_venue(
     let n = crate::venue::probe::concurrency(concurrency)?;
     let v = venue_of(venue, sources, defaults, None)?;
     let report = rt::wait(py, async move { Ok(probe_venue(&v, n).await) })?;
-    report_to_py(py, report)
+    venue_report(py, report)
 }
 
 /// Async twin of [`_probe_venue`].
@@ -102,6 +101,6 @@ pub fn _probe_venue_async<'py>(
     rt::spawn(
         py,
         async move { Ok(probe_venue(&v, n).await) },
-        report_to_py,
+        venue_report,
     )
 }
