@@ -7,7 +7,7 @@ use pyo3::types::{PyDict, PyList};
 
 use super::args::{self, ident, params_arg};
 use super::convert::{expected, py_to_json, repr_of, Reply};
-use super::errors::to_pyerr;
+use super::errors::exception_of;
 use super::layer::PyLayer;
 use crate::error::{Delivery, Result};
 use crate::ident::Ident;
@@ -148,9 +148,7 @@ impl Reply for BatchOut {
             .enumerate()
             .map(|(index, (command, result))| {
                 let delivery = Delivery::of(&result);
-                let error = result
-                    .err()
-                    .map(|e| to_pyerr(py, e).into_value(py).into_any());
+                let error = result.err().map(|e| exception_of(py, e));
                 Py::new(
                     py,
                     PyBatchResult {

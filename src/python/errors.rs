@@ -36,6 +36,11 @@ pub fn to_pyerr(py: Python<'_>, err: Error) -> PyErr {
     }
 }
 
+/// A core error as the Python exception object it raises as (a value to hand to Python).
+pub(crate) fn exception_of(py: Python<'_>, err: Error) -> Py<PyAny> {
+    to_pyerr(py, err).into_value(py).into_any()
+}
+
 impl From<Error> for PyErr {
     fn from(err: Error) -> PyErr {
         Python::attach(|py| to_pyerr(py, err))

@@ -10,25 +10,15 @@ use pyo3::prelude::*;
 use showctl_macros::twins;
 
 use super::convert::{repr_of, Wrapped};
-use super::errors::to_pyerr;
+use super::errors::exception_of;
 use super::ops::{Handle, Work};
 use super::watch::watch_class;
-use crate::error::Error;
 use crate::media::mirror::MirrorStatus;
 use crate::media::watch::{TransportEvent, TransportWatch};
 use crate::media::TransportState;
 
 pub(crate) fn seconds_since_epoch(t: Option<SystemTime>) -> Option<f64> {
     t.and_then(crate::poll::epoch_seconds)
-}
-
-pub(crate) fn error_value(py: Python<'_>, e: &Option<Error>) -> Py<PyAny> {
-    e.clone().map_or_else(|| py.None(), |e| error_of(py, e))
-}
-
-/// A core error as the Python exception object it raises as.
-fn error_of(py: Python<'_>, e: Error) -> Py<PyAny> {
-    to_pyerr(py, e).into_value(py).into_any()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -82,7 +72,7 @@ fn event_to_py(py: Python<'_>, e: TransportEvent) -> PyResult<Py<PyTransportEven
             .transpose()?,
         current: e.current.map(|s| TransportState::wrap(py, s)).transpose()?,
         threshold: e.threshold,
-        error: e.error.map(|e| error_of(py, e)),
+        error: e.error.map(|e| exception_of(py, e)),
         timestamp: crate::poll::epoch_seconds(e.at).unwrap_or(0.0),
     };
     Py::new(py, event)
@@ -148,7 +138,7 @@ pub(crate) struct PyMirrorStatus {
 impl PyMirrorStatus {
     pub(crate) fn of(py: Python<'_>, st: MirrorStatus) -> Self {
         PyMirrorStatus {
-            last_error: st.last_error.map(|e| error_of(py, e)),
+            last_error: st.last_error.map(|e| exception_of(py, e)),
             last_error_at: seconds_since_epoch(st.last_error_at),
             last_ok_at: seconds_since_epoch(st.last_ok_at),
             url: st.url,

@@ -5,7 +5,8 @@ use pyo3::prelude::*;
 
 use super::convert::repr_of;
 use super::convert::serialize_to_py as plain;
-use super::events::{error_value, seconds_since_epoch};
+use super::errors::exception_of;
+use super::events::seconds_since_epoch;
 use super::score_models::score_to_py;
 use super::watch::watch_class;
 use crate::score::{ScoreEvent, ScoreEventWatch};
@@ -69,7 +70,7 @@ fn event_to_py(py: Python<'_>, e: ScoreEvent) -> PyResult<Py<PyScoreEvent>> {
             .record
             .map(|r| score_to_py(py, (*r).clone()))
             .transpose()?,
-        error: e.error.is_some().then(|| error_value(py, &e.error)),
+        error: e.error.map(|e| exception_of(py, e)),
         timestamp: seconds_since_epoch(Some(e.at)).unwrap_or(0.0),
     };
     Py::new(py, event)
