@@ -325,12 +325,7 @@ mod tests {
         assert!(confirmed.describe().ends_with(", confirm=True)"));
         assert!(plain == layer::set_opacity(&main, 0.5, false).unwrap());
         assert!(confirmed != plain);
-        let hash = |c: &Confirmable| {
-            use std::hash::{Hash, Hasher};
-            let mut h = std::hash::DefaultHasher::new();
-            c.hash(&mut h);
-            h.finish()
-        };
+        let hash = crate::json::hash_of::<Confirmable>;
         assert_eq!(
             hash(&plain),
             hash(&layer::set_opacity(&main, 0.5, false).unwrap())
