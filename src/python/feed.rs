@@ -6,12 +6,12 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use pyo3::conversion::FromPyObjectOwned;
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
 
 use super::args::connection_dict;
-use super::convert::{json_to_py, serialize_to_py, type_name};
+use super::convert::{expected, json_to_py, serialize_to_py};
 use super::rt;
 use crate::error::Error;
 use crate::feed::{
@@ -30,11 +30,8 @@ fn source_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<Sour
         }));
     }
     let Ok(dict) = obj.cast::<PyDict>() else {
-        return Err(PyTypeError::new_err(format!(
-            "{arg}: expected a URL or a dict with {}, got {}",
-            SOURCE_KEYS.join(", "),
-            type_name(obj)
-        )));
+        let what = format!("a URL or a dict with {}", SOURCE_KEYS.join(", "));
+        return Err(expected(arg, &what, obj));
     };
     let url = connection_dict(dict, arg, SOURCE_KEYS)?;
     Ok(Some(SourceArg {
@@ -48,11 +45,9 @@ fn source_arg(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<Sour
     }))
 }
 
+/// `dict[key]` of the source `arg` refused: it is not `what`.
 fn wrong(arg: &str, key: &str, what: &str, v: &Bound<'_, PyAny>) -> PyErr {
-    PyTypeError::new_err(format!(
-        "{arg}[{key:?}]: expected {what}, got {}",
-        type_name(v)
-    ))
+    expected(&format!("{arg}[{key:?}]"), what, v)
 }
 
 /// `dict[key]` of a source's dict as a `T`, refused naming the key and `what` it takes (a

@@ -239,6 +239,10 @@ def test_feed_arguments_are_checked_before_anything_starts(sim: showctl.Simulato
         showctl.Feed(sim.url, interval=0.0)
     with pytest.raises(ValueError, match=r"^port:"):
         showctl.Feed(sim.url, port=70000)
+    with pytest.raises(TypeError, match=r"^media: expected a URL or a dict with url, api_key, "):
+        showctl.Feed(media=3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r'^media\["url"\]: expected a URL string, got int$'):
+        showctl.Feed(media={"url": 3})  # type: ignore[arg-type]
     feed = showctl.Feed(sim.url)
     assert not feed.running
     assert "running=False" in repr(feed)
