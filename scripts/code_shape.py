@@ -4,8 +4,8 @@ standing flat in tests/.
 
 Production lines are non-blank lines outside tests (a `tests.rs`, a `tests/` folder, a module
 declared under `#[cfg(test)]` such as `media/testing.rs`, or what follows a top-level
-`#[cfg(test)]`). The binding is src/python/; the client core is src/media/
-and src/score/ (the clients it binds); the grammar is src/operation.rs and the tables.
+`#[cfg(test)]`). The binding is binding/src/; the client core is core/src/media/
+and core/src/score/ (the clients it binds); the grammar is core/src/operation.rs and the tables.
 
     python scripts/code_shape.py          # print the figures
 """
@@ -58,10 +58,10 @@ def count(files: list[Path]) -> int:
 
 
 def shape() -> dict[str, float | int]:
-    binding = count(rust_files("src/python"))
-    core = count(rust_files("src/media", "src/score"))
+    binding = count(rust_files("binding/src"))
+    core = count(rust_files("core/src/media", "core/src/score"))
     grammar = rust_files(
-        "src/python", "src/operation.rs", "src/media/table.rs", "src/score/table.rs"
+        "binding/src", "core/src/operation.rs", "core/src/media/table.rs", "core/src/score/table.rs"
     )
     macros = sum(
         len(re.findall(r"^\s*macro_rules!", p.read_text(encoding="utf-8"), re.M)) for p in grammar

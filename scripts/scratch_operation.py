@@ -5,8 +5,8 @@ In a copy of the tree (``$CARGO_TARGET_DIR/scratch-operation/tree``, or ``target
 variable: a fixed place, so cargo's incremental cache serves the next run), this
 
 1. makes the two hand edits: a layer command ``scratch_dim(value, *, confirm=False)`` in
-   ``src/media/table.rs`` (``POST /scratchDim/layer/{id}`` with ``{"value": value}``, read back
-   as an opacity) and its route in ``src/simulator/routes.rs`` (the simulator sets the opacity);
+   ``core/src/media/table.rs`` (``POST /scratchDim/layer/{id}`` with ``{"value": value}``, read back
+   as an opacity) and its route in ``core/src/simulator/routes.rs`` (the simulator sets the opacity);
 2. builds the extension of the copy (``cargo build --features python --lib``, the dev profile,
    sharing the target directory's dependencies) and puts it into the copy's ``python/showctl``;
 3. runs ``python scripts/gen_stubs.py`` in the copy, with the copy's package first on the path;
@@ -55,8 +55,8 @@ SIMULATOR_ROUTE = """\
         )
 """
 HAND_EDITS = [
-    ("src/media/table.rs", "    layer_commands {\n", TABLE_ENTRY),
-    ("src/simulator/routes.rs", "        // Layer properties\n", SIMULATOR_ROUTE),
+    ("core/src/media/table.rs", "    layer_commands {\n", TABLE_ENTRY),
+    ("core/src/simulator/routes.rs", "        // Layer properties\n", SIMULATOR_ROUTE),
 ]
 # Each generated copy, and the lines it must hold once the operation is added.
 GENERATED = {

@@ -1,17 +1,24 @@
-//! The binding's code generation, one macro level deep:
+//! The code generation of showctl, one macro level deep. For the core crate (it emits core
+//! code only):
 //!
-//! - `operation_table!` reads an operation table once and makes everything that comes from it
-//!   (see below);
-//! - `#[twins]` gives a hand-written binding method its `_async` twin;
-//! - `sport_table!` reads the scoreboard's sport table once and makes the `Sport` enum, each
-//!   sport's fields and, with the `python` feature, each sport's record class (its grammar
-//!   and output in `sports.rs`).
+//! - `operation_table!` reads an operation table once and makes the core's endpoint
+//!   constants, builders and `operations()` (see below);
+//! - `sport_table!` reads the scoreboard's sport table once and makes the `Sport` enum and
+//!   each sport's fields (its grammar and output in `sports.rs`).
+//!
+//! For the binding crate, from the same tables (the core hands each table to a generator
+//! through a `macro_rules!` of its own, `showctl::media_operations!` and the like, so the table
+//! is written once and the core names no binding):
+//!
+//! - `binding_methods!` makes each operation's Python methods, `_async` twins, `Command`
+//!   constructors and Python types;
+//! - `sport_classes!` makes each sport's record class;
+//! - `#[twins]` gives a hand-written binding method its `_async` twin.
 //!
 //! # `operation_table!`
 //!
 //! ```text
 //! operation_table! {
-//!     python(client = PyClass, layer = PyLayer, command = PyCommand);
 //!     workspace_reads { /// doc
 //!                       name(ids) -> Reply { ENDPOINT: Endpoint<A, T> = expr; } }
 //!     layer_reads { ... name(layer, ids) -> Reply { ... } }
@@ -24,25 +31,31 @@
 //!
 //! A group may be left out. An entry is its doc comment, its name, its identifiers (in a
 //! layer's group the first is the layer) and at most one argument (`arg: Kind`, a kind of
-//! `ArgKind` converted by the binding's `args::arg::<Kind>`; or `arg: Type = default`,
-//! converted by the binding's `args::arg_name`), the reply of a read, its endpoint constant(s), optionally `=> { call }` (the call when it is not the
-//! first endpoint's `ENDPOINT.with(ids, "arg", arg)`) and `confirm { expectation }` (the
-//! read-back check of `confirm=True`). At the call site it makes:
+//! `ArgKind`; or `arg: Type = default`), the reply of a read, its endpoint constant(s),
+//! optionally `=> { call }` (the call when it is not the first endpoint's
+//! `ENDPOINT.with(ids, "arg", arg)`) and `confirm { expectation }` (the read-back check of
+//! `confirm=True`). At the call site it makes:
 //!
 //! - `mod consts`: the endpoint constants;
 //! - `mod workspace`, `mod layer`, `mod both`: one core builder per operation (`both`: `None`
 //!   for the workspace), returning the `Call` of a read or the `Confirmable` of a command;
-//! - `fn operations()`: the table as `OpInfo`s;
-//! - under `#[cfg(feature = "python")]`: the `#[pymethods]` of the client class (workspace
-//!   groups, `both_commands` with `None`) and of the layer class (layer groups, its own
-//!   layer), each method with its `_async` twin (as `#[twins]` makes them), the `Command`
-//!   constructors of the commands, and `fn python_types()` (the Python types of each
-//!   operation).
+//! - `fn operations()`: the table as `OpInfo`s.
 //!
 //! The call site has in scope what the entries name (kinds, models, encoders, decoders, what
 //! `=> { call }` and `confirm { ... }` use) and, for `both_commands`, `either`; the generated
-//! code names the rest by path (`crate::media::builders::Confirmable`, `crate::python::...`).
-//! Errors in an entry are reported on its tokens.
+//! code names the rest by path (`crate::media::builders::Confirmable`, ...). Errors in an entry
+//! are reported on its tokens. A table with a `binding(...)` head is refused here.
+//!
+//! # `binding_methods!`
+//!
+//! The same table behind a head, `binding(client = PyClass, layer = PyLayer, command =
+//! PyCommand, core = path::to::table);`, invoked in the binding crate. It makes the
+//! `#[pymethods]` of the client class (workspace groups, `both_commands` with `None`) and of
+//! the layer class (layer groups, its own layer), each method calling the core builder
+//! `core::workspace::name` (`layer::`, `both::`) with its `_async` twin (as `#[twins]` makes
+//! them), the `Command` constructors of the commands, and `fn python_types()` (the Python
+//! types of each operation). The call site has the reply types and argument kinds in scope;
+//! the binding's own helpers are named by path (`crate::args`, `crate::ops`, `crate::errors`).
 //!
 //! # `#[twins]`
 //!
@@ -50,13 +63,13 @@
 //! turns every method marked `#[twin]` into the pair the binding exposes. The marked method
 //! is declared as the *job* it runs: it takes `&self` and its Python arguments (with their
 //! `#[pyo3(...)]` conversions) and returns `PyResult<J>`, where `J` is a
-//! `crate::python::ops::Job` of the class's core client (`crate::python::ops::Handle`). From
+//! `crate::ops::Job` of the class's core client (`crate::ops::Handle`). From
 //! it come:
 //!
 //! - `name_job(&self, ...) -> PyResult<J>`: the declaration's body, in a plain `impl` block
 //!   (not exported to Python);
-//! - `name(&self, py, ...)`: the blocking method, `crate::python::ops::block` on the job;
-//! - `name_async`: its awaitable twin, `crate::python::ops::awaitable` on the same job, so
+//! - `name(&self, py, ...)`: the blocking method, `crate::ops::block` on the job;
+//! - `name_async`: its awaitable twin, `crate::ops::awaitable` on the same job, so
 //!   bad arguments are refused when it is called, before anything is awaited.
 //!
 //! Both keep the declaration's attributes (`#[pyo3(signature = ...)]`, ...) and parameters, so
@@ -64,7 +77,7 @@
 //! empty line and "Awaitable twin.". A declaration may take `py: Python<'_>` first: it is
 //! passed on to the job. Methods without `#[twin]` are left as they are.
 //!
-//! The `_async` twin is a class attribute, `crate::python::ops::AsyncTwin` (a coroutine
+//! The `_async` twin is a class attribute, `crate::ops::AsyncTwin` (a coroutine
 //! function to `inspect`), over a native function: the instance first, then the method's
 //! parameters (`__text_signature__` as `#[pymethods]` writes it). `#[twins(Base: name, ...)]`
 //! also shows the awaitable methods `name` of the base class `Base` as coroutine functions of
@@ -88,6 +101,15 @@ use parse::{err, Arg, Group, Op, Table};
 #[proc_macro]
 pub fn operation_table(input: TokenStream) -> TokenStream {
     let table = parse_macro_input!(input as Table);
+    if let Some(classes) = &table.classes {
+        let span = classes.client.as_ref().map_or_else(proc_macro2::Span::call_site, |c| c.span());
+        return syn::Error::new(
+            span,
+            "a core table names no binding: the binding hands the table to `binding_methods!`",
+        )
+        .to_compile_error()
+        .into();
+    }
     match table.expand() {
         Ok(tokens) => tokens.into(),
         Err(e) => e.to_compile_error().into(),
@@ -96,10 +118,30 @@ pub fn operation_table(input: TokenStream) -> TokenStream {
 
 /// See the crate documentation.
 #[proc_macro]
+pub fn binding_methods(input: TokenStream) -> TokenStream {
+    let table = parse_macro_input!(input as Table);
+    match table.binding() {
+        Ok(tokens) => tokens.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+/// See the crate documentation.
+#[proc_macro]
 pub fn sport_table(input: TokenStream) -> TokenStream {
-    parse_macro_input!(input as sports::SportTable)
-        .expand()
-        .into()
+    match parse_macro_input!(input as sports::SportTable).expand() {
+        Ok(tokens) => tokens.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+/// See the crate documentation.
+#[proc_macro]
+pub fn sport_classes(input: TokenStream) -> TokenStream {
+    match parse_macro_input!(input as sports::SportTable).classes() {
+        Ok(tokens) => tokens.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
 }
 
 /// See the crate documentation.
@@ -166,8 +208,8 @@ fn expand(mut block: ItemImpl, inherited: Option<Inherited>) -> syn::Result<Toke
                 #[classattr]
                 fn #name(
                     py: ::pyo3::Python<'_>,
-                ) -> ::pyo3::PyResult<::pyo3::Py<crate::python::ops::AsyncTwin>> {
-                    crate::python::ops::AsyncTwin::inherited::<#base, Self>(py, #text)
+                ) -> ::pyo3::PyResult<::pyo3::Py<crate::ops::AsyncTwin>> {
+                    crate::ops::AsyncTwin::inherited::<#base, Self>(py, #text)
                 }
             });
         }
@@ -210,7 +252,6 @@ impl Table {
         let mut listed: Vec<&Op> = self.ops.iter().collect();
         listed.sort_by_key(|op| Group::ALL.iter().position(|(_, g)| *g == op.group));
         let infos = listed.iter().map(|op| info(op));
-        let binding = self.binding()?;
         Ok(quote! {
             /// The endpoint constants of the table.
             pub mod consts {
@@ -249,19 +290,26 @@ impl Table {
                 use consts::*;
                 ::std::vec![#(#infos),*]
             }
-            #binding
         })
     }
 
-    /// The binding (under the `python` feature): the methods of each class with their twins,
-    /// the `Command` constructors and `python_types()`.
+    /// The binding (`binding_methods!`): the methods of each class with their twins, the
+    /// `Command` constructors and `python_types()`.
     fn binding(&self) -> syn::Result<TokenStream2> {
-        let c = &self.classes;
+        let Some(c) = &self.classes else {
+            return err(
+                proc_macro2::Span::call_site(),
+                "`binding_methods!` takes the table with a head: \
+                 `binding(client = .., layer = .., command = .., core = ..);`",
+            );
+        };
         let client = c.client.as_ref().expect("checked when parsed");
+        let core = c.core.as_ref().expect("checked when parsed");
         let on =
             |groups: &'static [Group]| self.ops.iter().filter(move |op| groups.contains(&op.group));
         let mut blocks = vec![methods(
             client,
+            core,
             on(&[
                 Group::WorkspaceReads,
                 Group::WorkspaceCommands,
@@ -271,7 +319,7 @@ impl Table {
         )?];
         let layer_ops = on(&[Group::LayerReads, Group::LayerCommands, Group::BothCommands]);
         match &c.layer {
-            Some(layer) => blocks.push(methods(layer, layer_ops, true)?),
+            Some(layer) => blocks.push(methods(layer, core, layer_ops, true)?),
             None => {
                 if let Some(op) = layer_ops.into_iter().next() {
                     return err(
@@ -284,7 +332,7 @@ impl Table {
         let commands: Vec<&Op> = self.ops.iter().filter(|op| !op.group.is_read()).collect();
         match &c.command {
             Some(command) => {
-                let ctors = commands.iter().map(|op| constructor(op));
+                let ctors = commands.iter().map(|op| constructor(op, core));
                 blocks.push(quote! {
                     #[::pyo3::pymethods]
                     impl #command { #(#ctors)* }
@@ -318,18 +366,12 @@ impl Table {
             quote!((#scope, #name, #arg, #reply))
         });
         Ok(quote! {
-            #[cfg(feature = "python")]
-            mod binding {
-                #[allow(unused_imports)]
-                use super::*;
-                #(#blocks)*
-            }
+            #(#blocks)*
             /// The Python types of each operation of the table (for `_core._operations()`).
-            #[cfg(feature = "python")]
-            pub(crate) fn python_types() -> crate::python::ops::Types {
+            pub(crate) fn python_types() -> crate::table::Types {
                 #[allow(unused_imports)]
-                use crate::python::args::FromPyArg;
-                use crate::python::convert::Reply;
+                use crate::args::FromPyArg;
+                use crate::convert::Reply;
                 ::std::vec![#(#types),*]
             }
         })
@@ -417,7 +459,6 @@ fn builder(op: &Op) -> TokenStream2 {
 /// The `OpInfo` of `op`.
 fn info(op: &Op) -> TokenStream2 {
     let name = op.name.to_string();
-    let async_name = format!("{name}_async");
     let scope = format_ident!("{}", op.group.scope());
     let command = !op.group.is_read();
     let ids = op.arg_ids().iter().map(|i| i.to_string());
@@ -440,7 +481,7 @@ fn info(op: &Op) -> TokenStream2 {
     let eps = op.consts.iter().map(|c| &c.name);
     quote! {
         OpInfo {
-            name: #name, async_name: #async_name, scope: Scope::#scope, command: #command,
+            name: #name, scope: Scope::#scope, command: #command,
             ids: ::std::vec![#(#ids),*], arg: #arg, default: #default, confirm: #confirm,
             doc: #doc, endpoints: ::std::vec![#(#eps.describe()),*],
         }
@@ -467,7 +508,7 @@ fn py_params(op: &Op) -> PyParams {
         let s = id.to_string();
         sig.push(quote!(#id));
         params.push(quote!(#id: &::pyo3::Bound<'_, ::pyo3::PyAny>));
-        convert.push(quote!(let #id = crate::python::args::ident(#id, #s)?;));
+        convert.push(quote!(let #id = crate::args::ident(#id, #s)?;));
         args.push(quote!(&#id));
     }
     if let Some(arg) = &op.arg {
@@ -477,13 +518,13 @@ fn py_params(op: &Op) -> PyParams {
             Some(default) => {
                 sig.push(quote!(#name = #default));
                 params.push(quote! {
-                    #[pyo3(from_py_with = crate::python::args::#name)] #name: #ty
+                    #[pyo3(from_py_with = crate::args::#name)] #name: #ty
                 });
             }
             None => {
                 sig.push(quote!(#name));
                 params.push(quote!(#name: &::pyo3::Bound<'_, ::pyo3::PyAny>));
-                convert.push(quote!(let #name = crate::python::args::arg::<#ty>(#name, #s)?;));
+                convert.push(quote!(let #name = crate::args::arg::<#ty>(#name, #s)?;));
             }
         }
         args.push(quote!(#name));
@@ -492,7 +533,7 @@ fn py_params(op: &Op) -> PyParams {
         sig.push(quote!(*));
         sig.push(quote!(confirm = false));
         params.push(quote! {
-            #[pyo3(from_py_with = crate::python::args::confirm)] confirm: bool
+            #[pyo3(from_py_with = crate::args::confirm)] confirm: bool
         });
         args.push(quote!(confirm));
     }
@@ -508,6 +549,7 @@ fn py_params(op: &Op) -> PyParams {
 /// first), each method with its `_async` twin.
 fn methods<'a>(
     class: &Path,
+    core: &Path,
     ops: impl Iterator<Item = &'a Op>,
     on_layer: bool,
 ) -> syn::Result<TokenStream2> {
@@ -530,15 +572,15 @@ fn methods<'a>(
             (_, false) => (quote!(workspace), quote!()),
         };
         let job = match &op.reply {
-            Some(reply) => quote!(crate::operation::Call<#reply>),
-            None => quote!(crate::media::builders::Confirmable),
+            Some(reply) => quote!(::showctl::operation::Call<#reply>),
+            None => quote!(::showctl::media::builders::Confirmable),
         };
         let decl = quote_spanned! {span=>
             #(#docs)*
             #[pyo3(signature = (#signature))]
             fn #name(&self, #(#params),*) -> ::pyo3::PyResult<#job> {
                 #(#convert)*
-                Ok(super::#module::#name(#layer #(#args),*)?)
+                #core::#module::#name(#layer #(#args),*).map_err(crate::errors::to_py)
             }
         };
         let twin = Twin::new(syn::parse2(decl)?)?;
@@ -557,7 +599,7 @@ fn methods<'a>(
 
 /// The `Command` constructor of the command `op`: the arguments of its method, the layer
 /// first for a layer's command (`None`, the default, for the workspace in `both_commands`).
-fn constructor(op: &Op) -> TokenStream2 {
+fn constructor(op: &Op, core: &Path) -> TokenStream2 {
     let (name, docs, span) = (&op.name, &op.docs, op.name.span());
     let PyParams {
         mut signature,
@@ -596,7 +638,7 @@ fn constructor(op: &Op) -> TokenStream2 {
         #[pyo3(signature = (#signature))]
         fn #name(#(#params),*) -> ::pyo3::PyResult<Self> {
             #(#convert)*
-            let job = super::#module::#name(#layer #(#args),*)?;
+            let job = #core::#module::#name(#layer #(#args),*).map_err(crate::errors::to_py)?;
             Ok(Self { job })
         }
     }
@@ -703,7 +745,7 @@ impl Twin {
                 #(#params),*
             ) -> ::pyo3::PyResult<::pyo3::Py<::pyo3::PyAny>> {
                 let job = self.#job(#py_arg #(#names),*)?;
-                crate::python::ops::block(py, crate::python::ops::Handle::client(self), job)
+                crate::ops::block(py, crate::ops::Handle::client(self), job)
             }
         }
     }
@@ -719,7 +761,7 @@ impl Twin {
         format_ident!("{}_{}_async", class, self.decl.sig.ident)
     }
 
-    /// The `_async` twin: a class attribute (`crate::python::ops::AsyncTwin`) over
+    /// The `_async` twin: a class attribute (`crate::ops::AsyncTwin`) over
     /// [`Twin::native`], for the `#[pymethods]` block of the class.
     pub(crate) fn twin_attr(&self, class: &syn::Type) -> TokenStream2 {
         let span = self.decl.sig.ident.span();
@@ -729,10 +771,10 @@ impl Twin {
             #[classattr]
             fn #name(
                 py: ::pyo3::Python<'_>,
-            ) -> ::pyo3::PyResult<::pyo3::Py<crate::python::ops::AsyncTwin>> {
+            ) -> ::pyo3::PyResult<::pyo3::Py<crate::ops::AsyncTwin>> {
                 let native = ::pyo3::wrap_pyfunction!(#native, py)?.into_any();
                 let owner = <Self as ::pyo3::PyTypeInfo>::type_object(py);
-                crate::python::ops::AsyncTwin::new(py, native, &owner)
+                crate::ops::AsyncTwin::new(py, native, &owner)
             }
         }
     }
@@ -772,7 +814,7 @@ impl Twin {
                 #(#params),*
             ) -> ::pyo3::PyResult<::pyo3::Bound<'py, ::pyo3::PyAny>> {
                 let job = slf.#job(#py_arg #(#names),*)?;
-                crate::python::ops::awaitable(py, crate::python::ops::Handle::client(&*slf), job)
+                crate::ops::awaitable(py, crate::ops::Handle::client(&*slf), job)
             }
         }
     }

@@ -70,16 +70,20 @@ pub(crate) struct Op {
     pub(crate) confirm: Option<Block>,
 }
 
-/// `python(client = Path, layer = Path, command = Path)`: the binding classes of the table.
+/// `binding(client = Path, layer = Path, command = Path, core = Path);`: the head a binding
+/// puts before a table it hands to `binding_methods!`: the binding classes of the table and
+/// the core module whose builders their methods call.
 #[derive(Default)]
 pub(crate) struct Classes {
     pub(crate) client: Option<Path>,
     pub(crate) layer: Option<Path>,
     pub(crate) command: Option<Path>,
+    pub(crate) core: Option<Path>,
 }
 
 pub(crate) struct Table {
-    pub(crate) classes: Classes,
+    /// The head, when a binding gives one (`operation_table!` refuses it).
+    pub(crate) classes: Option<Classes>,
     pub(crate) ops: Vec<Op>,
 }
 
@@ -87,16 +91,10 @@ pub(crate) fn err<T>(span: Span, msg: impl std::fmt::Display) -> syn::Result<T> 
     Err(syn::Error::new(span, msg))
 }
 
-impl Parse for Table {
+impl Classes {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let mut classes = Classes::default();
         let kw: Ident = input.parse()?;
-        if kw != "python" {
-            return err(
-                kw.span(),
-                "a table starts with `python(client = ..., ...);`",
-            );
-        }
         let content;
         parenthesized!(content in input);
         for (key, path) in
@@ -108,14 +106,29 @@ impl Parse for Table {
                 "client" => &mut classes.client,
                 "layer" => &mut classes.layer,
                 "command" => &mut classes.command,
-                _ => return err(key.span(), "expected `client`, `layer` or `command`"),
+                "core" => &mut classes.core,
+                _ => return err(key.span(), "expected `client`, `layer`, `command` or `core`"),
             };
             *slot = Some(path);
         }
-        if classes.client.is_none() {
-            return err(kw.span(), "`python(...)` names the `client` class");
+        if classes.client.is_none() || classes.core.is_none() {
+            return err(
+                kw.span(),
+                "`binding(...)` names the `client` class and the `core` module of the builders",
+            );
         }
         input.parse::<Token![;]>()?;
+        Ok(classes)
+    }
+}
+
+impl Parse for Table {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let classes = if input.peek(Ident) && input.fork().parse::<Ident>()? == "binding" {
+            Some(Classes::parse(input)?)
+        } else {
+            None
+        };
         let mut ops = Vec::new();
         while !input.is_empty() {
             let name: Ident = input.parse()?;
@@ -334,10 +347,8 @@ impl Table {
 mod tests {
     use super::*;
 
-    const HEAD: &str = "python(client = Client, layer = Layer, command = Command);";
-
     fn parse(groups: &str) -> syn::Result<Table> {
-        syn::parse_str::<Table>(&format!("{HEAD} {groups}"))
+        syn::parse_str::<Table>(groups)
     }
 
     /// The message a table with `groups` is refused with.
@@ -437,15 +448,19 @@ mod tests {
     }
 
     #[test]
-    fn a_table_names_its_client_class_first() {
-        let e = syn::parse_str::<Table>("python(layer = Layer);")
+    fn a_binding_head_names_its_client_class_and_core_module() {
+        let e = syn::parse_str::<Table>("binding(layer = Layer, core = m);")
             .err()
             .unwrap();
         assert!(e.to_string().contains("names the `client` class"), "{e}");
-        let e = syn::parse_str::<Table>("workspace_reads {}").err().unwrap();
-        assert!(
-            e.to_string().contains("a table starts with `python("),
-            "{e}"
-        );
+        let e = syn::parse_str::<Table>("binding(client = C);").err().unwrap();
+        assert!(e.to_string().contains("the `core` module"), "{e}");
+        let e = syn::parse_str::<Table>("binding(client = C, core = m, python = P);")
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("expected `client`"), "{e}");
+        let t = syn::parse_str::<Table>("binding(client = C, core = m); workspace_reads {}").unwrap();
+        assert!(t.classes.is_some());
+        assert!(syn::parse_str::<Table>("workspace_reads {}").unwrap().classes.is_none());
     }
 }

@@ -19,7 +19,7 @@ from tests.kit.netkit import sigint_default
 
 KEY = "cli-K3Y-echoed-4242"
 ROOT = Path(__file__).resolve().parents[2]
-DEFAULT_WORKSPACE = ROOT / "src" / "simulator" / "default_workspace.json"
+DEFAULT_WORKSPACE = ROOT / "core" / "src" / "simulator" / "default_workspace.json"
 
 
 def echoing_simulator(tmp_path: Path) -> showctl.Simulator:

@@ -1,5 +1,5 @@
 """The shape of the code, read from its sources: no import cycle between the files of the
-binding (src/python/), of the media core (src/media/) or of the scoreboard core (src/score/),
+binding (binding/src/), of the media core (core/src/media/) or of the scoreboard core (core/src/score/),
 nor between the modules of the core (media does not use score), no binding file over 600 lines,
 no source file over 800 lines outside its tests, and no import cycle between the modules of the
 Python package (python/showctl/), counting imports inside functions (which hide a cycle from
@@ -187,7 +187,7 @@ def test_the_line_counter_leaves_out_tests_only(tmp_path: Path) -> None:
     (src / "helpers.rs").write_text(body * 3)
     assert long_files(src) == {}
     (src / "big.rs").write_text(body + "fn g() {}\n#[cfg(test)]\nuse std::fmt;\n" + body + tests)
-    assert long_files(src) == {"src/big.rs": 2 * 799 + 1}
+    assert long_files(src) == {"core/src/big.rs": 2 * 799 + 1}
 
 
 def test_no_core_source_file_over_800_lines_outside_its_tests() -> None:
@@ -197,7 +197,7 @@ def test_no_core_source_file_over_800_lines_outside_its_tests() -> None:
 
 
 def core_graph(src: Path) -> dict[str, set[str]]:
-    """Top-level module of the core (``src/X.rs`` with ``src/X/``, or ``src/X/mod.rs``) →
+    """Top-level module of the core (``core/src/X.rs`` with ``core/src/X/``, or ``core/src/X/mod.rs``) →
     the top-level modules its code uses (``crate::Y`` anywhere outside comments and tests)."""
     modules = sorted(
         {p.stem for p in src.glob("*.rs")} | {p.name for p in src.iterdir() if p.is_dir()}

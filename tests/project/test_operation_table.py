@@ -1,4 +1,4 @@
-"""The operation tables (src/media/table.rs, the scoreboard's in src/score/table.rs) against what is
+"""The operation tables (core/src/media/table.rs, the scoreboard's in core/src/score/table.rs) against what is
 built from them and what is written about them: each operation has its method and ``_async``
 twin on each class it belongs to, its ``showctl.cmd`` command (for a command), its stub entries
 and its row in docs/api.md. A failure says the line to paste (or the command to run). Also: the

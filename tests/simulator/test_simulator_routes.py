@@ -1,8 +1,8 @@
 """Every operation of the tables has a route in the simulator. The walk reads the operation
 tables themselves (`showctl._core._operations()`: the media table and the scoreboard's), sends
 each endpoint of each operation to the simulator as raw HTTP, and fails for an endpoint the
-simulator does not route (404 or 405), naming the line to add to `src/simulator/routes.rs` (and
-the behaviour to write in `src/simulator/state/`, in the file of the resource it touches)."""
+simulator does not route (404 or 405), naming the line to add to `core/src/simulator/routes.rs` (and
+the behaviour to write in `core/src/simulator/state/`, in the file of the resource it touches)."""
 
 from __future__ import annotations
 
@@ -58,8 +58,8 @@ def line_to_add(op: dict[str, Any], method: str, path: str) -> str:
         handler = f"command({takes_body}, |w, c| {world}({', '.join(args)}))"
     return (
         f'{method} {path} ({op["name"]}): add `.route("{route}", {handler})` to router() in '
-        f"src/simulator/routes.rs (reading the argument where the client sends it: the body "
-        f"or the query), and `World::{op['name']}` in src/simulator/state/ (the file of the "
+        f"core/src/simulator/routes.rs (reading the argument where the client sends it: the body "
+        f"or the query), and `World::{op['name']}` in core/src/simulator/state/ (the file of the "
         f"resource it touches: layers.rs, playlists.rs, transport.rs, effects.rs)"
     )
 

@@ -207,7 +207,7 @@ def test_a_malformed_file_names_the_file_the_path_and_the_expectation(tmp_path: 
 
 
 def test_the_built_in_workspace_is_a_workspace_file() -> None:
-    path = Path(__file__).parents[2] / "src" / "simulator" / "default_workspace.json"
+    path = Path(__file__).parents[2] / "core" / "src" / "simulator" / "default_workspace.json"
     with showctl.Simulator(workspace=path) as from_file, showctl.Simulator() as builtin:
         for read in ["/data/playlists", "/blendMode", "/effectsPreset", "/transition"]:
             assert fetch(from_file, read) == fetch(builtin, read)

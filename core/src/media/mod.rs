@@ -1,0 +1,26 @@
+//! The media playback application: models ([`models`]), the operation table ([`table`]) with
+//! its endpoint constants, body forms and reply decoders ([`endpoints`]) and one core builder
+//! per operation ([`builders`]),
+//! the client ([`client`], with its [`mirror`]s) and what automation builds on it: confirmed
+//! commands ([`confirm`]), name lookups ([`names`]), the transport watch ([`watch`]), fades and
+//! batches ([`automation`]).
+
+pub mod automation;
+pub mod builders;
+pub mod client;
+pub mod confirm;
+pub mod endpoints;
+pub mod mirror;
+pub mod models;
+pub mod names;
+pub mod sender;
+pub mod table;
+pub mod tree;
+pub mod watch;
+
+#[cfg(test)]
+pub(crate) mod testing;
+
+pub use client::MediaClient;
+pub use endpoints::{Call, Endpoint};
+pub use models::*;
