@@ -10,7 +10,7 @@
 //! `cargo test` runs a bounded number of cases; `SHOWCTL_FUZZ_CASES=N` runs more (see
 //! `scripts/fuzz.sh`), and the summary line of each property is printed with `--nocapture`.
 
-#[path = "../fuzz/harness.rs"]
+#[path = "../../fuzz/harness.rs"]
 mod harness;
 
 use std::alloc::{GlobalAlloc, Layout, System};
