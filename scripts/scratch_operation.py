@@ -5,9 +5,10 @@ In a copy of the tree (``$CARGO_TARGET_DIR/scratch-operation/tree``, or ``target
 variable: a fixed place, so cargo's incremental cache serves the next run), this
 
 1. makes the two hand edits: a layer command ``scratch_dim(value, *, confirm=False)`` in
-   ``core/src/media/table.rs`` (``POST /scratchDim/layer/{id}`` with ``{"value": value}``, read back
-   as an opacity) and its route in ``core/src/simulator/routes.rs`` (the simulator sets the opacity);
-2. builds the extension of the copy (``cargo build --features python --lib``, the dev profile,
+   ``core/src/media/table.rs`` (``POST /scratchDim/layer/{id}`` with ``{"value": value}``, read
+   back as an opacity) and its route in ``core/src/simulator/routes.rs`` (the simulator sets the
+   opacity);
+2. builds the extension of the copy (``cargo build -p showctl-python --lib``, the dev profile,
    sharing the target directory's dependencies) and puts it into the copy's ``python/showctl``;
 3. runs ``python scripts/gen_stubs.py`` in the copy, with the copy's package first on the path;
 4. checks that the files that changed are exactly the two edited by hand and the generated
@@ -39,13 +40,14 @@ NAME = "scratch_dim"
 
 # The two hand edits: (file, the line the entry goes after, the entry).
 TABLE_ENTRY = """\
-        /// POST /scratchDim/layer/{id} with {"value": value}, 0.0 to 1.0. `confirm=True`:
-        /// read back until the opacity is the value.
-        scratch_dim(layer, value: Number) {
-            SCRATCH_DIM: Endpoint<f64, ()> = post("/scratchDim/layer/{layer:id}", opacity_body);
-        } confirm {
-            Expect::Opacity { layer: layer.clone(), value }
-        }
+                /// POST /scratchDim/layer/{id} with {"value": value}, 0.0 to 1.0. `confirm=True`:
+                /// read back until the opacity is the value.
+                scratch_dim(layer, value: Number) {
+                    SCRATCH_DIM: Endpoint<f64, ()> =
+                        post("/scratchDim/layer/{layer:id}", opacity_body);
+                } confirm {
+                    Expect::Opacity { layer: layer.clone(), value }
+                }
 
 """
 SIMULATOR_ROUTE = """\
@@ -55,7 +57,7 @@ SIMULATOR_ROUTE = """\
         )
 """
 HAND_EDITS = [
-    ("core/src/media/table.rs", "    layer_commands {\n", TABLE_ENTRY),
+    ("core/src/media/table.rs", "            layer_commands {\n", TABLE_ENTRY),
     ("core/src/simulator/routes.rs", "        // Layer properties\n", SIMULATOR_ROUTE),
 ]
 # Each generated copy, and the lines it must hold once the operation is added.
@@ -143,18 +145,18 @@ def hand_edit() -> None:
 def build() -> Path:
     """Build the copy's extension; its path. The target directory's own `libshowctl.*` (the
     working tree's, which cargo copies its output to) are put back afterwards."""
-    uplifted = [TARGET / "debug" / f"libshowctl.{ext}" for ext in ("so", "rlib", "d")]
+    uplifted = [TARGET / "debug" / f"libshowctl_python.{ext}" for ext in ("so", "rlib", "d")]
     saved = {p: p.read_bytes() for p in uplifted if p.is_file()}
     try:
         started = time.monotonic()
         proc = subprocess.run(
-            ["cargo", "build", "--features", "python", "--lib", "--message-format=json"],
+            ["cargo", "build", "-p", "showctl-python", "--lib", "--message-format=json"],
             cwd=TREE,
             capture_output=True,
             text=True,
             env={**os.environ, "CARGO_TARGET_DIR": str(TARGET)},
         )
-        print(f"cargo build --features python --lib: {time.monotonic() - started:.1f} s")
+        print(f"cargo build -p showctl-python --lib: {time.monotonic() - started:.1f} s")
         if proc.returncode != 0:
             sys.stderr.write(proc.stderr[-4000:])
             raise SystemExit("the copy does not build with the two hand edits")

@@ -238,8 +238,7 @@ fn stub_type(kind: FieldKind) -> &'static str {
     }
 }
 
-/// The sport classes as data: (class name, [(attribute, stub type)]) per sport in order, for
-/// the stub generator.
+/// The sport classes as data: (class name, [(attribute, stub type)]), for the stub generator.
 #[pyfunction]
 pub(crate) fn _sports() -> Vec<(String, Vec<(&'static str, &'static str)>)> {
     Sport::ALL

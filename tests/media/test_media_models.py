@@ -40,6 +40,8 @@ def test_model_protocol(cls: type[Any], data: dict[str, Any]) -> None:
     model = cls.from_dict(data)
     assert model.to_dict() == data
     assert model.to_dict() is not model.to_dict()
+    with pytest.raises(ValueError, match=r'^mode: must be "wire" .* got "json"$'):
+        model.to_dict(mode="json")
     assert type(model).__module__ == "showctl._core"
     again = pickle.loads(pickle.dumps(model))
     assert type(again) is cls and again == model and again is not model

@@ -1,11 +1,10 @@
-"""The operation tables (core/src/media/table.rs, the scoreboard's in core/src/score/table.rs) against what is
-built from them and what is written about them: each operation has its method and ``_async``
-twin on each class it belongs to, its ``showctl.cmd`` command (for a command), its stub entries
-and its row in docs/api.md. A failure says the line to paste (or the command to run). Also: the
-checked-in stub and docs, cmd.py, README.md's method tables and docs/simulator.md's routes are
-what scripts/gen_stubs.py writes, every ``x_async`` in the stub has
-``x``'s parameters and returns an awaitable of ``x``'s type, and every class and method in the
-stub has a docstring."""
+"""The operation tables (core/src/media/table.rs, the scoreboard's in core/src/score/table.rs)
+against what is built from them and what is written about them: each operation has its method and
+``_async`` twin on each class it belongs to, its ``showctl.cmd`` command (for a command), its stub
+entries and its row in docs/api.md. A failure says the line to paste (or the command to run). Also:
+the checked-in stub and docs, cmd.py, README.md's method tables and docs/simulator.md's routes are
+what scripts/gen_stubs.py writes, every ``x_async`` in the stub has ``x``'s parameters and returns
+an awaitable of ``x``'s type, and every class and method in the stub has a docstring."""
 
 from __future__ import annotations
 

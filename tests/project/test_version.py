@@ -1,5 +1,5 @@
-"""One version everywhere: Cargo.toml is the only source; the package metadata, showctl.__version__,
-`showctl --version` and the User-Agent header all say the same."""
+"""One version everywhere: Cargo.toml's [workspace.package] is the only source; the package
+metadata, showctl.__version__, `showctl --version` and the User-Agent header all say the same."""
 
 from __future__ import annotations
 
@@ -18,13 +18,21 @@ PEP440 = re.compile(r"^\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?$")
 
 
 def cargo_version() -> str:
-    """The [package] version of Cargo.toml (tomllib is 3.11+: read the one line it needs)."""
+    """The [workspace.package] version of Cargo.toml, which every crate inherits (tomllib is
+    3.11+: read the one line it needs)."""
     text = CARGO_TOML.read_text(encoding="utf-8")
-    package = re.search(r"^\[package\]$(.*?)(?=^\[)", text, re.M | re.S)
-    assert package, f"no [package] table in {CARGO_TOML}"
+    package = re.search(r"^\[workspace\.package\]$(.*?)(?=^\[)", text, re.M | re.S)
+    assert package, f"no [workspace.package] table in {CARGO_TOML}"
     found = re.search(r'^version\s*=\s*"([^"]+)"$', package.group(1), re.M)
-    assert found, f"no version in [package] of {CARGO_TOML}"
+    assert found, f"no version in [workspace.package] of {CARGO_TOML}"
     return found.group(1)
+
+
+def test_every_crate_inherits_the_workspace_version() -> None:
+    for crate in ("core", "binding", "macros"):
+        manifest = CARGO_TOML.parent / crate / "Cargo.toml"
+        package = manifest.read_text(encoding="utf-8").split("[package]", 1)[1].split("\n[", 1)[0]
+        assert re.search(r"^version\.workspace = true$", package, re.M), manifest
 
 
 def test_version_is_cargo_toml_version() -> None:

@@ -4,6 +4,7 @@ recordings under recordings/scoreboard/."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -255,7 +256,11 @@ def test_unknown_sport_gives_a_plain_record(
         "version": score.version,
         "sport_mode": "Curling",
     }
-    with pytest.raises(ValueError, match='mode: must be "wire"'):
+    refusal = (
+        'mode: must be "wire" (the JSON as sent) or "python" (attribute names and values), '
+        'got "json"'
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(refusal)}$"):
         score.to_dict(mode="json")  # type: ignore[arg-type]
     assert "ScoreRecord(uuid='7C8D9E0F-" in repr(score)
 
