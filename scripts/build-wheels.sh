@@ -100,6 +100,7 @@ sdist, version = sys.argv[1], sys.argv[2]
 root = f"showctl-{version}/"
 names = {n.removeprefix(root) for n in tarfile.open(sdist).getnames()}
 need = ["pyproject.toml", "Cargo.toml", "Cargo.lock", "README.md", "core/src/lib.rs",
+        "binding/src/lib.rs", "macros/src/lib.rs",
         "python/showctl/__init__.py", "python/showctl/_core.pyi", "PKG-INFO"]
 missing = [n for n in need if n not in names]
 print(f"{len(names)} files")
