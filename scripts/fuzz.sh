@@ -4,7 +4,7 @@
 #
 #   scripts/fuzz.sh [SECONDS]      # SECONDS per cargo-fuzz target (default 300)
 #
-# 1. The proptest suite (tests/fuzz_decoders.rs) with SHOWCTL_FUZZ_CASES cases per property
+# 1. The proptest suite (core/tests/fuzz_decoders.rs) with SHOWCTL_FUZZ_CASES cases per property
 #    (default 50000): mutated recordings, allocation bounded per body byte.
 # 2. With a nightly toolchain: the cargo-fuzz targets in fuzz/ (libFuzzer, AddressSanitizer),
 #    seeded with the response bodies of tests/recordings/, for SECONDS each, with any single
@@ -12,7 +12,7 @@
 #    installed from crates.io when missing. Without nightly this step is left out (said so).
 #
 # A failure leaves its input in fuzz/artifacts/<target>/ (cargo-fuzz) or
-# tests/fuzz_decoders.proptest-regressions (proptest) and the script exits non-zero.
+# core/tests/fuzz_decoders.proptest-regressions (proptest) and the script exits non-zero.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +22,7 @@ cases="${SHOWCTL_FUZZ_CASES:-50000}"
 step() { printf '\n==> %s\n' "$*"; }
 
 step "proptest: $cases cases per property"
-SHOWCTL_FUZZ_CASES="$cases" cargo test --test fuzz_decoders -- --nocapture 2>&1 |
+SHOWCTL_FUZZ_CASES="$cases" cargo test -p showctl --test fuzz_decoders -- --nocapture 2>&1 |
     grep -E '^(fuzz |test |test result)'
 
 if ! cargo +nightly --version >/dev/null 2>&1; then
