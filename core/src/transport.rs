@@ -40,7 +40,7 @@ mod differential;
 pub(crate) mod errors;
 mod gate;
 mod http1;
-
+mod progress;
 mod request;
 mod target;
 
@@ -49,8 +49,9 @@ pub use config::{
     resolve_key, resolve_pin, resolve_url, url_env, ClientArgs, Config, CONFIRM_TIMEOUT_RANGE,
     MAX_BODY_RANGE, MAX_CONNECTIONS_RANGE, RETRIES_RANGE, TIMEOUT_RANGE,
 };
-use errors::{plain_error, reply_too_large, short, too_large, transport_error, Progress, Stage};
+use errors::{plain_error, reply_too_large, short, too_large, transport_error};
 use gate::Gate;
+use progress::{Progress, Stage};
 pub use request::{Method, Request};
 pub use target::Target;
 

@@ -319,4 +319,17 @@ mod tests {
             r#"{"targetSet":{"name":"T","uuid":"U","z":1,"a":2}}"#
         );
     }
+
+    #[test]
+    fn extra_keys_are_kept_in_order_of_the_file() {
+        let ws = crate::simulator::workspace::Workspace::from_json(
+            r#"{"targetSets":[{"name":"T","uuid":"U","extra":{"z":1,"a":[2]}}]}"#,
+        )
+        .unwrap();
+        let v = named(&ws.target_sets[0]);
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            r#"{"name":"T","uuid":"U","z":1,"a":[2]}"#
+        );
+    }
 }

@@ -626,19 +626,6 @@ mod tests {
     }
 
     #[test]
-    fn extra_keys_are_kept_in_order_of_the_file() {
-        let ws = Workspace::from_json(
-            r#"{"targetSets":[{"name":"T","uuid":"U","extra":{"z":1,"a":[2]}}]}"#,
-        )
-        .unwrap();
-        let v = crate::simulator::answers::named(&ws.target_sets[0]);
-        assert_eq!(
-            serde_json::to_string(&v).unwrap(),
-            r#"{"name":"T","uuid":"U","z":1,"a":[2]}"#
-        );
-    }
-
-    #[test]
     fn a_directory_is_read_through_its_workspace_json() {
         let dir = std::env::temp_dir().join(format!("showctl-ws-{}", new_uuid()));
         std::fs::create_dir_all(&dir).unwrap();

@@ -32,8 +32,8 @@ mod stream;
 pub(super) use stream::resolve_as;
 pub(super) use stream::Stream;
 
-use super::errors::{Progress, Stage};
 use super::gate::{Gate, Lease, RawSock};
+use super::progress::{Progress, Stage};
 
 /// A kept connection idle for longer than this is closed instead of used: servers close idle
 /// connections after a while (the simulator and the feed after 30 s), and a connection whose
