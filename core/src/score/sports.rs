@@ -5,7 +5,6 @@
 //! `sports.rs` has the grammar): it makes the `Sport` enum and [`fields_of`]. The binding makes
 //! each sport's record class from the same table.
 
-
 /// How a field reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldKind {

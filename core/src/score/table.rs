@@ -2,7 +2,6 @@
 //! (`crate::media::table`): `operation_table!` makes its endpoint constant, its core builder
 //! and, with the `python` feature, the `Scoreboard` methods.
 
-
 use super::record::ScoreRecord;
 use crate::operation::{get, Endpoint};
 
