@@ -19,7 +19,7 @@ pub mod tree;
 pub mod watch;
 
 #[cfg(test)]
-pub(crate) mod testing;
+pub(crate) mod test_server;
 
 pub use client::MediaClient;
 pub use endpoints::{Call, Endpoint};

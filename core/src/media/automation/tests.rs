@@ -4,9 +4,11 @@ use std::time::Duration;
 
 use super::*;
 use crate::media::endpoints::MUTE_LAYER;
-use crate::media::testing::{client, lines, serve, serve_counting, serve_layers, Layers, Reply};
+use crate::media::test_server::{
+    client, lines, serve, serve_counting, serve_layers, Layers, Reply,
+};
 
-fn posted_values(log: &crate::media::testing::Log) -> Vec<f64> {
+fn posted_values(log: &crate::media::test_server::Log) -> Vec<f64> {
     lines(log, "POST /opacity/layer/")
         .iter()
         .map(|l| {

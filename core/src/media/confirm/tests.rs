@@ -6,7 +6,7 @@ use super::*;
 use crate::media::endpoints::{
     MUTE_LAYER, MUTE_WORKSPACE, SET_LAYER_OPACITY, TRIGGER_LAYER, TRIGGER_PLAYLIST_CUE,
 };
-use crate::media::testing::{client, lines, serve, serve_layers, Layers, Reply};
+use crate::media::test_server::{client, lines, serve, serve_layers, Layers, Reply};
 
 fn opacity(layer: &str, value: f64) -> (Call<()>, Expect) {
     let id = Ident::from(layer);
@@ -156,7 +156,7 @@ async fn mute_of_a_layer_and_of_the_workspace() {
 
 /// A transport stand-in: the trigger loads the cue on the layer after one read; the playlist
 /// "Show" holds cues "1" (UUID C-1) and "Goal!" (C-2).
-async fn stage(load: bool) -> (String, crate::media::testing::Log) {
+async fn stage(load: bool) -> (String, crate::media::test_server::Log) {
     let playing: Arc<Mutex<Option<(&str, bool)>>> = Arc::new(Mutex::new(None));
     serve(move |req| {
         let mut p = playing.lock().unwrap();

@@ -4,7 +4,7 @@ use super::*;
 use crate::ident::Ident;
 use crate::media::client::MediaClient;
 use crate::media::endpoints::{BlendSpec, Call, MUTE_LAYER, SET_LAYER_BLEND, SET_LAYER_OPACITY};
-use crate::media::testing::{config, dead_url, lines, mirrored, serve, Reply};
+use crate::media::test_server::{config, dead_url, lines, mirrored, serve, Reply};
 
 fn opacity(v: f64) -> Call<()> {
     SET_LAYER_OPACITY

@@ -6,11 +6,11 @@ use super::*;
 use crate::ident::Ident;
 use crate::media::endpoints::MUTE_LAYER;
 use crate::media::models::Model;
-use crate::media::testing::{client, lines, serve, Reply};
+use crate::media::test_server::{client, lines, serve, Reply};
 
 /// Layers "Main", "10" and "Twin" twice; playlists "2024" (cues "1", "Intro") and "Main Show"
 /// (cue "1" again), in a group. `renamed` swaps layer "Main" for "Program".
-async fn app() -> (String, crate::media::testing::Log, Arc<Mutex<bool>>) {
+async fn app() -> (String, crate::media::test_server::Log, Arc<Mutex<bool>>) {
     let renamed = Arc::new(Mutex::new(false));
     let r = renamed.clone();
     let (url, log) = serve(move |req| {

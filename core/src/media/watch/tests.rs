@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use super::*;
 use crate::media::models::Model;
-use crate::media::testing::{client, serve, Reply};
+use crate::media::test_server::{client, serve, Reply};
 
 /// A layer's transport state: `media` None is an empty layer (the residual playingItem stays).
 fn ts(layer: &str, media: Option<&str>, playing: bool, rate: f64, remaining: f64) -> Value {
