@@ -56,7 +56,7 @@ pub use config::{
     resolve_key, resolve_pin, resolve_url, url_env, ClientArgs, Config, CONFIRM_TIMEOUT_RANGE,
     MAX_BODY_RANGE, MAX_CONNECTIONS_RANGE, RETRIES_RANGE, TIMEOUT_RANGE,
 };
-use errors::{plain_error, reply_too_large, short, too_large, transport_error};
+use errors::{failure_error, reply_too_large, short, too_large, transport_error};
 use gate::Gate;
 use progress::{Progress, Stage};
 pub use request::{Method, Request};
@@ -443,10 +443,10 @@ impl Transport {
         progress: &Progress,
     ) -> Result<Bytes> {
         let gate = self.clients.gates.of(&self.target.origin);
-        let answer = match (&self.target.plain, Keeper::here()) {
-            (Some(plain), Some(keeper)) if http1::sent_as_is(path_and_query) => {
+        let answer = match (&self.target.address, Keeper::here()) {
+            (Some(address), Some(keeper)) if http1::sent_as_is(path_and_query) => {
                 let call = Call { req, url, progress };
-                self.exchange_plain(plain, keeper, &gate, call).await?
+                self.exchange_own(address, keeper, &gate, call).await?
             }
             _ => self.exchange_reqwest(req, url, &gate, progress).await?,
         };
@@ -532,37 +532,37 @@ impl Transport {
         })
     }
 
-    /// One exchange of showctl's own (plain or over TLS), on a connection kept by the calling thread's
-    /// lane or by the process runtime (see [`http1`]), or a new one once the application's gate
-    /// gives a permit for it.
+    /// One exchange of showctl's own (over TCP or TLS), on a connection kept by the calling
+    /// thread's lane or by the process runtime (see [`http1`]), or a new one once the
+    /// application's gate gives a permit for it.
     ///
     /// A request that fails on a kept connection before a byte of its answer arrived (reset,
     /// end of stream, broken pipe) is sent once more, at once, on a new connection, commands
     /// included: the application closed that connection without reading it (curl's rule). A
     /// new connection's request is never sent again here.
-    async fn exchange_plain(
+    async fn exchange_own(
         &self,
-        plain: &http1::Plain,
+        address: &http1::Address,
         keeper: Keeper,
         gate: &Arc<Gate>,
         call: Call<'_>,
     ) -> Result<http1::Answer> {
         let Call { req, url, progress } = call;
         let method = req.method.as_str();
-        let failed = |f| plain_error(method, url, &plain.host, f, progress.delivery());
-        let kept = || self.clients.take_kept(keeper, &plain.authority);
+        let failed = |f| failure_error(method, url, &address.host, f, progress.delivery());
+        let kept = || self.clients.take_kept(keeper, &address.authority);
         let (mut conn, lease, mut reused) = match gate.acquire_or(kept).await {
             gate::Got::Kept((conn, lease)) => (conn, lease, true),
             gate::Got::New(lease) => {
                 progress.set(Stage::Connecting);
                 // On failure the lease goes back after the connection attempt was closed.
-                (self.connect(plain).await.map_err(failed)?, lease, false)
+                (self.connect(address).await.map_err(failed)?, lease, false)
             }
         };
         let outgoing = http1::Outgoing {
             method,
-            target: plain.target_of(url),
-            authority: &plain.authority,
+            target: address.target_of(url),
+            authority: &address.authority,
             auth: self.target.auth.as_ref().map(|a| a.as_bytes()),
             body: req.body.as_deref(),
         };
@@ -585,7 +585,7 @@ impl Transport {
                         failed(f)
                     );
                     progress.send_again();
-                    conn = self.connect(plain).await.map_err(failed)?;
+                    conn = self.connect(address).await.map_err(failed)?;
                     reused = false;
                 }
                 Err(f) => return Err(failed(f)),
@@ -594,19 +594,19 @@ impl Transport {
         match again {
             Some(conn) => self
                 .clients
-                .put_kept(keeper, &plain.authority, conn, lease, gate),
+                .put_kept(keeper, &address.authority, conn, lease, gate),
             None => drop(lease.retire()),
         }
         Ok(answer)
     }
 
-    /// A new connection to `plain`'s application, over TLS for an `https://` one.
+    /// A new connection to the application at `address`, over TLS for an `https://` one.
     async fn connect(
         &self,
-        plain: &http1::Plain,
+        address: &http1::Address,
     ) -> std::result::Result<http1::Conn, http1::Failure> {
-        let tls = plain.tls.then(|| self.clients.tls_h1());
-        http1::connect(plain, tls, self.timeout).await
+        let tls = address.tls.then(|| self.clients.tls_h1());
+        http1::connect(address, tls, self.timeout).await
     }
 
     /// A complete answer: the body of a 2xx (its text repaired where it must be), or the

@@ -1,7 +1,7 @@
 //! The HTTP clients of a transport and its mirrors, and the connections they keep: reqwest's
-//! (a caller's own runtime, a path it would rewrite) and showctl's own ones (`http1`, plain or
-//! over TLS), each kept by the process runtime and by
-//! every lane (a thread's blocking calls) apart, and forgotten in a forked child.
+//! (a caller's own runtime, a path it would rewrite) and showctl's own ones (`http1`, over TCP
+//! or TLS), each kept by the process runtime and by every lane (a thread's blocking calls)
+//! apart, and forgotten in a forked child.
 
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, Weak};
@@ -24,7 +24,7 @@ pub(super) struct Clients {
     tls_h1: Arc<rustls::ClientConfig>,
     /// The process runtime's client, and the process it was built in.
     shared: Mutex<(u32, reqwest::Client)>,
-    /// The process runtime's own plain-HTTP connections (see [`http1`]), and the process they
+    /// The process runtime's connections of showctl's own exchange (see [`http1`]), and the process they
     /// were made in.
     kept: Mutex<(u32, http1::Kept)>,
     /// The cap on connections per application (`max_connections`), shared by the process
@@ -32,7 +32,7 @@ pub(super) struct Clients {
     pub(super) gates: Gates,
 }
 
-/// Where the plain-HTTP connections of an exchange made on the calling thread are kept.
+/// Where the connections of showctl's own exchange made on the calling thread are kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Keeper {
     /// The thread's lane (a blocking call).
@@ -131,7 +131,7 @@ impl Clients {
         })
     }
 
-    /// A usable kept plain-HTTP connection to `authority`, and its lease.
+    /// A usable kept connection (TCP or TLS) to `authority`, and its lease.
     pub(super) fn take_kept(
         self: &Arc<Self>,
         keeper: Keeper,
@@ -143,7 +143,7 @@ impl Clients {
         }
     }
 
-    /// Keep a plain-HTTP connection for the next request to `authority` (see
+    /// Keep a connection (TCP or TLS) for the next request to `authority` (see
     /// [`http1::Kept::put`]).
     pub(super) fn put_kept(
         self: &Arc<Self>,

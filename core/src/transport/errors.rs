@@ -122,10 +122,10 @@ fn hint(cause: Cause, url: &str) -> &'static str {
     }
 }
 
-/// Map a failure of showctl's own exchange (plain or over TLS) (see `http1`) to the core's error, worded
-/// as the failures of reqwest are: what failed, the operating system's words, and the hint;
-/// `delivery` is how far the attempt got.
-pub(super) fn plain_error(
+/// Map a failure of showctl's own exchange, over TCP or TLS (see `http1`), to the core's error,
+/// worded as the failures of reqwest are: what failed, the operating system's words, and the
+/// hint; `delivery` is how far the attempt got.
+pub(super) fn failure_error(
     method: &str,
     url: &str,
     host: &str,

@@ -51,10 +51,9 @@ pub(super) const MAX_HEADERS: usize = 100;
 /// A connection's read buffer larger than this after an answer is not kept with it.
 const KEEP_BUFFER: usize = 64 * 1024;
 
-/// Where a target is, taken from its base URL once (the name is from when only `http://`
-/// targets had an exchange of their own).
+/// Where a target is (its authority, host, port and scheme), taken from its base URL once.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct Plain {
+pub(super) struct Address {
     /// `host[:port]` as the `Host` header carries it (IPv6 in brackets).
     pub authority: String,
     /// The host to connect to (IPv6 without brackets).
@@ -64,9 +63,9 @@ pub(super) struct Plain {
     pub tls: bool,
 }
 
-impl Plain {
+impl Address {
     /// The parts of a normalized base (`http[s]://host[:port]/…/api/0`).
-    pub fn of(base: &str) -> Option<Plain> {
+    pub fn of(base: &str) -> Option<Address> {
         let (rest, tls) = match base.strip_prefix("https://") {
             Some(rest) => (rest, true),
             None => (base.strip_prefix("http://")?, false),
@@ -77,7 +76,7 @@ impl Plain {
             _ => (authority, if tls { 443 } else { 80 }),
         };
         let host = host.trim_start_matches('[').trim_end_matches(']');
-        Some(Plain {
+        Some(Address {
             authority: authority.to_string(),
             host: host.to_string(),
             port,
@@ -340,12 +339,12 @@ fn note_answer(buf: &[u8], progress: &Progress) {
 /// Connect to a target (see [`stream::open`]: its addresses raced, each with a share of
 /// `limit`; TLS when `tls` is given).
 pub(super) async fn connect(
-    plain: &Plain,
+    address: &Address,
     tls: Option<&std::sync::Arc<rustls::ClientConfig>>,
     limit: std::time::Duration,
 ) -> Result<Conn, Failure> {
     Ok(Conn {
-        stream: stream::open(plain, tls, limit).await?,
+        stream: stream::open(address, tls, limit).await?,
         buf: Vec::with_capacity(4096),
         idle_since: Instant::now(),
     })

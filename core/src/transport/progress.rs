@@ -49,7 +49,7 @@ impl Progress {
         }
     }
 
-    /// The request goes out again on a new connection (see `Transport::exchange_plain`).
+    /// The request goes out again on a new connection (see `Transport::exchange_own`).
     pub(super) fn send_again(&self) {
         self.0
             .store(SENT_BEFORE | Stage::Connecting as u8, Ordering::Relaxed);

@@ -18,7 +18,7 @@ pub struct Target {
     /// Its own pinned certificate (a mirror's), instead of the primary's TLS options.
     pub(super) pin: Option<Fingerprint>,
     /// Where the target is, for showctl's own exchange (`http://` and `https://`).
-    pub(super) plain: Option<http1::Plain>,
+    pub(super) address: Option<http1::Address>,
     /// `scheme://host:port`: the application, as its connections are counted (see
     /// `max_connections`).
     pub(super) origin: String,
@@ -32,7 +32,7 @@ impl Target {
             .map_or(base.len(), |i| i + "https://".len());
         Ok(Target {
             origin: base[..authority_end].to_string(),
-            plain: http1::Plain::of(&base),
+            address: http1::Address::of(&base),
             base,
             auth: api_key.map(auth_header).transpose()?,
             pin: None,

@@ -14,7 +14,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
 
-use super::{Failure, Plain};
+use super::{Address, Failure};
 
 /// How long an attempt to connect to one address runs alone before the next address is tried
 /// beside it (RFC 8305's "Connection Attempt Delay", its recommended value).
@@ -112,20 +112,20 @@ pub(in crate::transport) fn resolve_as(host: &str, addrs: Vec<SocketAddr>) {
 }
 
 /// Every address of the target's host, both families interleaved from the first one's.
-async fn addresses(plain: &Plain) -> Result<Vec<SocketAddr>, Failure> {
-    if let Ok(ip) = plain.host.parse::<IpAddr>() {
-        return Ok(vec![(ip, plain.port).into()]);
+async fn addresses(address: &Address) -> Result<Vec<SocketAddr>, Failure> {
+    if let Ok(ip) = address.host.parse::<IpAddr>() {
+        return Ok(vec![(ip, address.port).into()]);
     }
     #[cfg(test)]
     if let Some((_, addrs)) = RESOLVED
         .lock()
         .unwrap()
         .iter()
-        .find(|(h, _)| *h == plain.host)
+        .find(|(h, _)| *h == address.host)
     {
         return Ok(interleave(addrs.clone()));
     }
-    let found = tokio::net::lookup_host((plain.host.as_str(), plain.port))
+    let found = tokio::net::lookup_host((address.host.as_str(), address.port))
         .await
         .map_err(Failure::Resolve)?
         .collect();
@@ -204,15 +204,15 @@ pub(in crate::transport) async fn race(
 /// `limit` (the attempt's timeout), then the TLS handshake when `tls` is given (an `https://`
 /// target; the configuration of [`crate::tls::client_config`] with ALPN `http/1.1` only).
 pub(in crate::transport) async fn open(
-    plain: &Plain,
+    address: &Address,
     tls: Option<&Arc<rustls::ClientConfig>>,
     limit: Duration,
 ) -> Result<Stream, Failure> {
-    let addrs = addresses(plain).await?;
+    let addrs = addresses(address).await?;
     if addrs.is_empty() {
         return Err(Failure::Connect(io::Error::new(
             io::ErrorKind::NotFound,
-            format!("{} resolved to no address", plain.host),
+            format!("{} resolved to no address", address.host),
         )));
     }
     let share = u32::try_from(addrs.len()).unwrap_or(u32::MAX);
@@ -222,7 +222,7 @@ pub(in crate::transport) async fn open(
     let Some(config) = tls else {
         return Ok(Stream::Tcp(tcp));
     };
-    let name = rustls::pki_types::ServerName::try_from(plain.host.clone())
+    let name = rustls::pki_types::ServerName::try_from(address.host.clone())
         .map_err(|e| Failure::Tls(io::Error::new(io::ErrorKind::InvalidInput, e)))?;
     let connector = tokio_rustls::TlsConnector::from(config.clone());
     let stream = connector.connect(name, tcp).await.map_err(Failure::Tls)?;

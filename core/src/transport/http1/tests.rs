@@ -7,7 +7,7 @@ use tokio::net::TcpListener;
 
 #[test]
 fn plain_targets_are_read_from_the_base() {
-    let p = Plain::of("http://h:1/api/0").unwrap();
+    let p = Address::of("http://h:1/api/0").unwrap();
     assert_eq!(
         (
             p.authority.as_str(),
@@ -17,7 +17,7 @@ fn plain_targets_are_read_from_the_base() {
         ),
         ("h:1", "h", 1, "/api/0/x?y=1")
     );
-    let p = Plain::of("http://h/x/api/0").unwrap();
+    let p = Address::of("http://h/x/api/0").unwrap();
     assert_eq!(
         (
             p.authority.as_str(),
@@ -26,14 +26,14 @@ fn plain_targets_are_read_from_the_base() {
         ),
         ("h", 80, "/x/api/0/y")
     );
-    let p = Plain::of("http://[::1]:9/api/0").unwrap();
+    let p = Address::of("http://[::1]:9/api/0").unwrap();
     assert_eq!(
         (p.authority.as_str(), p.host.as_str(), p.port),
         ("[::1]:9", "::1", 9)
     );
-    let p = Plain::of("http://[::1]/api/0").unwrap();
+    let p = Address::of("http://[::1]/api/0").unwrap();
     assert_eq!((p.host.as_str(), p.port), ("::1", 80));
-    let p = Plain::of("https://h/api/0").unwrap();
+    let p = Address::of("https://h/api/0").unwrap();
     assert_eq!(
         (
             p.host.as_str(),
@@ -43,7 +43,7 @@ fn plain_targets_are_read_from_the_base() {
         ),
         ("h", 443, true, "/api/0/x")
     );
-    assert_eq!(Plain::of("ftp://h/api/0"), None);
+    assert_eq!(Address::of("ftp://h/api/0"), None);
 }
 
 #[test]
@@ -144,7 +144,7 @@ use Then::{Answer as Reply, AnswerAndClose, Close};
 /// A server whose every connection reads a request head (and its `Content-Length` body) and
 /// does the next step of the script with it (the last step repeats).
 struct Scripted {
-    plain: Plain,
+    address: Address,
     connections: Arc<AtomicUsize>,
     requests: Arc<Mutex<Vec<Vec<u8>>>>,
 }
@@ -208,7 +208,7 @@ async fn scripted(replies: Vec<Then>) -> Scripted {
         }
     });
     Scripted {
-        plain: Plain::of(&format!("http://{addr}/api/0")).unwrap(),
+        address: Address::of(&format!("http://{addr}/api/0")).unwrap(),
         connections,
         requests,
     }
@@ -233,18 +233,18 @@ fn get<'a>(target: &'a str, authority: &'a str) -> Outgoing<'a> {
 
 /// One exchange on a new connection to the scripted server.
 async fn once(server: &Scripted, caps: Caps) -> Result<(Answer, Option<Conn>), Failure> {
-    let conn = connect(&server.plain, None, LIMIT)
+    let conn = connect(&server.address, None, LIMIT)
         .await
         .map_err(|_| Failure::Invalid("connect".into()))?;
-    conn.exchange(&get("/api/0/x", &server.plain.authority), caps)
+    conn.exchange(&get("/api/0/x", &server.address.authority), caps)
         .await
 }
 
 #[tokio::test]
 async fn the_request_is_written_as_reqwest_wrote_it() {
     let server = scripted(vec![Reply(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")]).await;
-    let authority = server.plain.authority.clone();
-    let conn = connect(&server.plain, None, LIMIT).await.unwrap();
+    let authority = server.address.authority.clone();
+    let conn = connect(&server.address, None, LIMIT).await.unwrap();
     let post = Outgoing {
         method: "POST",
         target: "/api/0/opacity/layer/0",
@@ -326,7 +326,7 @@ async fn a_large_body_read_past_the_buffer_leaves_the_connection_usable() {
     );
     let reply: &'static [u8] = Box::leak(reply.into_bytes().into_boxed_slice());
     let server = scripted(vec![Reply(reply)]).await;
-    let authority = server.plain.authority.clone();
+    let authority = server.address.authority.clone();
     let (answer, again) = once(&server, CAPS).await.unwrap();
     assert_eq!(answer.body, body.as_bytes());
     let conn = again.expect("the answer ended cleanly");
@@ -418,7 +418,7 @@ async fn a_kept_connection_closed_by_the_server_is_not_used_again() {
         AnswerAndClose(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"),
     ])
     .await;
-    let authority = server.plain.authority.clone();
+    let authority = server.address.authority.clone();
     let mut kept = Kept::for_lane();
     let gate = super::super::gate::Gates::new(64).of(&authority);
     let (_, conn) = once(&server, CAPS).await.unwrap();
@@ -442,7 +442,7 @@ async fn a_kept_connection_closed_by_the_server_is_not_used_again() {
 #[tokio::test]
 async fn a_connection_idle_too_long_is_not_used_again() {
     let server = scripted(vec![Reply(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")]).await;
-    let authority = server.plain.authority.clone();
+    let authority = server.address.authority.clone();
     let mut kept = Kept::for_lane();
     let gate = super::super::gate::Gates::new(64).of(&authority);
     for _ in 0..KEEP_PER_AUTHORITY + 2 {
