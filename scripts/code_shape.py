@@ -3,9 +3,25 @@ client core's, the `macro_rules!` in the binding and the operation grammar, and 
 standing flat in tests/.
 
 Production lines are non-blank lines outside tests (a `tests.rs`, a `tests/` folder, a module
-declared under `#[cfg(test)]` such as `media/testing.rs`, or what follows a top-level
-`#[cfg(test)]`). The binding is binding/src/; the client core is core/src/media/
-and core/src/score/ (the clients it binds); the grammar is core/src/operation.rs and the tables.
+declared under `#[cfg(test)]` such as `media/test_server.rs`, or what follows a top-level
+`#[cfg(test)]`). The client core is core/src/media/ and core/src/score/ (the clients it binds);
+the grammar is core/src/operation.rs and the tables.
+
+The binding is every line that writes the binding's code: binding/src/, and the binding's
+generators in macros/src/, which write every table method, its argument conversion, its
+`_async` twin and the sport classes. Those are counted by item: the items named in
+`BINDING_ITEMS` below, each its doc comments and attributes, its header and its body down to
+its closing line (a method `Type::name` inside its `impl`; `//! # heading` a section of the
+crate documentation, down to the next heading). They are the three binding generators
+(`binding_methods!`, `sport_classes!`, `#[twins]`), every function, type and `impl` that
+only they use, the grammar of the `binding(...)` head a binding puts before a table, and the
+crate documentation's sections on them. What the core's generators (`operation_table!`,
+`sport_table!`) use too, the tables' grammar (`Table`, `Op`, `Group`, `SportTable`'s parser,
+`KINDS`, `err`, `once`), counts with neither; `macros_other_lines` prints the rest of
+macros/src (the core's generators and that shared grammar). A reader checks the list with
+the sources; the script checks it too: each listed item must be found exactly once, and an
+item left off the list that names the binding's code (`pyo3`, `crate::ops`, `crate::args`,
+`crate::errors`, `crate::convert`, `crate::table`) stops it.
 
     python scripts/code_shape.py          # print the figures
 """
@@ -18,6 +34,33 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+CRATE_SOURCES = ("core/src", "binding/src", "macros/src")
+
+BINDING_ITEMS: dict[str, list[str]] = {
+    "macros/src/lib.rs": [
+        "//! # `binding_methods!`",
+        "//! # `#[twins]`",
+        "fn binding_methods",
+        "fn sport_classes",
+        "fn twins",
+        "struct Inherited",
+        "impl syn::parse::Parse for Inherited",
+        "fn expand",
+        "Table::binding",
+        "struct PyParams",
+        "fn py_params",
+        "fn methods",
+        "fn constructor",
+        "fn is_named",
+        "struct Twin",
+        "impl Twin",
+        "fn text_of",
+        "fn is_python",
+    ],
+    "macros/src/parse.rs": ["struct Classes", "impl Classes"],
+    "macros/src/sports.rs": ["struct Binding", "impl Parse for Binding", "SportTable::classes"],
+}
+BINDING_CODE = re.compile(r"pyo3|crate::(?:ops|args|errors|convert|table)\b")
 
 
 def production_lines(path: Path) -> list[str]:
@@ -31,15 +74,16 @@ def production_lines(path: Path) -> list[str]:
 
 
 def test_modules() -> set[Path]:
-    """The files of modules declared under `#[cfg(test)]` (`#[cfg(test)] mod testing;`)."""
+    """The files of modules declared under `#[cfg(test)]` (`#[cfg(test)] mod test_server;`)."""
     out: set[Path] = set()
-    for parent in (ROOT / "src").rglob("*.rs"):
-        text = parent.read_text(encoding="utf-8")
-        folder = parent.parent if parent.name in ("mod.rs", "lib.rs") else parent.with_suffix("")
-        for name in re.findall(
-            r"#\[cfg\(test\)\]\s*(?:pub(?:\(crate\))?\s+)?mod\s+(\w+)\s*;", text
-        ):
-            out.update({folder / f"{name}.rs", folder / name / "mod.rs"})
+    for crate in CRATE_SOURCES:
+        for parent in (ROOT / crate).rglob("*.rs"):
+            text = parent.read_text(encoding="utf-8")
+            home = parent.parent if parent.name in ("mod.rs", "lib.rs") else parent.with_suffix("")
+            for name in re.findall(
+                r"#\[cfg\(test\)\]\s*(?:pub(?:\(crate\))?\s+)?mod\s+(\w+)\s*;", text
+            ):
+                out.update({home / f"{name}.rs", home / name / "mod.rs"})
     return out
 
 
@@ -57,8 +101,102 @@ def count(files: list[Path]) -> int:
     return sum(len(production_lines(p)) for p in files)
 
 
+ITEM = re.compile(
+    r"(?:pub(?:\([\w:]+\))?\s+)?(?:(fn|struct|enum|const|static|type|trait|mod)\s+(\w+)"
+    r"|(impl\b[^{]*?)\s*\{?$)"
+)
+
+
+def items(lines: list[str], indent: str = "") -> dict[str, tuple[int, int]]:
+    """The items of ``lines`` at ``indent`` (rustfmt's layout): name → (first line, end line),
+    the first line being its first doc comment or attribute. Names: ``fn name``, ``struct
+    Name``, ``impl Trait for Type`` (the header as written, without generics' line breaks)."""
+    found: dict[str, tuple[int, int]] = {}
+    start: int | None = None
+    i = 0
+
+    def at_indent(line: str) -> bool:
+        return line.startswith(indent) and line[len(indent) : len(indent) + 1] not in ("", " ")
+
+    while i < len(lines):
+        line = lines[i]
+        body = line[len(indent) :]
+        if not at_indent(line) or (body.startswith(("//", "}")) and not body.startswith("///")):
+            start = None  # a comment (`// ---` between sections), a closing line, a deeper line
+            i += 1
+            continue
+        if body.startswith("#!["):  # an inner attribute
+            i += 1
+            continue
+        if body.startswith(("///", "#[")):
+            start = i if start is None else start
+            i += 1
+            continue
+        end = i
+        while not (at_indent(lines[end]) and lines[end].rstrip().endswith((";", "}"))):
+            end += 1
+            if end == len(lines):
+                raise SystemExit(f"no end to the item {body!r} (not rustfmt's layout?)")
+        m = ITEM.match(body)
+        if m:
+            name = f"{m.group(1)} {m.group(2)}" if m.group(1) else " ".join(m.group(3).split())
+            if name in found:
+                raise SystemExit(f"two items named {name!r}: name them apart in BINDING_ITEMS")
+            found[name] = (i if start is None else start, end)
+        start = None
+        i = end + 1
+    return found
+
+
+def doc_sections(lines: list[str]) -> dict[str, tuple[int, int]]:
+    """The `//! # heading` sections of a crate documentation: heading → (first, last line)."""
+    heads = [i for i, line in enumerate(lines) if line.startswith("//! # ")]
+    doc_end = max((i for i, line in enumerate(lines) if line.startswith("//!")), default=-1)
+    return {
+        lines[h].rstrip(): (h, (heads[k + 1] - 1) if k + 1 < len(heads) else doc_end)
+        for k, h in enumerate(heads)
+    }
+
+
+def binding_generators() -> tuple[int, int]:
+    """The production lines of macros/src that write the binding's code (the items of
+    `BINDING_ITEMS`), and the other production lines of macros/src."""
+    counted = 0
+    for path in rust_files("macros/src"):
+        name = path.relative_to(ROOT).as_posix()
+        lines = production_lines(path)
+        found = doc_sections(lines) | items(lines)
+        for owner, (first, last) in items(lines).items():
+            if owner.startswith("impl "):
+                for method, span in items(lines[first : last + 1], "    ").items():
+                    typ = owner.split(" for ")[-1].split()[-1].split("<")[0]
+                    key = f"{typ}::{method.split()[-1]}"
+                    found[key] = (first + span[0], first + span[1])
+        listed = BINDING_ITEMS.get(name, [])
+        missing = [item for item in listed if item not in found]
+        if missing:
+            raise SystemExit(f"{name}: no item {missing} (BINDING_ITEMS names what is gone)")
+        chosen: set[int] = set()
+        for item in listed:
+            first, last = found[item]
+            chosen.update(range(first, last + 1))
+        for item, (first, last) in found.items():
+            inside = set(range(first, last + 1))
+            text = "\n".join(lines[first : last + 1])
+            if item.startswith("//!") or inside <= chosen or not BINDING_CODE.search(text):
+                continue
+            methods = [k for k in found if "::" in k and k.split("::")[0] in item.split()]
+            if item.startswith("impl ") and methods:
+                continue  # its methods are checked one by one
+            raise SystemExit(f"{name}: {item} writes binding code and is not in BINDING_ITEMS")
+        counted += len(chosen)
+    return counted, count(rust_files("macros/src")) - counted
+
+
 def shape() -> dict[str, float | int]:
-    binding = count(rust_files("binding/src"))
+    binding_src = count(rust_files("binding/src"))
+    macros_binding, macros_other = binding_generators()
+    binding = binding_src + macros_binding
     core = count(rust_files("core/src/media", "core/src/score"))
     grammar = rust_files(
         "binding/src", "core/src/operation.rs", "core/src/media/table.rs", "core/src/score/table.rs"
@@ -68,9 +206,12 @@ def shape() -> dict[str, float | int]:
     )
     flat = sorted(p.name for p in (ROOT / "tests").glob("*.py"))
     return {
+        "binding_src_lines": binding_src,
+        "macros_binding_lines": macros_binding,
         "binding_lines": binding,
         "core_lines": core,
         "ratio": round(binding / core, 3),
+        "macros_other_lines": macros_other,
         "macro_rules": macros,
         "flat_test_files": len(flat),
     }
