@@ -19,17 +19,17 @@ use pyo3_async_runtimes::generic::{self, ContextExt, Runtime as GenericRuntime};
 use pyo3_async_runtimes::TaskLocals;
 
 use showctl::error::{guarded, Error};
-use showctl::host::{self, HostLog};
+use showctl::embedder::{self, EmbedderLog};
 use crate::errors::{finished, to_pyerr, Finished};
 
 fn register_at_exit(py: Python<'_>) -> PyResult<()> {
-    // Mark the interpreter's exit and wait for the sections in progress (see `showctl::host`).
+    // Mark the interpreter's exit and wait for the sections in progress (see `showctl::embedder`).
     let handler = PyCFunction::new_closure(py, Some(c"_showctl_at_exit"), None, |args, _| {
-        args.py().detach(host::exit)
+        args.py().detach(embedder::exit)
     })?;
     py.import("atexit")?.call_method1("register", (handler,))?;
     let after_fork = PyCFunction::new_closure(py, Some(c"_showctl_after_fork"), None, |_, _| {
-        host::after_fork()
+        embedder::after_fork()
     })?;
     // (POSIX only: there is no fork elsewhere.)
     if let Ok(register) = py.import("os")?.getattr("register_at_fork") {
@@ -74,13 +74,13 @@ fn init_logging(py: Python<'_>) {
     let mut logger = logger.filter_target("rustls_platform_verifier".into(), log::LevelFilter::Off);
     // The noisy libraries' warnings still come through. Decided here, so their records never
     // ask Python (or wait for the GIL) about their level.
-    for quiet in host::QUIET_LOG_TARGETS {
+    for quiet in embedder::QUIET_LOG_TARGETS {
         logger = logger.filter_target((*quiet).into(), log::LevelFilter::Info);
     }
     let handle = logger.reset_handle();
     // Records below the level Python's `logging` wants are dropped by pyo3-log's cache,
     // without the GIL (fan-out was 2.4× slower when every request waited for it).
-    if log::set_boxed_logger(Box::new(HostLog::new(logger, clear_log_error))).is_ok() {
+    if log::set_boxed_logger(Box::new(EmbedderLog::new(logger, clear_log_error))).is_ok() {
         log::set_max_level(log::LevelFilter::Debug);
         let _ = LOG_RESET.set(handle);
     }
@@ -102,7 +102,7 @@ pub fn init(py: Python<'_>) -> PyResult<()> {
     let threading = py.import("threading")?;
     let main = threading.call_method0("main_thread")?;
     let current = threading.call_method0("current_thread")?;
-    host::set_main_thread(main.is(&current));
+    embedder::set_main_thread(main.is(&current));
     Ok(())
 }
 
@@ -116,9 +116,9 @@ where
     T: Send,
     F: Future<Output = Result<T, Error>> + Send,
 {
-    let every = host::signal_poll();
+    let every = embedder::signal_poll();
     let outcome =
-        py.detach(|| host::block_on(fut, every, || Python::attach(|py| py.check_signals())));
+        py.detach(|| embedder::block_on(fut, every, || Python::attach(|py| py.check_signals())));
     match outcome {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(to_pyerr(py, e)),
@@ -141,14 +141,14 @@ impl GenericRuntime for ShowRuntime {
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        host::spawn(fut)
+        embedder::spawn(fut)
     }
 
     fn spawn_blocking<F>(f: F) -> Self::JoinHandle
     where
         F: FnOnce() + Send + 'static,
     {
-        host::spawn_blocking(f)
+        embedder::spawn_blocking(f)
     }
 }
 

@@ -3,9 +3,9 @@
 //! `cargo test`; the extension crate (`binding/`) depends on it and only converts.
 
 pub mod client;
+pub mod embedder;
 pub mod error;
 pub mod feed;
-pub mod host;
 pub mod ident;
 pub mod journal;
 pub mod json;

@@ -1,13 +1,13 @@
-//! What the core needs from the interpreter that embeds it (Python, through the binding), kept
-//! free of it: the exit gate of the threads that call into it (and of the log records it
-//! forwards), the wait of a blocking call that looks for the host's signals (on its main
-//! thread), and the libraries whose debug records are not forwarded.
+//! What the core needs from the interpreter that embeds it (through the binding), kept free of
+//! it: the exit gate of the threads that call into it (and of the log records it forwards), the
+//! wait of a blocking call that looks for the embedder's signals (on its main thread), and the
+//! libraries whose debug records are not forwarded.
 //!
-//! Interpreter exit: a runtime thread that is inside the host (completing an asyncio future,
-//! forwarding a log record) when the interpreter finalizes crashes the process
-//! ("PyGILState_Release: thread state must be current"). So every such section is counted,
+//! Interpreter exit: a runtime thread that is inside the embedder (completing one of its
+//! futures, forwarding a log record) when the interpreter finalizes crashes the process (the
+//! thread's interpreter state is no longer current). So every such section is counted,
 //! [`exit`] marks the exit and then waits (bounded) until no section is running; later
-//! sections do not enter the host at all.
+//! sections do not enter the embedder at all.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -20,20 +20,20 @@ use std::time::{Duration, Instant};
 use crate::error::{guarded, Error};
 use crate::runtime;
 
-static IN_HOST: AtomicUsize = AtomicUsize::new(0);
+static IN_EMBEDDER: AtomicUsize = AtomicUsize::new(0);
 static EXITING: AtomicBool = AtomicBool::new(false);
 /// Longest wait at exit for the sections in progress.
 const EXIT_WAIT: Duration = Duration::from_secs(1);
 
-/// A running section that may call into the host from a runtime thread.
+/// A running section that may call into the embedder from a runtime thread.
 pub struct Section;
 
 impl Section {
-    /// Enter a section; `None` once the host is exiting.
+    /// Enter a section; `None` once the embedder is exiting.
     pub fn enter() -> Option<Section> {
-        IN_HOST.fetch_add(1, Ordering::SeqCst);
+        IN_EMBEDDER.fetch_add(1, Ordering::SeqCst);
         if EXITING.load(Ordering::SeqCst) {
-            IN_HOST.fetch_sub(1, Ordering::SeqCst);
+            IN_EMBEDDER.fetch_sub(1, Ordering::SeqCst);
             return None;
         }
         Some(Section)
@@ -42,12 +42,12 @@ impl Section {
 
 impl Drop for Section {
     fn drop(&mut self) {
-        IN_HOST.fetch_sub(1, Ordering::SeqCst);
+        IN_EMBEDDER.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
-/// A task that calls into the host: each poll is a section; after exit it ends unpolled
-/// (dropping what it holds without entering the host).
+/// A task that calls into the embedder: each poll is a section; after exit it ends unpolled
+/// (dropping what it holds without entering the embedder).
 pub struct ExitAware<F> {
     inner: Pin<Box<F>>,
 }
@@ -70,7 +70,7 @@ impl<F: Future<Output = ()>> Future for ExitAware<F> {
     }
 }
 
-/// Run `fut` on the process runtime as a task that calls into the host ([`ExitAware`]).
+/// Run `fut` on the process runtime as a task that calls into the embedder ([`ExitAware`]).
 pub fn spawn<F: Future<Output = ()> + Send + 'static>(fut: F) -> tokio::task::JoinHandle<()> {
     runtime::get().spawn(ExitAware::new(fut))
 }
@@ -85,11 +85,11 @@ pub fn spawn_blocking(f: impl FnOnce() + Send + 'static) -> tokio::task::JoinHan
 }
 
 /// Mark the exit and wait (at most a second) for the sections in progress. Called by the
-/// host's exit handler, with the host's lock released.
+/// embedder's exit handler, with the embedder's lock released.
 pub fn exit() {
     EXITING.store(true, Ordering::SeqCst);
     let deadline = Instant::now() + EXIT_WAIT;
-    while IN_HOST.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+    while IN_EMBEDDER.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(1));
     }
 }
@@ -97,21 +97,21 @@ pub fn exit() {
 /// In a forked child: the sections counted in the parent's runtime threads did not come along
 /// (the child has only the forking thread).
 pub fn after_fork() {
-    IN_HOST.store(0, Ordering::SeqCst);
+    IN_EMBEDDER.store(0, Ordering::SeqCst);
 }
 
-/// How often a blocking call on the host's main thread looks for a pending signal (Ctrl-C).
+/// How often a blocking call on the embedder's main thread looks for a pending signal (Ctrl-C).
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
 static MAIN_THREAD: OnceLock<Option<ThreadId>> = OnceLock::new();
 
-/// Remember the host's main thread: the calling thread when `on_main` (the host is set up on
+/// Remember the embedder's main thread: the calling thread when `on_main` (the embedder is set up on
 /// its main thread), or none (set up off it: every thread then looks for signals, harmless
 /// elsewhere). The first call decides.
 pub fn set_main_thread(on_main: bool) {
     let _ = MAIN_THREAD.set(on_main.then(|| std::thread::current().id()));
 }
 
-/// How often a blocking call made on this thread looks for the host's signals ([`block_on`]'s
+/// How often a blocking call made on this thread looks for the embedder's signals ([`block_on`]'s
 /// `every`): every 50 ms on the main thread, never on another (signals go to the main thread).
 pub fn signal_poll() -> Option<Duration> {
     let on_main = match MAIN_THREAD.get() {
@@ -122,7 +122,7 @@ pub fn signal_poll() -> Option<Duration> {
 }
 
 /// Run `fut` to completion on the calling thread's lane ([`runtime::block_on_here`]), a panic
-/// caught as an error; with `every`, `check` runs at that interval (the host's pending
+/// caught as an error; with `every`, `check` runs at that interval (the embedder's pending
 /// signals: Ctrl-C) and its error ends the wait, dropping the request (which closes its
 /// connection). Refused on a thread of the process runtime, which it would block.
 pub fn block_on<T, F, E>(
@@ -157,7 +157,7 @@ where
     })
 }
 
-/// Crates whose records below INFO are not forwarded to the host's logging: the libraries
+/// Crates whose records below INFO are not forwarded to the embedder's logging: the libraries
 /// under the transport and the simulator log every connection and frame at debug level;
 /// showctl's own records say what a user needs (each attempt, retry and failure).
 pub const QUIET_LOG_TARGETS: &[&str] = &[
@@ -172,24 +172,24 @@ pub const QUIET_LOG_TARGETS: &[&str] = &[
     "tower",
 ];
 
-/// A logger forwarding to the host's (`inner`): each record is a [`Section`] (none after exit);
-/// only a record the host wants (`inner.enabled`, which should answer from its cache: a runtime
-/// thread waiting for the host's lock on every request stalls the host's event loop) goes to
+/// A logger forwarding to the embedder's (`inner`): each record is a [`Section`] (none after exit);
+/// only a record the embedder wants (`inner.enabled`, which should answer from its cache: a runtime
+/// thread waiting for the embedder's lock on every request stalls the embedder's event loop) goes to
 /// it, run with the default signal mask (its handlers may start processes, which would inherit
 /// a runtime thread's mask and ignore Ctrl-C); `after` then runs in the same section (to
-/// clear what the host's handlers left behind).
-pub struct HostLog<L> {
+/// clear what the embedder's handlers left behind).
+pub struct EmbedderLog<L> {
     inner: L,
     after: fn(),
 }
 
-impl<L: log::Log> HostLog<L> {
+impl<L: log::Log> EmbedderLog<L> {
     pub fn new(inner: L, after: fn()) -> Self {
-        HostLog { inner, after }
+        EmbedderLog { inner, after }
     }
 }
 
-impl<L: log::Log> log::Log for HostLog<L> {
+impl<L: log::Log> log::Log for EmbedderLog<L> {
     fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
         Section::enter().is_some_and(|_section| self.inner.enabled(metadata))
     }
@@ -261,12 +261,12 @@ mod tests {
     }
 
     #[test]
-    fn the_host_log_forwards_only_what_the_host_wants_then_runs_after() {
+    fn the_embedder_log_forwards_only_what_the_embedder_wants_then_runs_after() {
         use log::Log;
         use std::sync::Mutex;
         static AFTER: AtomicUsize = AtomicUsize::new(0);
-        struct Host(Mutex<Vec<String>>);
-        impl log::Log for Host {
+        struct Embedder(Mutex<Vec<String>>);
+        impl log::Log for Embedder {
             fn enabled(&self, m: &log::Metadata<'_>) -> bool {
                 m.level() <= log::Level::Info
             }
@@ -275,7 +275,7 @@ mod tests {
             }
             fn flush(&self) {}
         }
-        let log = HostLog::new(Host(Mutex::new(Vec::new())), || {
+        let log = EmbedderLog::new(Embedder(Mutex::new(Vec::new())), || {
             AFTER.fetch_add(1, Ordering::SeqCst);
         });
         let record = |level, text| {
