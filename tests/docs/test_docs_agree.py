@@ -76,19 +76,53 @@ def test_where_the_twins_are_introduced_a_blocking_call_in_a_coroutine_is_warned
     assert re.search(r"blocking (method|call).{0,120}?(stalls|holds) the event loop", text), page
 
 
-def test_the_trace_of_set_opacity_opens_at_most_six_files_that_hold_what_it_names() -> None:
-    """docs/architecture.md's trace of ``Layer.set_opacity``: at most six files, each there,
-    and each ``Type::method`` it names of a type its file defines is a function of that file."""
-    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    trace = re.search(r"## Tracing `Layer\.set_opacity`.*?\n(?=## )", text, re.DOTALL)
+# A repository file as the trace names it: a path with a folder, ending in a source suffix.
+TRACE_FILE = re.compile(r"^[\w.-]+(?:/[\w.-]+)+\.(?:rs|py|pyi|toml)$")
+# A code name the trace cites: `name`, `module::name`, `Type::method`, `macro!`.
+TRACE_NAME = re.compile(r"^[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*!?$")
+
+
+def trace_steps(architecture: str) -> list[tuple[list[str], list[str]]]:
+    """The numbered steps of architecture.md's trace of ``Layer.set_opacity``: for each, the
+    repository files it names and the code names it cites (fenced blocks left out)."""
+    trace = re.search(r"^## The trace: `Layer\.set_opacity.*?(?=^## )", architecture, re.M | re.S)
     assert trace, "docs/architecture.md: the trace of Layer.set_opacity is gone"
-    items = re.findall(r"^\d+\. `([^`]+)`:(.*?)(?=^\d+\. |^\n)", trace.group(0), re.M | re.S)
-    assert 2 <= len(items) <= 6, [path for path, _ in items]
-    checked = 0
-    for path, words in items:
-        source = (ROOT / path).read_text(encoding="utf-8")
-        for owner, method in re.findall(r"`(\w+)::(\w+)`", words):
-            if re.search(rf"\b(?:struct|enum|trait|impl(?:<[^>]*>)?)\s+{owner}\b", source):
-                assert re.search(rf"\bfn {method}\b", source), f"{path}: no fn {owner}::{method}"
-                checked += 1
-    assert checked >= 4, checked
+    text = re.sub(r"^\s*```.*?^\s*```", "", trace.group(0), flags=re.M | re.S)
+    steps = re.split(r"^\d+\. ", text, flags=re.M)[1:]
+    out = []
+    for step in steps:
+        spans = re.findall(r"`([^`\n]+)`", step)
+        files = [s for s in spans if TRACE_FILE.match(s)]
+        names = [s for s in spans if TRACE_NAME.match(s)]
+        out.append((files, names))
+    return out
+
+
+def test_the_trace_of_set_opacity_names_at_most_twelve_files_that_hold_what_it_cites() -> None:
+    """docs/architecture.md's trace of ``Layer.set_opacity``: every step names a file of the
+    repository, at most twelve distinct files in all, one of them the project's macro crate
+    (one macro level of its own); each code name a step cites occurs, segment by segment, in
+    that step's files, and each ``Type::method`` of a type those files define is a function
+    there."""
+    steps = trace_steps((ROOT / "docs" / "architecture.md").read_text(encoding="utf-8"))
+    assert len(steps) >= 8, len(steps)
+    named = {path for files, _ in steps for path in files}
+    missing = sorted(path for path in named if not (ROOT / path).is_file())
+    assert missing == [], f"docs/architecture.md's trace names files that are not there: {missing}"
+    assert len(named) <= 12, sorted(named)
+    assert [path for path in named if path.startswith("macros/")] == ["macros/src/lib.rs"]
+    cited = 0
+    for number, (files, names) in enumerate(steps, start=1):
+        assert files, f"step {number} of the trace names no file"
+        source = "\n".join((ROOT / path).read_text(encoding="utf-8") for path in files)
+        for name in names:
+            segments = name.rstrip("!").split("::")
+            absent = [s for s in segments if not re.search(rf"(?<!\w){re.escape(s)}(?!\w)", source)]
+            assert absent == [], f"step {number}: `{name}` is not in {files} ({absent})"
+            cited += 1
+            if len(segments) == 2:
+                owner, method = segments
+                defines = rf"\b(?:struct|enum|trait|impl(?:<[^>]*>)?)\s+{owner}\b"
+                if re.search(defines, source):
+                    assert re.search(rf"\bfn {method}\b", source), f"step {number}: no fn {name}"
+    assert cited >= 40, cited
