@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use showctl_macros::twins;
 
-use super::ops::{Handle, Work};
+use super::jobs::{Handle, Work};
 use super::rt;
 use showctl::client::Closer;
 use showctl::error::Result;

@@ -11,7 +11,7 @@ use showctl_macros::twins;
 
 use super::convert::{repr_of, Wrapped};
 use super::errors::exception_of;
-use super::ops::{Handle, Work};
+use super::jobs::{Handle, Work};
 use super::watch::watch_class;
 use showctl::media::mirror::MirrorStatus;
 use showctl::media::watch::{TransportEvent, TransportWatch};

@@ -11,7 +11,7 @@ use showctl_macros::twins;
 use super::args::{self, number};
 use super::convert::{hash_of, Reply};
 use super::models::eq;
-use super::ops::{Handle, Work};
+use super::jobs::{Handle, Work};
 use showctl::ident::Ident;
 use showctl::media::{automation, MediaClient};
 

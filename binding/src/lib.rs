@@ -4,7 +4,7 @@
 //!   [`options`] (the client options: readers, their setting on the core's `Config`, and
 //!   the options as data);
 //! - [`errors`] (core errors to the exception classes of `showctl.exceptions`);
-//! - [`ops`] (what a method runs, blocking or awaitable, and `AsyncTwin`, the `_async` twin
+//! - [`jobs`] (what a method runs, blocking or awaitable, and `AsyncTwin`, the `_async` twin
 //!   as a coroutine function) on the runtime glue of [`rt`] (and [`bridge`]); the tables'
 //!   methods, twins and `Command` constructors are made with the tables
 //!   (`showctl_macros::operation_table`), [`table`] lists them; the `_async` twin of a
@@ -27,9 +27,9 @@ pub mod convert;
 pub mod errors;
 pub mod events;
 pub mod feed;
+pub mod jobs;
 pub mod layer;
 pub mod models;
-pub mod ops;
 pub mod option_table;
 pub mod options;
 pub mod player;

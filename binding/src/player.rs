@@ -19,7 +19,7 @@ use super::command::{batch_commands, BatchOut};
 use super::convert::py_to_json;
 use super::events::{PyMirrorStatus, PyTransportWatch};
 use super::layer::PyLayer;
-use super::ops::{Handle, Work};
+use super::jobs::{Handle, Work};
 use super::options::{self, convert as opt, ClientArgs};
 use super::watch::Shared;
 use showctl::ident::Kind;

@@ -14,7 +14,7 @@ use showctl_macros::twins;
 use super::args;
 use super::client::PyClient;
 use super::convert::Reply;
-use super::ops::{Handle, Work};
+use super::jobs::{Handle, Work};
 use super::options::{self, convert as opt, ClientArgs};
 use super::score_events::PyScoreEventWatch;
 use super::score_models::{other_sport, score_to_py, PyScoreRecord};

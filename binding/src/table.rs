@@ -3,7 +3,7 @@
 //! `binding_methods!` (`showctl_macros`), which makes the methods of `MediaPlayer`, `Layer` and
 //! `Scoreboard` with their `_async` twins, the `Command` constructors and each operation's
 //! Python types; each method converts its arguments, calls the core builder of the same name
-//! and runs the job it returns (`super::ops`). [`_operations`] lists the tables as data.
+//! and runs the job it returns (`super::jobs`). [`_operations`] lists the tables as data.
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
-use super::ops::Work;
+use super::jobs::Work;
 use showctl::error::Result;
 use showctl::poll::Watch;
 

@@ -55,7 +55,7 @@
 //! `core::workspace::name` (`layer::`, `both::`) with its `_async` twin (as `#[twins]` makes
 //! them), the `Command` constructors of the commands, and `fn python_types()` (the Python
 //! types of each operation). The call site has the reply types and argument kinds in scope;
-//! the binding's own helpers are named by path (`crate::args`, `crate::ops`, `crate::errors`).
+//! the binding's own helpers are named by path (`crate::args`, `crate::jobs`, `crate::errors`).
 //!
 //! # `#[twins]`
 //!
@@ -63,13 +63,13 @@
 //! turns every method marked `#[twin]` into the pair the binding exposes. The marked method
 //! is declared as the *job* it runs: it takes `&self` and its Python arguments (with their
 //! `#[pyo3(...)]` conversions) and returns `PyResult<J>`, where `J` is a
-//! `crate::ops::Job` of the class's core client (`crate::ops::Handle`). From
+//! `crate::jobs::Job` of the class's core client (`crate::jobs::Handle`). From
 //! it come:
 //!
 //! - `name_job(&self, ...) -> PyResult<J>`: the declaration's body, in a plain `impl` block
 //!   (not exported to Python);
-//! - `name(&self, py, ...)`: the blocking method, `crate::ops::block` on the job;
-//! - `name_async`: its awaitable twin, `crate::ops::awaitable` on the same job, so
+//! - `name(&self, py, ...)`: the blocking method, `crate::jobs::block` on the job;
+//! - `name_async`: its awaitable twin, `crate::jobs::awaitable` on the same job, so
 //!   bad arguments are refused when it is called, before anything is awaited.
 //!
 //! Both keep the declaration's attributes (`#[pyo3(signature = ...)]`, ...) and parameters, so
@@ -77,7 +77,7 @@
 //! empty line and "Awaitable twin.". A declaration may take `py: Python<'_>` first: it is
 //! passed on to the job. Methods without `#[twin]` are left as they are.
 //!
-//! The `_async` twin is a class attribute, `crate::ops::AsyncTwin` (a coroutine
+//! The `_async` twin is a class attribute, `crate::jobs::AsyncTwin` (a coroutine
 //! function to `inspect`), over a native function: the instance first, then the method's
 //! parameters (`__text_signature__` as `#[pymethods]` writes it). `#[twins(Base: name, ...)]`
 //! also shows the awaitable methods `name` of the base class `Base` as coroutine functions of
@@ -208,8 +208,8 @@ fn expand(mut block: ItemImpl, inherited: Option<Inherited>) -> syn::Result<Toke
                 #[classattr]
                 fn #name(
                     py: ::pyo3::Python<'_>,
-                ) -> ::pyo3::PyResult<::pyo3::Py<crate::ops::AsyncTwin>> {
-                    crate::ops::AsyncTwin::inherited::<#base, Self>(py, #text)
+                ) -> ::pyo3::PyResult<::pyo3::Py<crate::jobs::AsyncTwin>> {
+                    crate::jobs::AsyncTwin::inherited::<#base, Self>(py, #text)
                 }
             });
         }
@@ -745,7 +745,7 @@ impl Twin {
                 #(#params),*
             ) -> ::pyo3::PyResult<::pyo3::Py<::pyo3::PyAny>> {
                 let job = self.#job(#py_arg #(#names),*)?;
-                crate::ops::block(py, crate::ops::Handle::client(self), job)
+                crate::jobs::block(py, crate::jobs::Handle::client(self), job)
             }
         }
     }
@@ -761,7 +761,7 @@ impl Twin {
         format_ident!("{}_{}_async", class, self.decl.sig.ident)
     }
 
-    /// The `_async` twin: a class attribute (`crate::ops::AsyncTwin`) over
+    /// The `_async` twin: a class attribute (`crate::jobs::AsyncTwin`) over
     /// [`Twin::native`], for the `#[pymethods]` block of the class.
     pub(crate) fn twin_attr(&self, class: &syn::Type) -> TokenStream2 {
         let span = self.decl.sig.ident.span();
@@ -771,10 +771,10 @@ impl Twin {
             #[classattr]
             fn #name(
                 py: ::pyo3::Python<'_>,
-            ) -> ::pyo3::PyResult<::pyo3::Py<crate::ops::AsyncTwin>> {
+            ) -> ::pyo3::PyResult<::pyo3::Py<crate::jobs::AsyncTwin>> {
                 let native = ::pyo3::wrap_pyfunction!(#native, py)?.into_any();
                 let owner = <Self as ::pyo3::PyTypeInfo>::type_object(py);
-                crate::ops::AsyncTwin::new(py, native, &owner)
+                crate::jobs::AsyncTwin::new(py, native, &owner)
             }
         }
     }
@@ -814,7 +814,7 @@ impl Twin {
                 #(#params),*
             ) -> ::pyo3::PyResult<::pyo3::Bound<'py, ::pyo3::PyAny>> {
                 let job = slf.#job(#py_arg #(#names),*)?;
-                crate::ops::awaitable(py, crate::ops::Handle::client(&*slf), job)
+                crate::jobs::awaitable(py, crate::jobs::Handle::client(&*slf), job)
             }
         }
     }

@@ -111,7 +111,7 @@ TWINS = sorted(
 
 
 def test_the_async_twins_are_coroutine_functions() -> None:
-    """CPython 3.9's inspect accepts only real functions (`AsyncTwin`, binding/src/ops.rs): there
+    """CPython 3.9's inspect accepts only real functions (`AsyncTwin`, binding/src/jobs.rs): there
     the twins are not reported, and everything else about them holds."""
     assert len(TWINS) >= 70, TWINS
     reported = {
