@@ -122,7 +122,18 @@ def test_the_trace_of_set_opacity_names_at_most_twelve_files_that_hold_what_it_c
             cited += 1
             if len(segments) == 2:
                 owner, method = segments
-                defines = rf"\b(?:struct|enum|trait|impl(?:<[^>]*>)?)\s+{owner}\b"
-                if re.search(defines, source):
-                    assert re.search(rf"\bfn {method}\b", source), f"step {number}: no fn {name}"
+                # A type the step's files define: the method is a fn of its `impl` or `trait`
+                # block (rustfmt closes a top-level block with `}` in column 0).
+                if re.search(rf"\b(?:struct|enum|trait)\s+{owner}\b", source):
+                    blocks = [
+                        source[m.end() : source.find("\n}", m.end())]
+                        for m in re.finditer(
+                            rf"^(?:pub(?:\([\w:]+\))? )?(?:impl(?:<[^>]*>)?|trait) {owner}\b",
+                            source,
+                            re.M,
+                        )
+                    ]
+                    assert any(re.search(rf"\bfn {method}\b", b) for b in blocks), (
+                        f"step {number}: {owner} has no fn {method} in {files}"
+                    )
     assert cited >= 40, cited
