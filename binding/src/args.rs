@@ -2,7 +2,7 @@
 #![allow(non_upper_case_globals)]
 //! Conversion of Python arguments: the client options, identifiers, numbers, and one
 //! [`FromPyArg`] conversion per argument kind of the operation tables
-//! (`showctl::media::builders::ArgKind`). Ranges and forms are checked by the core encoders.
+//! (`showctl::media::arg_kinds::ArgKind`). Ranges and forms are checked by the core encoders.
 
 use std::path::PathBuf;
 
@@ -15,7 +15,7 @@ use super::convert::{as_index, expected, is_real, py_to_json, type_name, Wrapped
 use super::models::{PyEffect, PyLayerBlend};
 
 use showctl::ident::Ident;
-use showctl::media::builders::{
+use showctl::media::arg_kinds::{
     ArgKind, BlendArg, EffectArg, LabelOf, Labelled, NameOf, Number, OrNone, UuidOf,
 };
 use showctl::media::endpoints::{self as ep, BlendSpec};

@@ -1,10 +1,11 @@
 //! The media playback application: models ([`models`]), the operation table ([`table`]) with
-//! its endpoint constants, body forms and reply decoders ([`endpoints`]) and one core builder
-//! per operation ([`builders`]),
-//! the client ([`client`], with its [`mirror`]s) and what automation builds on it: confirmed
-//! commands ([`confirm`]), name lookups ([`names`]), the transport watch ([`watch`]), fades and
-//! batches ([`automation`]).
+//! its endpoint constants, body forms and reply decoders ([`endpoints`]), its argument kinds
+//! ([`arg_kinds`]) and one core builder per operation ([`builders`]), the client ([`client`],
+//! with its [`mirror`]s) and what automation builds on it: confirmed commands ([`confirm`]),
+//! name lookups ([`names`]), the transport watch ([`watch`]), fades and batches
+//! ([`automation`]).
 
+pub mod arg_kinds;
 pub mod automation;
 pub mod builders;
 pub mod client;
