@@ -16,7 +16,7 @@ use super::rt;
 use showctl::client::Closer;
 use showctl::error::Result;
 use showctl::probe::{self, Report};
-use showctl::record::{self, Recorded};
+use showctl::capture::{self, Recorded};
 
 /// The base of the client classes (`MediaPlayer`, `Scoreboard`): options, closing and the
 /// context managers.
@@ -104,7 +104,7 @@ impl PyClient {
     ) -> PyResult<Work<impl Future<Output = Result<Recorded>> + Send + 'static>> {
         let (transport, app) = (self.inner.transport().clone(), self.inner.app());
         Ok(Work(
-            async move { record::record(&transport, app, &dir).await },
+            async move { capture::record(&transport, app, &dir).await },
         ))
     }
 

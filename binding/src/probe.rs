@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 
 use super::convert::{report_to_py, Reply};
 use showctl::probe::Report;
-use showctl::record::Recorded;
+use showctl::capture::Recorded;
 
 /// The report as a `showctl.ProbeReport` (a frozen dataclass).
 impl Reply for Report {

@@ -2,6 +2,7 @@
 //! application, with its simulator, feed, venue checks and probe. Pure Rust, tested with
 //! `cargo test`; the extension crate (`binding/`) depends on it and only converts.
 
+pub mod capture;
 pub mod client;
 pub mod embedder;
 pub mod error;
@@ -14,7 +15,6 @@ pub mod memory;
 pub mod operation;
 pub mod poll;
 pub mod probe;
-pub mod record;
 pub mod runtime;
 pub mod score;
 pub mod scrub;
