@@ -107,7 +107,12 @@ impl Classes {
                 "layer" => &mut classes.layer,
                 "command" => &mut classes.command,
                 "core" => &mut classes.core,
-                _ => return err(key.span(), "expected `client`, `layer`, `command` or `core`"),
+                _ => {
+                    return err(
+                        key.span(),
+                        "expected `client`, `layer`, `command` or `core`",
+                    )
+                }
             };
             *slot = Some(path);
         }
@@ -453,14 +458,20 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.to_string().contains("names the `client` class"), "{e}");
-        let e = syn::parse_str::<Table>("binding(client = C);").err().unwrap();
+        let e = syn::parse_str::<Table>("binding(client = C);")
+            .err()
+            .unwrap();
         assert!(e.to_string().contains("the `core` module"), "{e}");
         let e = syn::parse_str::<Table>("binding(client = C, core = m, python = P);")
             .err()
             .unwrap();
         assert!(e.to_string().contains("expected `client`"), "{e}");
-        let t = syn::parse_str::<Table>("binding(client = C, core = m); workspace_reads {}").unwrap();
+        let t =
+            syn::parse_str::<Table>("binding(client = C, core = m); workspace_reads {}").unwrap();
         assert!(t.classes.is_some());
-        assert!(syn::parse_str::<Table>("workspace_reads {}").unwrap().classes.is_none());
+        assert!(syn::parse_str::<Table>("workspace_reads {}")
+            .unwrap()
+            .classes
+            .is_none());
     }
 }

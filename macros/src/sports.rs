@@ -227,26 +227,30 @@ impl SportTable {
         };
         let names: Vec<&Ident> = self.sports.iter().map(|s| &s.name).collect();
         let classes: Vec<Ident> = names.iter().map(|n| format_ident!("{}Score", n)).collect();
-        let structs = self.sports.iter().filter(|s| !s.fields.is_empty()).map(|s| {
-            let class = format_ident!("{}Score", s.name);
-            let fields = s.fields.iter().map(|f| {
-                let doc = format!(
-                    "The `{}` field of the {class} record, typed (None when absent).",
-                    f.attr
-                );
-                let ty = KINDS.iter().find(|(k, _)| f.kind == k).map(|(_, ty)| ty);
-                let ty: syn::Type =
-                    syn::parse_str(ty.expect("a kind checked by the parser")).expect("a type");
-                let attr = &f.attr;
-                quote! { #[doc = #doc] #attr: #ty }
+        let structs = self
+            .sports
+            .iter()
+            .filter(|s| !s.fields.is_empty())
+            .map(|s| {
+                let class = format_ident!("{}Score", s.name);
+                let fields = s.fields.iter().map(|f| {
+                    let doc = format!(
+                        "The `{}` field of the {class} record, typed (None when absent).",
+                        f.attr
+                    );
+                    let ty = KINDS.iter().find(|(k, _)| f.kind == k).map(|(_, ty)| ty);
+                    let ty: syn::Type =
+                        syn::parse_str(ty.expect("a kind checked by the parser")).expect("a type");
+                    let attr = &f.attr;
+                    quote! { #[doc = #doc] #attr: #ty }
+                });
+                quote! {
+                    /// The score record of one sport, with a typed attribute for each of its wire fields.
+                    #[::pyo3::pyclass(module = "showctl._core", frozen, extends = #record, get_all)]
+                    #[derive(::serde::Deserialize)]
+                    pub struct #class { #(#fields),* }
+                }
             });
-            quote! {
-                /// The score record of one sport, with a typed attribute for each of its wire fields.
-                #[::pyo3::pyclass(module = "showctl._core", frozen, extends = #record, get_all)]
-                #[derive(::serde::Deserialize)]
-                pub struct #class { #(#fields),* }
-            }
-        });
         Ok(quote! {
             #(#structs)*
 
@@ -303,7 +307,10 @@ mod tests {
         ] {
             assert!(out.contains(want), "{want}\n  not in: {out}");
         }
-        assert!(!out.contains("pyo3"), "the core's part names no binding: {out}");
+        assert!(
+            !out.contains("pyo3"),
+            "the core's part names no binding: {out}"
+        );
         assert!(t.classes().is_err(), "no head: no classes");
     }
 
