@@ -4,9 +4,10 @@
 #
 #   scripts/test-installed.sh STAGE_DIR [PYTEST ARGS...]     # PYTHON=... picks the interpreter
 #
-# tests/, examples/, pyproject.toml (pytest's settings), Cargo.toml (the version source), and
-# README.md, docs/ and scripts/ (what the docs tests and the public-surface test read) are
-# copied to STAGE_DIR/showctl and pytest runs there with --import-mode=importlib, so python/ is
+# tests/, examples/, pyproject.toml (pytest's settings), Cargo.toml (the version source), the
+# three crates' sources core/, binding/ and macros/ (what the module-graph, version and trace
+# tests read; never built here), and README.md, docs/ and scripts/ (what the docs tests and the
+# public-surface test read) are copied to STAGE_DIR/showctl and pytest runs there with --import-mode=importlib, so python/ is
 # nowhere on sys.path; SHOWCTL_TEST_INSTALLED=1 makes the suite's conftest refuse to run unless
 # showctl and its extension come from the interpreter's site-packages. The API contract that
 # test_media_api_table reads from shared/ beside the repository gets the same neighbour in
@@ -21,6 +22,7 @@ python=${PYTHON:-python}
 rm -rf "$stage"
 mkdir -p "$stage/showctl"
 cp -r "$repo/tests" "$repo/examples" "$repo/pyproject.toml" "$repo/Cargo.toml" \
+    "$repo/Cargo.lock" "$repo/core" "$repo/binding" "$repo/macros" \
     "$repo/README.md" "$repo/docs" "$repo/scripts" "$stage/showctl/"
 find "$stage" -name __pycache__ -prune -exec rm -rf {} +
 shared=${SHOWCTL_SHARED_DIR:-$repo/../shared}
