@@ -16,6 +16,7 @@ use showctl::media::models::{
     BlendMode, Cue, Effect, EffectPreset, LayerBlend, LayerList, LayerPreset, LayerState, Model,
     Playlist, TargetSet, Transition, TransportState,
 };
+use showctl::media::table::consts;
 use showctl::score::{fields_of, ScoreRecord, Sport};
 use showctl::transport::Target;
 
@@ -84,15 +85,15 @@ impl Wire for () {
 macro_rules! decoders {
     ($($name:ident),* $(,)?) => {
         pub const MEDIA: &[(&str, Decoder)] = &[$((stringify!($name), |body: &[u8]| {
-            (ep::$name.decode)(body).map(|v| {
+            (consts::$name.decode)(body).map(|v| {
                 // Walk everything that was decoded, as the binding does when it converts.
                 std::hint::black_box(format!("{v:?}"));
             })
         })),*];
         pub const WIRE: &[(&str, &str, WireDecoder)] = &[$((
             stringify!($name),
-            ep::$name.path,
-            |body: &[u8]| (ep::$name.decode)(body).map(|v| v.wire()),
+            consts::$name.path,
+            |body: &[u8]| (consts::$name.decode)(body).map(|v| v.wire()),
         )),*];
     };
 }
@@ -129,7 +130,7 @@ decoders![
 
 /// A playlist tree is walked and searched as `Playlist.walk()` and `find()` do.
 fn tree(body: &[u8]) -> Result<(), String> {
-    let root = Arc::new((ep::PLAYLISTS.decode)(body)?);
+    let root = Arc::new((consts::PLAYLISTS.decode)(body)?);
     std::hint::black_box((root.walk().len(), root.find("x"), root.find("")));
     Ok(())
 }

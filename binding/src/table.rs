@@ -106,7 +106,7 @@ fn describe_table(
 #[pyfunction]
 pub(crate) fn _operations(py: Python<'_>) -> PyResult<Py<PyList>> {
     let mut all = describe_table(
-        showctl::media::builders::operations(),
+        showctl::media::table::operations(),
         &media::python_types(),
         media_classes,
     )

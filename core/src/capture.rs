@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 use crate::ident::Ident;
-use crate::media::endpoints as ep;
+use crate::media::table::consts as ep;
 use crate::probe::{layer_objects, read_everything, root_playlist, App, Exchange};
 use crate::simulator::answers::{
     BLEND_MODE_KEYS, EFFECT_PRESET_KEYS, FX_KEYS, LAYER_KEYS, LAYER_PRESET_KEYS, NAMED_KEYS,
@@ -504,7 +504,7 @@ pub fn media_workspace(exchanges: &[Exchange]) -> Workspace {
             None => Ident::Index(i as i64),
         };
         let read = |template: &str| {
-            ep::fill(template, &[&id])
+            crate::operation::fill(template, &[&id])
                 .ok()
                 .and_then(|p| answers.get(&p))
         };

@@ -455,7 +455,7 @@ fn occurs(whole: &Value, part: &Value) -> bool {
 }
 
 /// Every recorded 2xx JSON answer to a read of the media table decodes with its endpoint's decoder,
-/// and every object the result keeps (`to_dict()` in Python) is an object of the reply exactly
+/// and every object the result keeps (`to_dict()` in the binding) is an object of the reply exactly
 /// as it was sent.
 #[test]
 fn every_recording_decodes_and_keeps_the_wire_json() {
@@ -525,7 +525,7 @@ fn the_harness_covers_every_reply_decoder() {
         (
             "media",
             "decoders![...]",
-            showctl::media::builders::operations(),
+            showctl::media::table::operations(),
         ),
         (
             "scoreboard",

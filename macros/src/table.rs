@@ -114,7 +114,7 @@ fn builder(op: &Op) -> TokenStream2 {
             #(#docs)*
             pub fn #name(#layer: Option<&crate::ident::Ident>, #confirm_param) -> crate::error::Result<crate::media::builders::Confirmable> {
                 #[allow(unused_mut)]
-                let mut expect: Option<crate::media::confirm::Expect> = None;
+                let mut expect: Option<crate::media::expect::Expect> = None;
                 #expect
                 let call = either(#layer, &#ws, &#on_layer)?;
                 Ok(crate::media::builders::Confirmable { operation: #name_str, call, expect })
@@ -141,7 +141,7 @@ fn builder(op: &Op) -> TokenStream2 {
         #(#docs)*
         pub fn #name(#(#params),*) -> crate::error::Result<crate::media::builders::Confirmable> {
             #[allow(unused_mut)]
-            let mut expect: Option<crate::media::confirm::Expect> = None;
+            let mut expect: Option<crate::media::expect::Expect> = None;
             #expect
             let call = #call?;
             Ok(crate::media::builders::Confirmable { operation: #name_str, call, expect })

@@ -16,7 +16,7 @@ use super::cache::{Made, Render};
 use super::docs::{self, Layers, Scores, SourceState};
 use super::{Batch, Shared};
 use crate::error::Result;
-use crate::media::endpoints::TRANSPORT_STATES;
+use crate::media::table::consts::TRANSPORT_STATES;
 use crate::media::MediaClient;
 use crate::operation::Call;
 use crate::poll::{Polled, Poller};

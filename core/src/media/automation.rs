@@ -9,8 +9,10 @@ use futures::StreamExt;
 
 use super::builders::Confirmable;
 use super::client::MediaClient;
-use super::confirm::{self, Expect};
-use super::endpoints::{number_in, LAYER_OPACITY, OPACITY, SET_LAYER_OPACITY};
+use super::confirm;
+use super::endpoints::{number_in, OPACITY};
+use super::expect::Expect;
+use super::table::consts::{LAYER_OPACITY, SET_LAYER_OPACITY};
 use crate::error::{Error, Result};
 use crate::ident::Ident;
 
@@ -108,7 +110,7 @@ impl Fade {
 /// Read the layer's opacity, then send the steps of `fade` at their times. When a step is
 /// answered after the time of later ones, those are skipped so the fade still ends on time;
 /// the last step is always sent. A failing step ends the fade with its error. Dropping the
-/// future (asyncio cancellation, Ctrl-C) stops the fade where it is.
+/// future (a cancelled task, Ctrl-C) stops the fade where it is.
 pub async fn fade(client: &MediaClient, layer: &Ident, fade: Fade) -> Result<()> {
     let from = client.run(LAYER_OPACITY.at(&[layer])?).await?;
     let start = tokio::time::Instant::now();

@@ -1,17 +1,14 @@
-//! One core builder per operation of the table ([`super::table`]): it takes the checked
-//! identifiers and argument (and `confirm` where the operation can be read back) and returns
-//! the call to send, or for a command the [`Confirmable`] (the call and its read-back check).
-//! The builders are grouped by scope: [`workspace`], [`layer`] and [`both`] (`None`: the
-//! workspace). [`operations`] lists the table for the docs, the stubs and the tests. The
-//! argument kinds the builders take are [`super::arg_kinds`] (re-exported here).
-
-use std::future::Future;
+//! What the builders of the operation table return: for a command, the [`Confirmable`] (the
+//! call and its read-back check; sending it is `confirm.rs`'s), and the helpers the table's
+//! entries build their calls with ([`tree`], [`either`]). The builders themselves, one per
+//! operation, are made by the table ([`super::table`]: `workspace`, `layer`, `both`, and
+//! `operations()`, which lists them for the docs, the stubs and the tests). The argument kinds
+//! the builders take are [`super::arg_kinds`] (re-exported here).
 
 use serde_json::Value;
 
-use super::client::MediaClient;
-use super::confirm::{self, Expect};
 use super::endpoints::*;
+use super::expect::Expect;
 use super::models::*;
 use super::tree::{self, PlaylistTree};
 use crate::error::Result;
@@ -106,25 +103,6 @@ impl Confirmable {
             request.path_and_query()
         )
     }
-
-    /// Send the command, and read back when asked to (`confirm::confirmed`); its record: see
-    /// [`crate::journal`].
-    pub async fn send(self, client: &MediaClient) -> Result<()> {
-        let confirmed = self.expect.is_some();
-        let sent = async move {
-            match &self.expect {
-                Some(expect) => confirm::confirmed(client, self.call, expect).await,
-                None => client.run(self.call).await,
-            }
-        };
-        crate::journal::record(self.operation, confirmed, sent).await
-    }
-}
-
-impl Client for MediaClient {
-    fn run<T: Send + 'static>(&self, call: Call<T>) -> impl Future<Output = Result<T>> + Send {
-        MediaClient::run(self, call)
-    }
 }
 
 /// A playlist call whose reply is read in one pass (see [`tree`]).
@@ -145,92 +123,5 @@ pub(super) fn either(
     match layer {
         None => workspace.at(&[]),
         Some(l) => on_layer.at(&[l]),
-    }
-}
-
-pub use super::table::{both, layer, operations, workspace};
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::media::confirm::Flag;
-
-    #[test]
-    fn every_operation_is_listed_once_per_scope_with_its_endpoints() {
-        let ops = operations();
-        assert!(ops.len() >= 50, "{}", ops.len());
-        for op in &ops {
-            assert!(
-                !op.endpoints.is_empty() && !op.doc.trim().is_empty(),
-                "{}",
-                op.name
-            );
-            let same = ops
-                .iter()
-                .filter(|o| o.name == op.name && o.scope == op.scope)
-                .count();
-            assert_eq!(same, 1, "{} is declared twice", op.name);
-        }
-    }
-
-    #[test]
-    fn a_builder_checks_its_argument_and_picks_its_read_back() {
-        let main = Ident::from("Main");
-        let c = layer::set_opacity(&main, 0.5, true).unwrap();
-        assert_eq!(c.call.request.path, "/opacity/layer/Main");
-        assert!(matches!(c.expect, Some(Expect::Opacity { value, .. }) if value == 0.5));
-        assert!(layer::set_opacity(&main, 0.5, false)
-            .unwrap()
-            .expect
-            .is_none());
-        let e = layer::set_opacity(&main, 1.5, false).err().unwrap();
-        assert!(e.to_string().starts_with("value: "), "{e}");
-        let ws = both::mute(None, true).unwrap();
-        assert_eq!(ws.call.request.path, "/mute/workspace");
-        assert!(matches!(
-            ws.expect,
-            Some(Expect::Flag {
-                layer: None,
-                flag: Flag::Muted,
-                value: true
-            })
-        ));
-        assert_eq!(
-            both::mute(Some(&main), false).unwrap().call.request.path,
-            "/mute/layer/Main"
-        );
-        let end = layer::go_to(&main, -0.0)
-            .unwrap()
-            .call
-            .request
-            .path_and_query();
-        assert!(end.starts_with("/goToEnd/layer/Main"), "{end}");
-    }
-
-    #[test]
-    fn a_raw_command_is_described_compared_and_hashed_by_its_request_and_read_back() {
-        let params = vec![("a b".to_string(), "1".to_string())];
-        let raw = Confirmable::request("/x y", Some(serde_json::json!({"v": 1})), params).unwrap();
-        assert_eq!(raw.operation, crate::journal::RAW);
-        assert_eq!(raw.body(), Some(serde_json::json!({"v": 1})));
-        assert_eq!(raw.describe(), "Command('POST /x%20y?a%20b=1 {\"v\":1}')");
-        let main = Ident::from("Main");
-        let confirmed = layer::set_opacity(&main, 0.5, true).unwrap();
-        let plain = layer::set_opacity(&main, 0.5, false).unwrap();
-        assert!(confirmed.describe().ends_with(", confirm=True)"));
-        assert!(plain == layer::set_opacity(&main, 0.5, false).unwrap());
-        assert!(confirmed != plain);
-        let hash = crate::json::hash_of::<Confirmable>;
-        assert_eq!(
-            hash(&plain),
-            hash(&layer::set_opacity(&main, 0.5, false).unwrap())
-        );
-        assert_ne!(hash(&plain), hash(&confirmed));
-        let none = Confirmable::request("/x", None, Vec::new()).unwrap();
-        assert_eq!(
-            (none.body(), none.describe()),
-            (None, "Command('POST /x')".into())
-        );
-        assert!(Confirmable::request("/x", None, vec![("k".into(), "v".repeat(9000))]).is_err());
     }
 }

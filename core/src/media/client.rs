@@ -17,6 +17,7 @@ use super::names::{NameKind, Names};
 use super::sender::Sender;
 use crate::error::{Error, Result};
 use crate::ident::Ident;
+use crate::operation::Client;
 use crate::transport::{Method, Request, Target, Transport};
 
 struct Inner {
@@ -245,6 +246,13 @@ impl MediaClient {
     }
 }
 
+/// The client the core's generic calls run on ([`Client`]).
+impl Client for MediaClient {
+    fn run<T: Send + 'static>(&self, call: Call<T>) -> impl Future<Output = Result<T>> + Send {
+        MediaClient::run(self, call)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Mutex;
@@ -255,7 +263,8 @@ mod tests {
 
     use super::*;
     use crate::ident::Ident;
-    use crate::media::endpoints::{BlendSpec, LAYER_BLEND, SET_LAYER_BLEND, SET_LAYER_OPACITY};
+    use crate::media::endpoints::BlendSpec;
+    use crate::media::table::consts::{LAYER_BLEND, SET_LAYER_BLEND, SET_LAYER_OPACITY};
     use crate::transport::Config;
 
     /// A loopback server answering `status_of(path)`, logging `METHOD path body`.
@@ -407,7 +416,7 @@ mod tests {
         .unwrap();
         let err = c
             .run(
-                crate::media::endpoints::LAYER_OPACITY
+                crate::media::table::consts::LAYER_OPACITY
                     .at(&[&Ident::Index(0)])
                     .unwrap(),
             )

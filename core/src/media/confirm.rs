@@ -9,9 +9,12 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
+use super::builders::Confirmable;
 use super::client::MediaClient;
-use super::endpoints::{self as ep, BlendSpec, Call};
-use super::models::{Cue, LayerState, TransportState};
+use super::endpoints::{Call, Endpoint};
+use super::expect::Expect;
+use super::models::{Cue, TransportState};
+use super::table::consts as ep;
 use crate::error::{Error, Result};
 use crate::ident::Ident;
 
@@ -29,80 +32,6 @@ pub const READ_BACK: [Duration; 5] = [
 /// spaced, the first at once and the last at `over`.
 pub fn read_back(over: Duration) -> [Duration; 5] {
     std::array::from_fn(|i| over * i as u32 / 4)
-}
-
-/// A layer flag changed by mute/unmute and hide/unhide.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Flag {
-    Muted,
-    Hidden,
-}
-
-impl Flag {
-    fn of(self, l: &LayerState) -> Option<bool> {
-        match self {
-            Flag::Muted => l.is_muted,
-            Flag::Hidden => l.is_hidden,
-        }
-    }
-    fn field(self) -> &'static str {
-        match self {
-            Flag::Muted => "isMuted",
-            Flag::Hidden => "isHidden",
-        }
-    }
-}
-
-/// What a command should lead to. `layer: None` is the workspace (every layer).
-#[derive(Debug, Clone)]
-pub enum Expect {
-    Opacity {
-        layer: Ident,
-        value: f64,
-    },
-    Flag {
-        layer: Option<Ident>,
-        flag: Flag,
-        value: bool,
-    },
-    /// Nothing plays (`playingMedia` absent), after a clear.
-    Empty {
-        layer: Option<Ident>,
-    },
-    BlendMode {
-        layer: Ident,
-        name: String,
-    },
-    Blend {
-        layer: Ident,
-        blend: BlendSpec,
-    },
-    /// A target set by name or UUID; `None`: no target set.
-    TargetSet {
-        layer: Ident,
-        name: Option<String>,
-    },
-    /// An effects preset by name or UUID; `None`: no preset.
-    EffectPreset {
-        layer: Option<Ident>,
-        name: Option<String>,
-    },
-    /// A transition by UUID or name; `None`: the layer uses the master transition.
-    Transition {
-        layer: Option<Ident>,
-        uuid: Option<String>,
-    },
-    TransitionDuration {
-        layer: Option<Ident>,
-        seconds: f64,
-    },
-    /// The cue plays (`playingItem` is the cue and `playingMedia` is present) on the layer, or
-    /// on some layer for `None`. `cue: None` is the first cue of the playlist.
-    Playing {
-        layer: Option<Ident>,
-        playlist: Ident,
-        cue: Option<Ident>,
-    },
 }
 
 /// One read-back: whether it matched, and what was read (as JSON, for the error).
@@ -390,8 +319,8 @@ impl Expect {
 async fn layer_or_workspace<T>(
     client: &MediaClient,
     layer: &Option<Ident>,
-    on_layer: &ep::Endpoint<(), T>,
-    workspace: &ep::Endpoint<(), T>,
+    on_layer: &Endpoint<(), T>,
+    workspace: &Endpoint<(), T>,
 ) -> Result<T> {
     match layer {
         Some(l) => client.run(on_layer.at(&[l])?).await,
@@ -494,6 +423,21 @@ pub async fn send(client: &MediaClient, call: Call<()>, expect: Option<&Expect>)
     match expect {
         Some(e) => confirmed(client, call, e).await,
         None => client.run(call).await,
+    }
+}
+
+impl Confirmable {
+    /// Send the command, and read back when asked to ([`confirmed`]); its record: see
+    /// [`crate::journal`].
+    pub async fn send(self, client: &MediaClient) -> Result<()> {
+        let read_back = self.expect.is_some();
+        let sent = async move {
+            match &self.expect {
+                Some(expect) => confirmed(client, self.call, expect).await,
+                None => client.run(self.call).await,
+            }
+        };
+        crate::journal::record(self.operation, read_back, sent).await
     }
 }
 

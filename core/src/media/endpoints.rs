@@ -1,6 +1,7 @@
-//! The wire side of the media API: the endpoint constants (declared in the operation table,
-//! [`super::table`]), the body forms (encoders, which also validate the argument) and the
-//! reply decoders. Reading is lenient (every documented and field variant); writing is strict.
+//! The wire side of the media API: the body forms (encoders, which also validate the argument),
+//! the reply decoders and the requests the table does not cover ([`raw`]); the operation table
+//! ([`super::table`]) declares its endpoint constants with them (`table::consts`). Reading is
+//! lenient (every documented and field variant); writing is strict.
 
 use std::sync::Arc;
 
@@ -8,7 +9,6 @@ use serde_json::{json, Map, Value};
 
 use super::models::*;
 use crate::error::{Error, Result};
-use crate::ident::Ident;
 use crate::json::json_kind;
 pub use crate::operation::*;
 use crate::transport::{Method, Request};
@@ -295,7 +295,7 @@ fn seconds_text(v: f64) -> String {
 /// item; past it a number is a mistake (`1e300` would be sent as 301 digits).
 pub const MAX_OFFSET_SECONDS: f64 = 7.0 * 24.0 * 3600.0;
 
-fn offset_seconds(v: f64, arg: &str) -> Result<f64> {
+pub(super) fn offset_seconds(v: f64, arg: &str) -> Result<f64> {
     number_in(v, arg, -MAX_OFFSET_SECONDS, MAX_OFFSET_SECONDS)
 }
 
@@ -493,20 +493,6 @@ pub(super) fn transition_duration(body: &[u8]) -> Result<f64, String> {
 // The endpoint constants, from the operation table
 // ---------------------------------------------------------------------------------------------
 
-pub use super::table::consts::*;
-
-/// Move the playhead of a layer: `seconds` ≥ 0 from the start (`/goToStart?offset=S`),
-/// below 0 from the end (`/goToEnd?offset=|S|`); `-0.0` is the very end.
-pub fn go_to(layer: &Ident, seconds: f64) -> Result<Call<()>> {
-    let seconds = offset_seconds(seconds, "seconds")?;
-    let endpoint = if seconds.is_sign_negative() {
-        GO_TO_END
-    } else {
-        GO_TO_START
-    };
-    endpoint.with(&[layer], "seconds", seconds)
-}
-
 /// Any request, for what the table does not cover: `path` is relative to `/api/0`; the
 /// reply is decoded JSON, or `None` for an empty body.
 pub fn raw(
@@ -620,6 +606,3 @@ fn raw_path(path: &str) -> Result<String> {
         percent_encoding::utf8_percent_encode(&escaped, RAW_PATH)
     ))
 }
-
-#[cfg(test)]
-mod tests;

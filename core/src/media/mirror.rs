@@ -146,8 +146,8 @@ impl Shared {
 
     /// Record the outcome of a command; `waiting`: commands still queued behind it.
     fn record(&self, result: Result<(), Error>, waiting: u64) {
-        // Logged once the status is unlocked: a log record may wait for the GIL, whose holder
-        // may be waiting for the status (`mirror_status()`).
+        // Logged once the status is unlocked: a log record may wait for the embedding
+        // interpreter's lock, whose holder may be waiting for the status (`mirror_status()`).
         let mut behind = self.behind.lock().unwrap_or_else(|p| p.into_inner());
         let mut st = self.status();
         let (level, message) = match result {
@@ -355,6 +355,3 @@ async fn work(shared: Arc<Shared>, mut rx: mpsc::Receiver<Job>) {
         shared.finish(1);
     }
 }
-
-#[cfg(test)]
-mod tests;

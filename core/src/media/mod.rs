@@ -11,6 +11,7 @@ pub mod builders;
 pub mod client;
 pub mod confirm;
 pub mod endpoints;
+pub mod expect;
 pub mod mirror;
 pub mod models;
 pub mod names;
@@ -19,6 +20,10 @@ pub mod table;
 pub mod tree;
 pub mod watch;
 
+#[cfg(test)]
+mod mirror_tests;
+#[cfg(test)]
+mod names_tests;
 #[cfg(test)]
 pub(crate) mod test_server;
 

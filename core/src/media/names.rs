@@ -8,9 +8,10 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::endpoints::{Endpoint, LAYERS, PLAYLISTS};
+use super::endpoints::Endpoint;
 use super::models::{Cue, LayerList, LayerState, Playlist};
 use super::sender::Sender;
+use super::table::consts::{LAYERS, PLAYLISTS};
 use crate::error::{Error, Result};
 
 /// The lists kept for lookups.
@@ -120,7 +121,7 @@ const LISTED: usize = 20;
 /// A lookup that found nothing: what was searched, the nearest name ("did you mean"), and the
 /// names there are (layers and playlists; cues only through the suggestion, a show has
 /// thousands), as the command line lists them.
-fn miss(
+pub(super) fn miss(
     key: &str,
     kind: Option<NameKind>,
     layers: Option<&LayerList>,
@@ -361,6 +362,3 @@ impl Names {
         Ok(hit.uuid().unwrap_or_default().to_string())
     }
 }
-
-#[cfg(test)]
-mod tests;

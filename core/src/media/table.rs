@@ -1,15 +1,17 @@
-//! The operations of the media API, each declared once: its Python name (the `_async` twin is
-//! made from it), its scope (its group), its identifiers and argument (the argument's kind
-//! names its conversion and check), its endpoint(s) (wire method, path, body form and reply
-//! decoder), the call it builds when that is not the plain one, its read-back check for
+//! The operations of the media API, each declared once: its name (the method's; its `_async`
+//! twin is named after it), its scope (its group), its identifiers and argument (the argument's
+//! kind names its conversion and check), its endpoint(s) (wire method, path, body form and
+//! reply decoder), the call it builds when that is not the plain one, its read-back check for
 //! `confirm=True`, and its one-line doc.
 //!
 //! `operation_table!` (`showctl_macros`, whose documentation has the grammar) reads the table
-//! once and makes, here: the endpoint constants (`consts`, re-exported by
-//! [`super::endpoints`]), one core builder per operation (`workspace`, `layer`, `both`,
-//! re-exported by [`super::builders`]) and `operations()`; with the `python` feature, the
-//! `MediaPlayer` and `Layer` methods with their `_async` twins, the `Command` constructors and
-//! `python_types()`. The groups:
+//! once and makes, here: the endpoint constants (`consts`, which the client's modules read
+//! with), one core builder per operation (`workspace`, `layer`, `both`) and `operations()`. The
+//! table sits above what its entries use (the body forms and decoders of [`super::endpoints`],
+//! the argument kinds, [`super::builders`]' `Confirmable`, [`super::expect`]) and below the
+//! client, which uses its constants. The binding is handed the same table through
+//! `media_operations!` (below) and makes its methods, their `_async` twins and its `Command`
+//! constructors from it. The groups:
 //!
 //! - `workspace_reads`, `layer_reads`: `name(ids) -> Reply { ENDPOINT: Type = expr; }`;
 //! - `workspace_commands`, `layer_commands`: `name(ids, arg: Kind) { ENDPOINT: ... }`, then
@@ -25,12 +27,15 @@ use serde_json::{Map, Value};
 
 use super::builders::prelude::*;
 use super::builders::{either, tree};
-use super::confirm::{Expect, Flag};
 use super::endpoints::*;
+use super::expect::{Expect, Flag};
+use crate::error::Result;
+use crate::ident::Ident;
 
-/// The table, handed to a generator: `media_operations!(showctl_macros::operation_table)` below makes the
-/// core's part; the binding hands it to its own generator (`showctl_macros::binding_methods`)
-/// with a head naming its classes (`media_operations!(generator { head })`).
+/// The table, handed to a generator: `media_operations!(showctl_macros::operation_table)` below
+/// makes the core's part; the binding hands it to its own generator
+/// (`showctl_macros::binding_methods`) with a head naming its classes
+/// (`media_operations!(generator { head })`).
 #[macro_export]
 macro_rules! media_operations {
     ($($generator:ident)::+ $({ $($head:tt)* })?) => {
@@ -490,3 +495,18 @@ macro_rules! media_operations {
 }
 
 media_operations!(showctl_macros::operation_table);
+
+/// Move the playhead of a layer: `seconds` ≥ 0 from the start (`/goToStart?offset=S`),
+/// below 0 from the end (`/goToEnd?offset=|S|`); `-0.0` is the very end.
+pub fn go_to(layer: &Ident, seconds: f64) -> Result<Call<()>> {
+    let seconds = offset_seconds(seconds, "seconds")?;
+    let endpoint = if seconds.is_sign_negative() {
+        consts::GO_TO_END
+    } else {
+        consts::GO_TO_START
+    };
+    endpoint.with(&[layer], "seconds", seconds)
+}
+
+#[cfg(test)]
+mod tests;

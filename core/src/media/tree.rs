@@ -3,7 +3,7 @@
 //! `/data/playlists` holds the whole tree: thousands of cues. [`decode`] checks the reply and
 //! records, in two flat arrays, where each playlist and cue is in the body, with its `uuid` and
 //! `name` (a span of the body when the text has no escape). A caller builds its own objects from
-//! that (the Python binding builds its classes directly, with no intermediate model or dict);
+//! that (the binding builds its classes directly, with no intermediate model or map);
 //! the full model of any node (`to_dict()`, unknown fields, `==`) is read from its span when it
 //! is asked for ([`Flat::model`]).
 //!
@@ -18,7 +18,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde::de::IgnoredAny;
 
-use super::endpoints::PLAYLISTS;
+use super::endpoints::one;
 use super::models::{Model, Playlist};
 use crate::json::MAX_DEPTH;
 
@@ -142,7 +142,7 @@ impl PlaylistTree {
     /// The root as a model (reading the whole body into models when it was read in one pass).
     pub fn into_playlist(self) -> Result<Playlist, String> {
         match self {
-            PlaylistTree::Flat(f) => (PLAYLISTS.decode)(f.body.as_bytes()),
+            PlaylistTree::Flat(f) => one::<Playlist>(f.body.as_bytes()),
             PlaylistTree::Model(p) => Ok(p),
         }
     }
@@ -152,7 +152,7 @@ impl PlaylistTree {
 pub fn decode(body: &[u8]) -> Result<PlaylistTree, String> {
     match flat(body) {
         Some(f) => Ok(PlaylistTree::Flat(f)),
-        None => (PLAYLISTS.decode)(body).map(PlaylistTree::Model),
+        None => one::<Playlist>(body).map(PlaylistTree::Model),
     }
 }
 

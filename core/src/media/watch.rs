@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use super::client::MediaClient;
-use super::endpoints::TRANSPORT_STATES;
 use super::models::TransportState;
+use super::table::consts::TRANSPORT_STATES;
 use crate::error::{Error, Result};
 use crate::poll::{transient, Polled, Poller};
 

@@ -13,7 +13,8 @@ use serde_json::Value;
 use super::{App, CONCURRENT_READS, DEADLINE, MAX_HELD, MAX_READS};
 use crate::error::Error;
 use crate::ident::Ident;
-use crate::media::endpoints as ep;
+use crate::media::endpoints::Call;
+use crate::media::table::consts as ep;
 use crate::transport::{Request, Transport};
 
 /// Decodes a 2xx body as showctl reads it.
@@ -47,7 +48,7 @@ impl Exchange {
     }
 }
 
-fn check_of<T: 'static>(call: &ep::Call<T>) -> Check {
+fn check_of<T: 'static>(call: &Call<T>) -> Check {
     let decode = call.decode;
     Arc::new(move |body: &[u8]| decode(body).map(drop))
 }
@@ -124,7 +125,7 @@ pub(super) async fn read(
 
 async fn read_call<T: 'static>(
     transport: &Transport,
-    call: ep::Call<T>,
+    call: Call<T>,
     budget: Option<&Budget>,
 ) -> Exchange {
     let check = check_of(&call);

@@ -1,7 +1,7 @@
 //! The scoreboard application: the score record model and its client.
 //!
 //! A record is kept as the JSON object the application sent (so `to_dict()` returns exactly
-//! that, unknown fields included, duplicate keys resolved last-wins as Python's `json` does);
+//! that, unknown fields included, duplicate keys resolved last-wins as the usual JSON readers do);
 //! the typed view of each sport comes from [`fields_of`], one table per sport mode of the
 //! API document.
 //!
@@ -23,7 +23,7 @@ pub use client::Scoreboard;
 pub use events::{score_changes, ScoreEvent, ScoreEventKind, ScoreEventWatch};
 pub use record::{FieldValue, ScoreRecord};
 pub use sports::{fields_of, Field, FieldKind, Sport, SERIES_LEN};
-/// The core builders of the table (as `crate::media::builders`).
+/// The core builders of the table (`builders::workspace::scores`).
 pub use table as builders;
 pub use table::consts::SCORES;
 pub use view::{Fields, ScoreView, Team, Val};

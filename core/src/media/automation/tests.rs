@@ -3,7 +3,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::*;
-use crate::media::endpoints::MUTE_LAYER;
+use crate::media::table::consts::MUTE_LAYER;
 use crate::media::test_server::{
     client, lines, serve, serve_counting, serve_layers, Layers, Reply,
 };

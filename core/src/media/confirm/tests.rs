@@ -3,7 +3,8 @@ use std::sync::{Arc, Mutex};
 use serde_json::json;
 
 use super::*;
-use crate::media::endpoints::{
+use crate::media::expect::Flag;
+use crate::media::table::consts::{
     MUTE_LAYER, MUTE_WORKSPACE, SET_LAYER_OPACITY, TRIGGER_LAYER, TRIGGER_PLAYLIST_CUE,
 };
 use crate::media::test_server::{client, lines, serve, serve_layers, Layers, Reply};

@@ -5,7 +5,7 @@ use crate::media::models::Cue;
 
 /// Both readers agree on `body`; returns whether it was read in one pass.
 fn agree(body: &str) -> bool {
-    let full = (PLAYLISTS.decode)(body.as_bytes());
+    let full = one::<Playlist>(body.as_bytes());
     match (full, decode(body.as_bytes())) {
         (Err(a), Err(b)) => {
             assert_eq!(a, b, "{body}");
@@ -159,7 +159,7 @@ fn a_big_tree() {
     let tree = decode(body.to_string().as_bytes()).unwrap();
     assert_eq!(
         tree.into_playlist().unwrap(),
-        (PLAYLISTS.decode)(body.to_string().as_bytes()).unwrap()
+        one::<Playlist>(body.to_string().as_bytes()).unwrap()
     );
 }
 
@@ -224,7 +224,7 @@ fn a_node_model_is_read_from_its_span_once_and_equals_the_full_decoders() {
     let cue = NodeModel::<Cue>::span(&f, &f.cues[0].span);
     let first = cue.model().clone();
     assert!(Arc::ptr_eq(&first, cue.model()), "read once, then kept");
-    let full = (PLAYLISTS.decode)(body.as_bytes()).unwrap();
+    let full = one::<Playlist>(body.as_bytes()).unwrap();
     assert_eq!(*first, *full.items[0]);
     assert_eq!(first.raw().get("x"), Some(&json!(1)));
     let given = NodeModel::Model(full.items[0].clone());

@@ -1,6 +1,10 @@
-//! The endpoint table (method, path, query, body of each request) and every reply variant.
+//! The operation table: its endpoints (method, path, query, body of each request) and every
+//! reply variant, and its builders (the argument checks and read-back each picks).
 
+use super::consts::*;
 use super::*;
+use crate::error::Error;
+use crate::media::builders::Confirmable;
 use serde_json::json;
 
 fn id(i: i64) -> Ident {
@@ -701,4 +705,83 @@ fn a_query_value_is_a_text_a_number_or_a_flag() {
     for refused in [json!(null), json!([1]), json!({"a": 1})] {
         assert_eq!(query_value(refused), None);
     }
+}
+
+#[test]
+fn every_operation_is_listed_once_per_scope_with_its_endpoints() {
+    let ops = operations();
+    assert!(ops.len() >= 50, "{}", ops.len());
+    for op in &ops {
+        assert!(
+            !op.endpoints.is_empty() && !op.doc.trim().is_empty(),
+            "{}",
+            op.name
+        );
+        let same = ops
+            .iter()
+            .filter(|o| o.name == op.name && o.scope == op.scope)
+            .count();
+        assert_eq!(same, 1, "{} is declared twice", op.name);
+    }
+}
+
+#[test]
+fn a_builder_checks_its_argument_and_picks_its_read_back() {
+    let main = Ident::from("Main");
+    let c = layer::set_opacity(&main, 0.5, true).unwrap();
+    assert_eq!(c.call.request.path, "/opacity/layer/Main");
+    assert!(matches!(c.expect, Some(Expect::Opacity { value, .. }) if value == 0.5));
+    assert!(layer::set_opacity(&main, 0.5, false)
+        .unwrap()
+        .expect
+        .is_none());
+    let e = layer::set_opacity(&main, 1.5, false).err().unwrap();
+    assert!(e.to_string().starts_with("value: "), "{e}");
+    let ws = both::mute(None, true).unwrap();
+    assert_eq!(ws.call.request.path, "/mute/workspace");
+    assert!(matches!(
+        ws.expect,
+        Some(Expect::Flag {
+            layer: None,
+            flag: Flag::Muted,
+            value: true
+        })
+    ));
+    assert_eq!(
+        both::mute(Some(&main), false).unwrap().call.request.path,
+        "/mute/layer/Main"
+    );
+    let end = layer::go_to(&main, -0.0)
+        .unwrap()
+        .call
+        .request
+        .path_and_query();
+    assert!(end.starts_with("/goToEnd/layer/Main"), "{end}");
+}
+
+#[test]
+fn a_raw_command_is_described_compared_and_hashed_by_its_request_and_read_back() {
+    let params = vec![("a b".to_string(), "1".to_string())];
+    let raw = Confirmable::request("/x y", Some(serde_json::json!({"v": 1})), params).unwrap();
+    assert_eq!(raw.operation, crate::journal::RAW);
+    assert_eq!(raw.body(), Some(serde_json::json!({"v": 1})));
+    assert_eq!(raw.describe(), "Command('POST /x%20y?a%20b=1 {\"v\":1}')");
+    let main = Ident::from("Main");
+    let confirmed = layer::set_opacity(&main, 0.5, true).unwrap();
+    let plain = layer::set_opacity(&main, 0.5, false).unwrap();
+    assert!(confirmed.describe().ends_with(", confirm=True)"));
+    assert!(plain == layer::set_opacity(&main, 0.5, false).unwrap());
+    assert!(confirmed != plain);
+    let hash = crate::json::hash_of::<Confirmable>;
+    assert_eq!(
+        hash(&plain),
+        hash(&layer::set_opacity(&main, 0.5, false).unwrap())
+    );
+    assert_ne!(hash(&plain), hash(&confirmed));
+    let none = Confirmable::request("/x", None, Vec::new()).unwrap();
+    assert_eq!(
+        (none.body(), none.describe()),
+        (None, "Command('POST /x')".into())
+    );
+    assert!(Confirmable::request("/x", None, vec![("k".into(), "v".repeat(9000))]).is_err());
 }

@@ -1,10 +1,15 @@
+//! A media client's mirrors (`mirror.rs`): every command reaches the primary and each mirror,
+//! against scripted applications.
+
 use std::time::Duration;
 
-use super::*;
+use super::client::MediaClient;
+use super::endpoints::{BlendSpec, Call};
+use super::mirror::*;
+use super::table::consts::{MUTE_LAYER, SET_LAYER_BLEND, SET_LAYER_OPACITY};
+use super::test_server::{config, dead_url, lines, mirrored, serve, Reply};
+use crate::error::Error;
 use crate::ident::Ident;
-use crate::media::client::MediaClient;
-use crate::media::endpoints::{BlendSpec, Call, MUTE_LAYER, SET_LAYER_BLEND, SET_LAYER_OPACITY};
-use crate::media::test_server::{config, dead_url, lines, mirrored, serve, Reply};
 
 fn opacity(v: f64) -> Call<()> {
     SET_LAYER_OPACITY
@@ -69,7 +74,7 @@ async fn reads_go_to_the_primary_and_keys_follow_the_primary_unless_given() {
     cfg.api_key = Some("primary-key".into());
     let c = mirrored(&cfg, &[(&a, None), (&b, Some("b-key"))]);
     c.run(
-        crate::media::endpoints::LAYER_OPACITY
+        crate::media::table::consts::LAYER_OPACITY
             .at(&[&Ident::Index(0)])
             .unwrap(),
     )

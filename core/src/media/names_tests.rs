@@ -1,12 +1,15 @@
+//! The name lookups of a media client (`names.rs`), against a scripted application.
+
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
 
-use super::*;
+use super::models::{LayerList, LayerState, Model};
+use super::names::*;
+use super::table::consts::MUTE_LAYER;
+use super::test_server::{client, lines, serve, Reply};
+use crate::error::{Error, Result};
 use crate::ident::Ident;
-use crate::media::endpoints::MUTE_LAYER;
-use crate::media::models::Model;
-use crate::media::test_server::{client, lines, serve, Reply};
 
 /// Layers "Main", "10" and "Twin" twice; playlists "2024" (cues "1", "Intro") and "Main Show"
 /// (cue "1" again), in a group. `renamed` swaps layer "Main" for "Program".
