@@ -1,4 +1,4 @@
-//! What a client of either application is to whatever owns it (the Python client classes):
+//! What a client of either application is to whatever owns it (the binding's client classes):
 //! its transport, which application it talks to, and how it closes.
 
 use std::future::Future;

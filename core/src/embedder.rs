@@ -104,8 +104,8 @@ pub fn after_fork() {
 const SIGNAL_POLL: Duration = Duration::from_millis(50);
 static MAIN_THREAD: OnceLock<Option<ThreadId>> = OnceLock::new();
 
-/// Remember the embedder's main thread: the calling thread when `on_main` (the embedder is set up on
-/// its main thread), or none (set up off it: every thread then looks for signals, harmless
+/// Remember the embedder's main thread: the calling thread when `on_main` (the embedder is set up
+/// on its main thread), or none (set up off it: every thread then looks for signals, harmless
 /// elsewhere). The first call decides.
 pub fn set_main_thread(on_main: bool) {
     let _ = MAIN_THREAD.set(on_main.then(|| std::thread::current().id()));
@@ -174,10 +174,10 @@ pub const QUIET_LOG_TARGETS: &[&str] = &[
 
 /// A logger forwarding to the embedder's (`inner`): each record is a [`Section`] (none after exit);
 /// only a record the embedder wants (`inner.enabled`, which should answer from its cache: a runtime
-/// thread waiting for the embedder's lock on every request stalls the embedder's event loop) goes to
-/// it, run with the default signal mask (its handlers may start processes, which would inherit
-/// a runtime thread's mask and ignore Ctrl-C); `after` then runs in the same section (to
-/// clear what the embedder's handlers left behind).
+/// thread waiting for the embedder's lock on every request stalls the embedder's event loop) goes
+/// to it, run with the default signal mask (its handlers may start processes, which would inherit a
+/// runtime thread's mask and ignore Ctrl-C); `after` then runs in the same section (to clear what
+/// the embedder's handlers left behind).
 pub struct EmbedderLog<L> {
     inner: L,
     after: fn(),

@@ -24,7 +24,7 @@ pub const MAX_RAW: usize = 8192;
 /// An identifier as given by the caller.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Ident {
-    /// A numeric index (an `int` in Python).
+    /// A numeric index (an integer given by the caller).
     Index(i64),
     /// A name, a UUID, or a string of digits (which the application reads as an index).
     Name(String),

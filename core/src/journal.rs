@@ -1,9 +1,9 @@
 //! The record of what was sent: one `log` record per command (every POST the client sends,
-//! the mirrors' included) on the target `showctl::commands`, which Python's `logging` sees as
-//! the logger `showctl.commands`. Its message is one JSON object (a line of a JSON-lines file):
-//! what was sent (`operation`, `method`, `path`), to which application and layer, when, its
-//! `outcome` and `delivery`, how many `attempts`, its latency and, for `confirm=True`, what was
-//! read back. The key is never in it: the base URL never holds one, and the whole line is
+//! the mirrors' included) on the target `showctl::commands`, which the binding forwards to the
+//! embedding interpreter's logger `showctl.commands`. Its message is one JSON object (a line of a
+//! JSON-lines file): what was sent (`operation`, `method`, `path`), to which application and layer,
+//! when, its `outcome` and `delivery`, how many `attempts`, its latency and, for `confirm=True`,
+//! what was read back. The key is never in it: the base URL never holds one, and the whole line is
 //! scrubbed of it (an application may echo it in an error body or a value read back).
 //!
 //! A command runs inside [`record`], which gathers what happened below it through a tokio task
@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
 
-/// The `log` target of the records (`showctl.commands` in Python's `logging`).
+/// The `log` target of the records (the logger `showctl.commands` the binding forwards them to).
 pub const TARGET: &str = "showctl::commands";
 
 /// Whether a record would be kept: when not, no command pays for one.

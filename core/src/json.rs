@@ -2,10 +2,10 @@
 //! out, and a hash consistent with `==`.
 //!
 //! Every step that walks a JSON value (reading a reply, reading a model, converting to or from
-//! Python, dropping a `serde_json::Value`) recurses once per level of nesting, so a value nested
-//! thousands deep would overflow the stack of the thread that handles it: a crash, not an error.
-//! [`MAX_DEPTH`] bounds that: a value is checked (without recursion) before anything recurses
-//! into it, and anything deeper is refused with an error.
+//! the caller's objects, dropping a `serde_json::Value`) recurses once per level of nesting, so a
+//! value nested thousands deep would overflow the stack of the thread that handles it: a crash, not
+//! an error. [`MAX_DEPTH`] bounds that: a value is checked (without recursion) before anything
+//! recurses into it, and anything deeper is refused with an error.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 

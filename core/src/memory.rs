@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Bodies at least this large give their decoding memory back to the system once freed.
 pub const RELEASE_AFTER: usize = 1024 * 1024;
 
-/// Set when a large reply was decoded: its result is freed later, by its user (in Python, when
-/// the objects are collected), so the next request gives that memory back too.
+/// Set when a large reply was decoded: its result is freed later, by its user (through the
+/// binding, when the objects are collected), so the next request gives that memory back too.
 static RELEASE_PENDING: AtomicBool = AtomicBool::new(false);
 
 /// Give memory freed by the allocator back to the system (glibc keeps freed small blocks in

@@ -27,7 +27,7 @@ pub fn watch_interval(seconds: f64) -> Result<Duration> {
     Ok(Duration::from_secs_f64(seconds))
 }
 
-/// A time as seconds since the epoch (like Python's `time.time()`), as the watches report it
+/// A time as seconds since the epoch (a float), as the watches report it
 /// (`None` before the epoch).
 pub fn epoch_seconds(t: SystemTime) -> Option<f64> {
     t.duration_since(SystemTime::UNIX_EPOCH)

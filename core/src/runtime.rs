@@ -6,7 +6,7 @@
 //! and timer driver), so a request costs the caller no wake-up of another thread (on a loopback
 //! or LAN round trip those wake-ups cost more than the rest of the call). Connections made on a
 //! lane are only driven while that thread is in a call, so a lane keeps its own connections (see
-//! `transport`); everything else (asyncio calls, background work) uses the process runtime.
+//! `transport`); everything else (awaitable calls, background work) uses the process runtime.
 //! (`block_on` on the process runtime instead costs 1.5–2× per call: docs/architecture.md.)
 
 use std::cell::{Cell, RefCell};
@@ -39,9 +39,9 @@ fn build() -> Runtime {
 
 /// Signals sent to the process (Ctrl-C's SIGINT, SIGTERM, an alarm...) are delivered to any
 /// thread that does not block them. One taken by a runtime thread would leave the program's
-/// own thread asleep: Python runs its handler only when that thread next runs, so
-/// `time.sleep(3600)` ignored Ctrl-C for an hour. The runtime's threads block them, so the
-/// kernel always picks a thread of the program.
+/// own thread asleep: an embedding interpreter runs its handler only when that thread next
+/// runs, so a sleep of an hour in it ignored Ctrl-C for an hour. The runtime's threads block them,
+/// so the kernel always picks a thread of the program.
 fn leave_signals_to_the_caller() {
     #[cfg(unix)]
     // SAFETY: pthread_sigmask changes the mask of this (runtime) thread only.
@@ -75,9 +75,9 @@ fn caller_signals() -> libc::sigset_t {
 }
 
 /// Run `f` with the signals a runtime thread blocks unblocked, then block them again: for code
-/// that is not the runtime's own (a Python logging handler run for a log record), where a
-/// process it starts inherits the mask and would ignore SIGTERM and Ctrl-C. On a thread of the
-/// program (not the runtime's) its mask, whatever the program made it, is left alone.
+/// that is not the runtime's own (the embedding interpreter's log handler run for a log record),
+/// where a process it starts inherits the mask and would ignore SIGTERM and Ctrl-C. On a thread of
+/// the program (not the runtime's) its mask, whatever the program made it, is left alone.
 pub fn with_default_signals<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(unix)]
     if on_process_runtime() {

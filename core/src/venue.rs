@@ -1,6 +1,6 @@
 //! A venue: any number of named applications (media players and scoreboards) that one feed,
 //! one probe and one status view serve together. Read from a TOML file (`venue.toml`) or from
-//! the same tables given as data (Python dictionaries), checked in one place, with errors that
+//! the same tables given as data (the caller's mappings), checked in one place, with errors that
 //! name the file, the source and the field.
 //!
 //! ```toml

@@ -1,5 +1,5 @@
 //! A queue whose reader is woken through a socket: what an event loop that watches file
-//! descriptors (asyncio's `loop.add_reader`) takes work from without a thread hand-off per
+//! descriptors (an event loop's reader callback) takes work from without a thread hand-off per
 //! item. A push onto an empty queue writes one byte to a socket pair; the reader watches the
 //! other end and [`drain`](WakeQueue::drain)s every item at once, so a burst of pushes costs
 //! it one wake-up.

@@ -1,5 +1,5 @@
-//! Building one tree from another without recursion (Python objects from JSON, JSON from
-//! Python objects): the containers being read are kept on a heap stack, so a conversion takes
+//! Building one tree from another without recursion (the caller's objects from JSON, JSON from
+//! the caller's objects): the containers being read are kept on a heap stack, so a conversion takes
 //! the same few hundred bytes of thread stack at any depth, and at most [`MAX_DEPTH`] of them
 //! are open at once.
 

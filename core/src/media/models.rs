@@ -19,7 +19,7 @@ pub type Raw = Map<String, Value>;
 
 /// A resource of the API.
 pub trait Model: Sized {
-    /// The class name (as in Python).
+    /// The class name (as the binding names the model's class).
     const NAME: &'static str;
     /// The key that wraps one resource in replies and list items (`{"layer": {...}}`), if any.
     const KEY: Option<&'static str>;

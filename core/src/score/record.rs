@@ -1,6 +1,6 @@
 //! One score record: kept as the JSON object the application sent (so `to_dict()` returns
-//! exactly that, unknown fields included, duplicate keys resolved last-wins as Python's `json`
-//! does), with the typed value of each field of its sport's table.
+//! exactly that, unknown fields included, duplicate keys resolved last-wins as the
+//! usual JSON readers do), with the typed value of each field of its sport's table.
 
 use serde_json::{Map, Value};
 
@@ -117,7 +117,7 @@ impl ScoreRecord {
             .collect()
     }
 
-    /// The attribute names of the record's Python class: `uuid`, `version`, `sport_mode`, its
+    /// The attribute names of the record's class in the binding: `uuid`, `version`, `sport_mode`, its
     /// sport's typed attributes and `games` for Custom.
     pub fn attr_names(&self) -> Vec<&'static str> {
         let mut names = vec!["uuid", "version", "sport_mode"];

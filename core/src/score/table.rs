@@ -1,13 +1,15 @@
 //! The operation table of the scoreboard API, in the grammar of the media table
-//! (`crate::media::table`): `operation_table!` makes its endpoint constant, its core builder
-//! and, with the `python` feature, the `Scoreboard` methods.
+//! (`crate::media::table`): `operation_table!` makes its endpoint constant and its core
+//! builder; the binding is handed the same table through `score_operations!` (below) and makes
+//! the `Scoreboard` methods from it.
 
 use super::record::ScoreRecord;
 use crate::operation::{get, Endpoint};
 
-/// The table, handed to a generator: `score_operations!(showctl_macros::operation_table)` below makes the
-/// core's part; the binding hands it to its own generator (`showctl_macros::binding_methods`)
-/// with a head naming its classes (`score_operations!(generator { head })`).
+/// The table, handed to a generator: `score_operations!(showctl_macros::operation_table)` below
+/// makes the core's part; the binding hands it to its own generator
+/// (`showctl_macros::binding_methods`) with a head naming its classes
+/// (`score_operations!(generator { head })`).
 #[macro_export]
 macro_rules! score_operations {
     ($($generator:ident)::+ $({ $($head:tt)* })?) => {

@@ -42,8 +42,8 @@ pub const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 /// The default cap on open connections (lowered to the descriptor limit less
 /// [`DESCRIPTOR_RESERVE`] where that is lower; see [`default_max_connections`]).
 pub const MAX_CONNECTIONS: usize = 4096;
-/// File descriptors left to the rest of the process (its own requests, files, Python) when the
-/// cap comes from the descriptor limit.
+/// File descriptors left to the rest of the process (its own requests, files, the embedder) when
+/// the cap comes from the descriptor limit.
 pub const DESCRIPTOR_RESERVE: usize = 64;
 /// The default time open connections get to finish the answer they are writing when the
 /// server stops.

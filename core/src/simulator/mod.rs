@@ -253,7 +253,7 @@ impl Shared {
     }
 
     /// Keep and log the warnings of a request (no lock is held while logging: a log record
-    /// may wait for Python's GIL).
+    /// may wait for the embedding interpreter's lock).
     fn report(&self, warnings: Vec<String>) {
         if warnings.is_empty() {
             return;

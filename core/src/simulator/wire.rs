@@ -122,7 +122,7 @@ mod tests {
 
     #[test]
     fn doubles_print_as_percent_17g() {
-        // Expectations from C's printf("%.17g") (Python's '%.17g' % x).
+        // Expectations from C's printf("%.17g").
         let cases = [
             (single(0.01), "0.0099999997764825821"),
             (single(0.35), "0.34999999403953552"),

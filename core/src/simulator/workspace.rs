@@ -116,7 +116,7 @@ impl Workspace {
         ws.checked()
     }
 
-    /// Build a workspace from a JSON value (a dict given from Python, for example).
+    /// Build a workspace from a JSON value (a mapping the caller gave, for example).
     pub fn from_value(value: Value) -> Result<Self, String> {
         let ws: Workspace = serde_path_to_error::deserialize(value).map_err(located)?;
         ws.checked()

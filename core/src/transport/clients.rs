@@ -37,7 +37,7 @@ pub(super) struct Clients {
 pub(super) enum Keeper {
     /// The thread's lane (a blocking call).
     Lane,
-    /// The process runtime (asyncio calls, mirrors, the feed).
+    /// The process runtime (awaitable calls, mirrors, the feed).
     Process,
 }
 
@@ -105,7 +105,7 @@ impl Clients {
                 return Ok(slot.1.clone());
             }
         }
-        // Built unlocked (building logs, and a log record may wait for the GIL).
+        // Built unlocked (building logs, and a log record may wait for the embedding interpreter's lock).
         let fresh = build_client(&self.config, &self.tls)?;
         let mut slot = slot();
         if slot.0 != pid {

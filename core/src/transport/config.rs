@@ -1,6 +1,6 @@
 //! [`Config`], everything a client is built from, and its validating setters: one range or
 //! form check per client option, each error naming the option and the value refused. The
-//! Python constructors, the venue file, the feed and the command line all set their options
+//! binding's constructors, the venue file, the feed and the command line all set their options
 //! through these, so a range is written once (its text, `*_RANGE`, is also what the docs and
 //! the command line's help print).
 

@@ -8,8 +8,8 @@
 //! one request at a time per connection, no redirects, no proxy. So the transport writes the
 //! request itself (the same bytes reqwest wrote) and reads the answer with `httparse` (hyper's
 //! own parser), on connections it keeps per authority: a lane keeps its own (its blocking
-//! calls), the process runtime keeps one set for its threads (asyncio calls, mirrors, the
-//! feed). An `https://` target is the same exchange over tokio-rustls (see [`stream`]), so both
+//! calls), the process runtime keeps one set for its threads (awaitable calls, mirrors,
+//! the feed). An `https://` target is the same exchange over tokio-rustls (see [`stream`]), so both
 //! schemes follow one set of rules (docs/reliability.md, "One set of rules").
 //!
 //! What it reads: a status line and at most [`MAX_HEADERS`] headers in at most [`MAX_HEAD`]
@@ -41,7 +41,7 @@ use super::progress::{Progress, Stage};
 pub(super) const IDLE_LIMIT: Duration = Duration::from_secs(25);
 /// Kept connections per authority on a lane (a lane's call rarely has more requests in flight).
 const KEEP_PER_AUTHORITY: usize = 4;
-/// Kept connections per authority on the process runtime, whose asyncio calls and batches run
+/// Kept connections per authority on the process runtime, whose awaitable calls and batches run
 /// many requests at once (a batch 16 by default, the benchmark's fan-out 64).
 const KEEP_PER_AUTHORITY_SHARED: usize = 128;
 /// The largest status line plus headers read.

@@ -179,7 +179,7 @@ fn a_lane_speaks_plain_http_itself_on_one_connection() {
     assert!(lane_built_reqwest(&t));
 }
 
-/// A request made on the process runtime (an asyncio call, a mirror, the feed) to an
+/// A request made on the process runtime (an awaitable call, a mirror, the feed) to an
 /// http:// target uses the runtime's own kept connections; on a runtime of the caller's
 /// own it goes through reqwest, and the process runtime keeps nothing for it.
 #[test]
@@ -204,7 +204,7 @@ fn the_process_runtime_speaks_plain_http_itself_on_kept_connections() {
 }
 
 /// Every failure of a lane's own exchange is the error the same failure gave through
-/// reqwest (the fault matrix of tests/client/test_faults.py checks the Python side).
+/// reqwest (the fault matrix of tests/client/test_faults.py checks the binding's side).
 #[test]
 fn a_lanes_failures_are_typed_as_reqwest_failures_were() {
     let rt = crate::runtime::get();
