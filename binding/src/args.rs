@@ -364,6 +364,6 @@ impl<'a, 'py> FromPyObject<'a, 'py> for MirrorArgs {
 impl MirrorArgs {
     /// The targets; a plain URL takes `primary_key` (and the primary's TLS options).
     pub fn targets(self, primary_key: Option<&str>) -> PyResult<Vec<Target>> {
-        Ok(mirror::targets(self.0, primary_key).map_err(crate::errors::to_py)?)
+        mirror::targets(self.0, primary_key).map_err(crate::errors::to_py)
     }
 }

@@ -18,9 +18,9 @@ use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 
+use crate::errors::{finished, to_pyerr, Finished};
 use showctl::error::Error;
 use showctl::error::{guarded, panic_error as panic_message};
-use crate::errors::{finished, to_pyerr, Finished};
 use showctl::runtime;
 use showctl::wake::WakeQueue;
 

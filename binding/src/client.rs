@@ -13,10 +13,10 @@ use showctl_macros::twins;
 
 use super::jobs::{Handle, Work};
 use super::rt;
+use showctl::capture::{self, Recorded};
 use showctl::client::Closer;
 use showctl::error::Result;
 use showctl::probe::{self, Report};
-use showctl::capture::{self, Recorded};
 
 /// The base of the client classes (`MediaPlayer`, `Scoreboard`): options, closing and the
 /// context managers.

@@ -70,7 +70,8 @@ impl PyCommand {
         #[pyo3(from_py_with = args::params)] params: Option<Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
         let body = json.map(|j| py_to_json(j, "json")).transpose()?;
-        let job = Confirmable::request(&path, body, params_arg(params.as_ref())?).map_err(crate::errors::to_py)?;
+        let job = Confirmable::request(&path, body, params_arg(params.as_ref())?)
+            .map_err(crate::errors::to_py)?;
         Ok(PyCommand { job })
     }
 }

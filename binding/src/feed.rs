@@ -126,7 +126,8 @@ impl PyFeed {
         sources: Option<&Bound<'_, PyAny>>,
         defaults: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let serving = Serving::given(port, interval, header_timeout).map_err(crate::errors::to_py)?;
+        let serving =
+            Serving::given(port, interval, header_timeout).map_err(crate::errors::to_py)?;
         let shared = SharedOptions {
             api_key,
             timeout,
@@ -137,12 +138,9 @@ impl PyFeed {
         let named = venue.is_some() || sources.is_some();
         let sources: Vec<SourceSpec> = if named {
             let given = |s: Option<&Bound<'_, PyAny>>| s.is_some_and(|s| !s.is_none());
-            let every = shared.check_beside_venue(
-                venue.is_some(),
-                interval,
-                given(media),
-                given(scoreboard),
-            ).map_err(crate::errors::to_py)?;
+            let every = shared
+                .check_beside_venue(venue.is_some(), interval, given(media), given(scoreboard))
+                .map_err(crate::errors::to_py)?;
             let v = super::venue::venue_of(venue, sources, defaults, every)?;
             v.sources.iter().map(SourceSpec::of_venue).collect()
         } else {
@@ -188,7 +186,10 @@ impl PyFeed {
     /// already wait.
     #[pyo3(signature = (timeout=None))]
     fn wait_ready(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<bool> {
-        let timeout = self.feed.ready_timeout(timeout).map_err(crate::errors::to_py)?;
+        let timeout = self
+            .feed
+            .ready_timeout(timeout)
+            .map_err(crate::errors::to_py)?;
         let feed = self.feed.clone();
         rt::wait(py, async move { Ok(feed.wait_ready(timeout).await) })
     }
@@ -264,7 +265,11 @@ impl PyFeed {
         let py = slf.py();
         slf.get().feed.start().map_err(crate::errors::to_py)?;
         let feed = slf.get().feed.clone();
-        let timeout = slf.get().feed.ready_timeout(None).map_err(crate::errors::to_py)?;
+        let timeout = slf
+            .get()
+            .feed
+            .ready_timeout(None)
+            .map_err(crate::errors::to_py)?;
         let slf = slf.unbind();
         rt::spawn(
             py,

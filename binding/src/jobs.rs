@@ -78,8 +78,6 @@ pub(crate) fn awaitable<'py, C: Clone, J: Job<C>>(
     rt::spawn(py, job.run(client.clone()), |py, v: J::Out| v.into_py(py))
 }
 
-
-
 /// An `_async` method: the native function (its job made and handed to asyncio at the call, so
 /// bad arguments raise there, before anything is awaited), seen by `inspect` as the `async def`
 /// of the stubs. A class attribute, made by `#[twins]` and `operation_table!`

@@ -10,8 +10,8 @@ use showctl_macros::twins;
 
 use super::args::{self, number};
 use super::convert::{hash_of, Reply};
-use super::models::eq;
 use super::jobs::{Handle, Work};
+use super::models::eq;
 use showctl::ident::Ident;
 use showctl::media::{automation, MediaClient};
 
@@ -52,7 +52,8 @@ impl PyLayer {
         #[pyo3(from_py_with = args::confirm)] confirm: bool,
     ) -> PyResult<Work<impl Future<Output = showctl::Result<f64>>>> {
         let delta = number(delta, "delta")?;
-        let job = automation::adjusting(&self.client, &self.ident, delta, confirm).map_err(crate::errors::to_py)?;
+        let job = automation::adjusting(&self.client, &self.ident, delta, confirm)
+            .map_err(crate::errors::to_py)?;
         Ok(Work(job))
     }
 
@@ -70,7 +71,8 @@ impl PyLayer {
         #[pyo3(from_py_with = args::steps)] steps: Option<i64>,
     ) -> PyResult<Work<impl Future<Output = showctl::Result<()>>>> {
         let (to, seconds) = (number(to, "to")?, number(seconds, "seconds")?);
-        let job = automation::fading(&self.client, &self.ident, to, seconds, steps).map_err(crate::errors::to_py)?;
+        let job = automation::fading(&self.client, &self.ident, to, seconds, steps)
+            .map_err(crate::errors::to_py)?;
         Ok(Work(job))
     }
     /// The identifier this handle was made with (an index, a name or a UUID).

@@ -13,9 +13,9 @@
 use pyo3::prelude::*;
 
 use super::args;
+use super::option_table::OPTIONS;
 use showctl::error::Result;
 pub(crate) use showctl::transport::ClientArgs;
-use super::option_table::OPTIONS;
 use showctl::transport::{url_env, Config};
 
 /// The readers of the constructors' `#[pyo3(from_py_with = ...)]`: one per option, the

@@ -18,8 +18,8 @@ use super::client::PyClient;
 use super::command::{batch_commands, BatchOut};
 use super::convert::py_to_json;
 use super::events::{PyMirrorStatus, PyTransportWatch};
-use super::layer::PyLayer;
 use super::jobs::{Handle, Work};
+use super::layer::PyLayer;
 use super::options::{self, convert as opt, ClientArgs};
 use super::watch::Shared;
 use showctl::ident::Kind;
@@ -78,7 +78,8 @@ impl PyMediaPlayer {
             .unwrap_or_default()
             .targets(config.api_key.as_deref())?;
         let transport = Transport::new(&config).map_err(crate::errors::to_py)?;
-        let client = MediaClient::with_mirrors(Arc::new(transport), mirrors).map_err(crate::errors::to_py)?;
+        let client = MediaClient::with_mirrors(Arc::new(transport), mirrors)
+            .map_err(crate::errors::to_py)?;
         Ok(PyClassInitializer::from(PyClient::new(client.clone()))
             .add_subclass(PyMediaPlayer { client }))
     }
@@ -98,7 +99,9 @@ impl PyMediaPlayer {
     /// an empty name is refused here.
     fn layer(&self, id: &Bound<'_, PyAny>) -> PyResult<PyLayer> {
         let ident = ident(id, "id")?;
-        ident.segment(Kind::Layer, "id").map_err(crate::errors::to_py)?;
+        ident
+            .segment(Kind::Layer, "id")
+            .map_err(crate::errors::to_py)?;
         Ok(PyLayer {
             client: self.client.clone(),
             ident,
@@ -115,7 +118,12 @@ impl PyMediaPlayer {
         &self,
         #[pyo3(from_py_with = args::name)] name: String,
     ) -> PyResult<Job<PyLayer>> {
-        let (found, client) = (self.client.layer_named(name).map_err(crate::errors::to_py)?, self.client.clone());
+        let (found, client) = (
+            self.client
+                .layer_named(name)
+                .map_err(crate::errors::to_py)?,
+            self.client.clone(),
+        );
         Ok(Work(
             async move {
                 let ident = found.await?;
@@ -132,7 +140,12 @@ impl PyMediaPlayer {
         &self,
         #[pyo3(from_py_with = args::name)] name: String,
     ) -> PyResult<Job<Arc<showctl::media::Playlist>>> {
-        Ok(Work(self.client.playlist_named(name).map_err(crate::errors::to_py)?.boxed()))
+        Ok(Work(
+            self.client
+                .playlist_named(name)
+                .map_err(crate::errors::to_py)?
+                .boxed(),
+        ))
     }
 
     /// The UUID of the one layer, playlist or cue named `name` (only among `kind`: "layer",
@@ -145,7 +158,12 @@ impl PyMediaPlayer {
         #[pyo3(from_py_with = args::name)] name: String,
         #[pyo3(from_py_with = args::kind)] kind: Option<String>,
     ) -> PyResult<Job<String>> {
-        Ok(Work(self.client.uuid_named(name, kind.as_deref()).map_err(crate::errors::to_py)?.boxed()))
+        Ok(Work(
+            self.client
+                .uuid_named(name, kind.as_deref())
+                .map_err(crate::errors::to_py)?
+                .boxed(),
+        ))
     }
 
     /// Send many commands (`showctl.Command`, see `showctl.cmd`) at most `concurrency` at a
@@ -184,7 +202,7 @@ impl PyMediaPlayer {
         #[pyo3(from_py_with = args::params)] params: Option<Bound<'_, PyDict>>,
     ) -> PyResult<Call<Option<Value>>> {
         let body = json.map(|j| py_to_json(j, "json")).transpose()?;
-        Ok(ep::raw(&method, &path, body, params_arg(params.as_ref())?).map_err(crate::errors::to_py)?)
+        ep::raw(&method, &path, body, params_arg(params.as_ref())?).map_err(crate::errors::to_py)
     }
 
     /// What each mirror did so far (no request is sent), in the order given.
@@ -215,7 +233,8 @@ impl PyMediaPlayer {
         #[pyo3(from_py_with = args::interval)] interval: f64,
         #[pyo3(from_py_with = args::thresholds)] thresholds: Vec<f64>,
     ) -> PyResult<PyTransportWatch> {
-        let watch = watch::TransportWatch::start(self.client.clone(), interval, &thresholds).map_err(crate::errors::to_py)?;
+        let watch = watch::TransportWatch::start(self.client.clone(), interval, &thresholds)
+            .map_err(crate::errors::to_py)?;
         Ok(PyTransportWatch(Shared::new(watch)))
     }
 }

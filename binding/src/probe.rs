@@ -5,8 +5,8 @@
 use pyo3::prelude::*;
 
 use super::convert::{report_to_py, Reply};
-use showctl::probe::Report;
 use showctl::capture::Recorded;
+use showctl::probe::Report;
 
 /// The report as a `showctl.ProbeReport` (a frozen dataclass).
 impl Reply for Report {

@@ -18,9 +18,9 @@ use pyo3::types::PyCFunction;
 use pyo3_async_runtimes::generic::{self, ContextExt, Runtime as GenericRuntime};
 use pyo3_async_runtimes::TaskLocals;
 
-use showctl::error::{guarded, Error};
-use showctl::embedder::{self, EmbedderLog};
 use crate::errors::{finished, to_pyerr, Finished};
+use showctl::embedder::{self, EmbedderLog};
+use showctl::error::{guarded, Error};
 
 fn register_at_exit(py: Python<'_>) -> PyResult<()> {
     // Mark the interpreter's exit and wait for the sections in progress (see `showctl::embedder`).

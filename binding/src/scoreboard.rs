@@ -63,7 +63,10 @@ impl PyScoreboard {
             max_connections,
             ..ClientArgs::default()
         };
-        let transport = Transport::new(&options::config(given, ENV_SCOREBOARD_URL).map_err(crate::errors::to_py)?).map_err(crate::errors::to_py)?;
+        let transport = Transport::new(
+            &options::config(given, ENV_SCOREBOARD_URL).map_err(crate::errors::to_py)?,
+        )
+        .map_err(crate::errors::to_py)?;
         let client = score::Scoreboard::new(Arc::new(transport));
         Ok(PyClassInitializer::from(PyClient::new(client.clone()))
             .add_subclass(PyScoreboard { client }))
@@ -88,7 +91,10 @@ impl PyScoreboard {
         &self,
         #[pyo3(from_py_with = args::interval)] interval: f64,
     ) -> PyResult<PyScoreWatch> {
-        let watch = ScoreWatch::new(self.client.clone(), watch_interval(interval).map_err(crate::errors::to_py)?);
+        let watch = ScoreWatch::new(
+            self.client.clone(),
+            watch_interval(interval).map_err(crate::errors::to_py)?,
+        );
         Ok(PyScoreWatch(Shared::new(watch)))
     }
 
@@ -117,7 +123,10 @@ impl PyScoreboard {
         &self,
         #[pyo3(from_py_with = args::interval)] interval: f64,
     ) -> PyResult<PyScoreEventWatch> {
-        let watch = ScoreEventWatch::new(self.client.clone(), watch_interval(interval).map_err(crate::errors::to_py)?);
+        let watch = ScoreEventWatch::new(
+            self.client.clone(),
+            watch_interval(interval).map_err(crate::errors::to_py)?,
+        );
         Ok(PyScoreEventWatch(Shared::new(watch)))
     }
 }

@@ -235,18 +235,20 @@ impl PySimulator {
         #[pyo3(from_py_with = args::status)] status: i64,
         #[pyo3(from_py_with = args::times)] times: i64,
     ) -> PyResult<()> {
-        Ok(self.sim.fail_next(status, times).map_err(crate::errors::to_py)?)
+        self.sim
+            .fail_next(status, times)
+            .map_err(crate::errors::to_py)
     }
 
     /// Delay every answer by `seconds` (0 removes the delay).
     fn delay(&self, #[pyo3(from_py_with = args::seconds)] seconds: f64) -> PyResult<()> {
-        Ok(self.sim.delay(seconds).map_err(crate::errors::to_py)?)
+        self.sim.delay(seconds).map_err(crate::errors::to_py)
     }
 
     /// Close the connection of the next `times` requests without answering; 0 cancels.
     #[pyo3(signature = (times=1))]
     fn drop_next(&self, #[pyo3(from_py_with = args::times)] times: i64) -> PyResult<()> {
-        Ok(self.sim.drop_next(times).map_err(crate::errors::to_py)?)
+        self.sim.drop_next(times).map_err(crate::errors::to_py)
     }
 
     /// Set a field of the active score record (`"game1.team1Goals"` for a Custom game).
@@ -256,15 +258,18 @@ impl PySimulator {
         value: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
         if let Ok(f) = value.cast::<PyFloat>() {
-            showctl::simulator::check_score_number(&field, f.value()).map_err(crate::errors::to_py)?;
+            showctl::simulator::check_score_number(&field, f.value())
+                .map_err(crate::errors::to_py)?;
         }
         let value = py_to_json(value, "value")?;
-        Ok(self.sim.set_score(&field, value).map_err(crate::errors::to_py)?)
+        self.sim
+            .set_score(&field, value)
+            .map_err(crate::errors::to_py)
     }
 
     /// Switch the scoreboard to a sport mode of the document (its record is kept per sport).
     fn set_sport(&self, #[pyo3(from_py_with = args::mode)] mode: String) -> PyResult<()> {
-        Ok(self.sim.set_sport(&mode).map_err(crate::errors::to_py)?)
+        self.sim.set_sport(&mode).map_err(crate::errors::to_py)
     }
 
     /// The selected layer index, the targeted layer index (where untargeted media plays) and

@@ -12,9 +12,9 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyList, PyString};
 
 use super::models::{pymodel, ModelClass};
+use crate::convert::{html, Attr, Reply, Wrapped};
 use showctl::media::tree::{Flat, NodeModel, PlaylistTree, Text};
 use showctl::media::{Cue, Found, Playlist};
-use crate::convert::{html, Attr, Reply, Wrapped};
 
 fn text_to_py(py: Python<'_>, flat: &Flat, t: &Text) -> Py<PyAny> {
     match flat.text(t) {

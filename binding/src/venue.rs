@@ -20,7 +20,9 @@ pub(crate) fn venue_of(
     interval: Option<f64>,
 ) -> PyResult<Venue> {
     let json = |obj, arg: &str| py_to_json(obj, arg).map_err(PyError);
-    Ok(venue::of_file_or_data(venue, sources, defaults, interval, json)?)
+    Ok(venue::of_file_or_data(
+        venue, sources, defaults, interval, json,
+    )?)
 }
 
 /// The report as a `showctl.VenueReport` (a frozen dataclass).
