@@ -1,4 +1,6 @@
-//! The PyO3 binding layer: it only converts. In layers:
+//! The extension module `showctl._core`: the PyO3 binding of the core crate (`showctl`), which
+//! it only converts. The core cannot name Python (it has no PyO3 in its dependency tree); the
+//! direction is binding -> core. In layers:
 //! - [`convert`] (JSON to and from Python, the model and reply traits), [`args`] (argument
 //!   conversion, one [`args::FromPyArg`] per argument kind of the operation tables) and
 //!   [`options`] (the client options: readers, their setting on the core's `Config`, and
@@ -6,8 +8,9 @@
 //! - [`errors`] (core errors to the exception classes of `showctl.exceptions`);
 //! - [`jobs`] (what a method runs, blocking or awaitable, and `AsyncTwin`, the `_async` twin
 //!   as a coroutine function) on the runtime glue of [`rt`] (and [`bridge`]); the tables'
-//!   methods, twins and `Command` constructors are made with the tables
-//!   (`showctl_macros::operation_table`), [`table`] lists them; the `_async` twin of a
+//!   methods, twins and `Command` constructors are made in [`table`] from the core's tables
+//!   (`showctl::media_operations!` handed to `showctl_macros::binding_methods`), which also
+//!   lists them; the `_async` twin of a
 //!   hand-written method comes from its one `#[twin]` declaration (`showctl_macros::twins`);
 //! - the classes: [`models`], [`tree`] and [`score_models`] (the models), [`client`] (the
 //!   base of the clients), [`player`], [`layer`], [`command`], [`events`], [`scoreboard`],
