@@ -34,7 +34,7 @@ pub struct PyMediaPlayer {
     pub(super) client: MediaClient,
 }
 
-type Job<T> = Work<BoxFuture<'static, showctl::Result<T>>>;
+type FutureWork<T> = Work<BoxFuture<'static, showctl::Result<T>>>;
 
 #[pymethods]
 impl PyMediaPlayer {
@@ -117,7 +117,7 @@ impl PyMediaPlayer {
     fn resolve_layer(
         &self,
         #[pyo3(from_py_with = args::name)] name: String,
-    ) -> PyResult<Job<PyLayer>> {
+    ) -> PyResult<FutureWork<PyLayer>> {
         let (found, client) = (
             self.client
                 .layer_named(name)
@@ -139,7 +139,7 @@ impl PyMediaPlayer {
     fn resolve_playlist(
         &self,
         #[pyo3(from_py_with = args::name)] name: String,
-    ) -> PyResult<Job<Arc<showctl::media::Playlist>>> {
+    ) -> PyResult<FutureWork<Arc<showctl::media::Playlist>>> {
         Ok(Work(
             self.client
                 .playlist_named(name)
@@ -157,7 +157,7 @@ impl PyMediaPlayer {
         &self,
         #[pyo3(from_py_with = args::name)] name: String,
         #[pyo3(from_py_with = args::kind)] kind: Option<String>,
-    ) -> PyResult<Job<String>> {
+    ) -> PyResult<FutureWork<String>> {
         Ok(Work(
             self.client
                 .uuid_named(name, kind.as_deref())
@@ -176,7 +176,7 @@ impl PyMediaPlayer {
         &self,
         commands: &Bound<'_, PyAny>,
         #[pyo3(from_py_with = args::concurrency)] concurrency: i64,
-    ) -> PyResult<Job<BatchOut>> {
+    ) -> PyResult<FutureWork<BatchOut>> {
         let limit = automation::concurrency(concurrency).map_err(crate::errors::to_py)?;
         let (commands, jobs) = batch_commands(commands)?;
         let client = self.client.clone();

@@ -445,7 +445,7 @@ impl Transport {
         let gate = self.clients.gates.of(&self.target.origin);
         let answer = match (&self.target.address, Keeper::here()) {
             (Some(address), Some(keeper)) if http1::sent_as_is(path_and_query) => {
-                let call = Call { req, url, progress };
+                let call = Attempt { req, url, progress };
                 self.exchange_own(address, keeper, &gate, call).await?
             }
             _ => self.exchange_reqwest(req, url, &gate, progress).await?,
@@ -545,9 +545,9 @@ impl Transport {
         address: &http1::Address,
         keeper: Keeper,
         gate: &Arc<Gate>,
-        call: Call<'_>,
+        call: Attempt<'_>,
     ) -> Result<http1::Answer> {
-        let Call { req, url, progress } = call;
+        let Attempt { req, url, progress } = call;
         let method = req.method.as_str();
         let failed = |f| failure_error(method, url, &address.host, f, progress.delivery());
         let kept = || self.clients.take_kept(keeper, &address.authority);
@@ -648,7 +648,7 @@ impl Transport {
 }
 
 /// One attempt's request, its URL and where it notes how far it got.
-struct Call<'a> {
+struct Attempt<'a> {
     req: &'a Request,
     url: &'a str,
     progress: &'a Progress,

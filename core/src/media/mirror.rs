@@ -120,7 +120,7 @@ struct Behind {
     dropped: u64,
 }
 
-struct Job {
+struct MirrorCopy {
     request: Request,
     fallback: Option<Request>,
     /// The operation of the command repeated, for the mirror's own record.
@@ -233,7 +233,7 @@ pub struct Mirror {
     capacity: usize,
     /// The sender of the running worker, with the process id it was started in (a forked child
     /// starts its own worker: the parent's did not survive the fork).
-    queue: Mutex<Option<(u32, mpsc::Sender<Job>)>>,
+    queue: Mutex<Option<(u32, mpsc::Sender<MirrorCopy>)>>,
 }
 
 impl Mirror {
@@ -270,7 +270,7 @@ impl Mirror {
 
     /// Queue a command (and its field fallback) for this mirror; never waits.
     pub fn submit(&self, request: &Request, fallback: Option<&Request>) {
-        let job = Job {
+        let job = MirrorCopy {
             request: request.clone(),
             fallback: fallback.cloned(),
             operation: crate::journal::operation(),
@@ -338,7 +338,7 @@ impl Mirror {
 }
 
 /// The worker: send each queued command in turn, record the outcome.
-async fn work(shared: Arc<Shared>, mut rx: mpsc::Receiver<Job>) {
+async fn work(shared: Arc<Shared>, mut rx: mpsc::Receiver<MirrorCopy>) {
     let mut closed = shared.closed.subscribe();
     while let Some(job) = rx.recv().await {
         let exchange = shared.sender.exchange(&job.request, job.fallback.as_ref());

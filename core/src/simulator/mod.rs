@@ -196,7 +196,7 @@ enum Fault {
 }
 
 /// A change accepted but not yet applied (`apply_delay`).
-type Job = Box<dyn FnOnce(&mut World) + Send>;
+type PendingChange = Box<dyn FnOnce(&mut World) + Send>;
 
 /// What the server tasks share with the `Simulator` handle.
 pub struct Shared {
@@ -212,7 +212,7 @@ pub struct Shared {
     /// The `Content-Type` of a read's answer; `None`: none at all.
     read_content_type: Option<HeaderValue>,
     /// Changes waiting for their time, oldest first. Locked before `world` when both are.
-    pending: Mutex<VecDeque<(Instant, Job)>>,
+    pending: Mutex<VecDeque<(Instant, PendingChange)>>,
     warnings: Mutex<VecDeque<String>>,
     faults: Mutex<Faults>,
     log: Mutex<VecDeque<Record>>,
@@ -228,7 +228,7 @@ impl Shared {
     }
 
     /// Apply a change `apply_delay` from now (in the order accepted).
-    fn defer(self: &Arc<Self>, job: Job) {
+    fn defer(self: &Arc<Self>, job: PendingChange) {
         lock(&self.pending).push_back((Instant::now() + self.apply_delay, job));
         let shared = self.clone();
         let delay = self.apply_delay;

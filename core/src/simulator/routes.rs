@@ -36,7 +36,7 @@ enum Body {
 
 /// What a handler gets: the decoded path parameters, the query, the body, and the warnings
 /// gathered so far (a request the application accepts but that breaks the documents).
-pub struct Call {
+pub struct Incoming {
     ids: Vec<String>,
     query: Vec<(String, String)>,
     body: Body,
@@ -113,7 +113,7 @@ fn parse_body(headers: &HeaderMap, bytes: &[u8], warn: &mut Vec<String>) -> Body
     }
 }
 
-impl FromRequest<Sh> for Call {
+impl FromRequest<Sh> for Incoming {
     type Rejection = Response;
 
     async fn from_request(req: Request, state: &Sh) -> Result<Self, Self::Rejection> {
@@ -149,7 +149,7 @@ impl FromRequest<Sh> for Call {
             .into_iter()
             .map(|w| format!("{what}: {w}"))
             .collect();
-        Ok(Call {
+        Ok(Incoming {
             ids,
             query,
             body,
@@ -160,7 +160,7 @@ impl FromRequest<Sh> for Call {
     }
 }
 
-impl Call {
+impl Incoming {
     fn id(&self) -> &str {
         self.nth(0)
     }
@@ -365,8 +365,8 @@ fn refuse(bad: Bad) -> Response {
 }
 
 /// A GET endpoint.
-fn read(f: fn(&World, &Call) -> Outcome<Value>) -> MethodRouter<Sh> {
-    get(move |State(sh): State<Sh>, call: Call| async move {
+fn read(f: fn(&World, &Incoming) -> Outcome<Value>) -> MethodRouter<Sh> {
+    get(move |State(sh): State<Sh>, call: Incoming| async move {
         sh.apply_due();
         let response = match call.strict_check() {
             Err(bad) => refuse(bad),
@@ -384,9 +384,9 @@ fn read(f: fn(&World, &Call) -> Outcome<Value>) -> MethodRouter<Sh> {
 /// `apply_delay` later. `takes_body` is false for the commands the document gives no body.
 fn command<F>(takes_body: bool, f: F) -> MethodRouter<Sh>
 where
-    F: Fn(&mut World, &Call) -> Outcome<()> + Clone + Send + Sync + 'static,
+    F: Fn(&mut World, &Incoming) -> Outcome<()> + Clone + Send + Sync + 'static,
 {
-    post(move |State(sh): State<Sh>, call: Call| async move {
+    post(move |State(sh): State<Sh>, call: Incoming| async move {
         let pre = if !takes_body && call.has_body() {
             call.warn("this endpoint takes no body (the application ignores it)")
         } else {
@@ -410,9 +410,9 @@ pub type Warnings = Vec<String>;
 impl Shared {
     /// Run a command: validate and apply it now, or validate it on a copy of the state and
     /// apply it `apply_delay` later (the answer does not wait).
-    fn command<F>(self: &Arc<Self>, call: Call, f: F) -> Result<Warnings, (Bad, Warnings)>
+    fn command<F>(self: &Arc<Self>, call: Incoming, f: F) -> Result<Warnings, (Bad, Warnings)>
     where
-        F: Fn(&mut World, &Call) -> Outcome<()> + Send + Sync + 'static,
+        F: Fn(&mut World, &Incoming) -> Outcome<()> + Send + Sync + 'static,
     {
         self.apply_due();
         let outcome = if self.apply_delay.is_zero() {
@@ -438,7 +438,7 @@ impl Shared {
 }
 
 /// Workspace routes have no path parameter; layer routes have exactly one.
-fn scope_of(c: &Call) -> Scope<'_> {
+fn scope_of(c: &Incoming) -> Scope<'_> {
     if c.ids.is_empty() {
         Scope::Workspace
     } else {
