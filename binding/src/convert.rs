@@ -10,8 +10,8 @@
 //! recursed without a limit (a stack overflow, the interpreter killed) and took no numpy
 //! integers. Measured again behind iterative depth checks (pythonize 0.29), it was slower
 //! both ways or level with this code, and reading Python it would need a walk of its own for
-//! what it does not refuse (NaN, sets, dataclasses): see docs/architecture.md, "JSON and
-//! Python".
+//! what it does not refuse (NaN, sets, dataclasses): see
+//! docs/decisions/0010-json-converter-not-pythonize.md.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -581,11 +581,11 @@ pub(crate) fn model_from_py<M: Model>(data: &Bound<'_, PyAny>) -> PyResult<M> {
 
 /// Whether `to_dict(mode)` gives the Python form (`"python"`: attribute names and values) or
 /// the wire form (`"wire"`: the JSON as sent); anything else is refused, naming `mode`.
-pub(crate) fn python_mode(mode: &str) -> showctl::Result<bool> {
+pub(crate) fn python_mode(mode: &str) -> PyResult<bool> {
     match mode {
         "wire" => Ok(false),
         "python" => Ok(true),
-        other => Err(showctl::Error::invalid(format!(
+        other => Err(PyValueError::new_err(format!(
             "mode: must be \"wire\" (the JSON as sent) or \"python\" (attribute names and \
              values), got {other:?}"
         ))),

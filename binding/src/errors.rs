@@ -29,7 +29,7 @@ fn status_class(kind: StatusKind) -> &'static str {
 
 /// How an error is raised: the class of `showctl.exceptions` (`None`: a plain `ValueError`) and
 /// the class's attributes as JSON values (the message is the error's text).
-pub(crate) fn class_of(err: &Error) -> (Option<&'static str>, Vec<(&'static str, Value)>) {
+fn class_of(err: &Error) -> (Option<&'static str>, Vec<(&'static str, Value)>) {
     let text = |v: &str| Value::String(v.to_string());
     let sent = |method: &str, url: &str| vec![("method", text(method)), ("url", text(url))];
     match err {

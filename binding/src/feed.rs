@@ -6,14 +6,13 @@ use std::sync::Arc;
 
 use futures::FutureExt;
 use pyo3::conversion::FromPyObjectOwned;
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyString, PyTuple};
 
 use super::args::connection_dict;
 use super::convert::{expected, json_to_py, serialize_to_py};
 use super::rt;
-use showctl::error::Error;
 use showctl::feed::{
     Feed, Kind, Options, Serving, SharedOptions, SourceArg, SourceSpec, SOURCE_KEYS,
 };
@@ -145,8 +144,8 @@ impl PyFeed {
             v.sources.iter().map(SourceSpec::of_venue).collect()
         } else {
             if defaults.is_some() {
-                let e = Error::invalid("defaults: only with sources= (a venue)");
-                return Err(crate::errors::to_py(e));
+                let message = "defaults: only with sources= (a venue)";
+                return Err(PyValueError::new_err(message));
             }
             rt::refresh_logging();
             let mut out = Vec::new();

@@ -70,7 +70,7 @@ pub(crate) fn to_dict<C: ModelClass>(
     mode: &str,
     fields: &[&str],
 ) -> PyResult<Py<PyAny>> {
-    if super::convert::python_mode(mode).map_err(crate::errors::to_py)? {
+    if super::convert::python_mode(mode)? {
         return python_dict(slf.as_any(), fields);
     }
     let raw = Value::Object(slf.get().model().raw().clone());

@@ -131,7 +131,7 @@ impl PyScoreRecord {
     #[pyo3(signature = (mode = "wire"))]
     fn to_dict<'py>(slf: &Bound<'py, Self>, mode: &str) -> PyResult<Bound<'py, PyAny>> {
         let (py, rec) = (slf.py(), &slf.get().rec);
-        if super::convert::python_mode(mode).map_err(crate::errors::to_py)? {
+        if super::convert::python_mode(mode)? {
             let names = rec.attr_names();
             return Ok(super::models::python_dict(slf.as_any(), &names)?.into_bound(py));
         }
