@@ -4,7 +4,8 @@
 //! see `bridge`; pyo3-async-runtimes' generic bridge for loops that cannot watch a socket).
 //! Panics are caught (`showctl::error::guarded`) and become `ShowctlError`, never `PanicException`.
 //! The plain way (`block_on` on the process runtime, `future_into_py` for every loop) was
-//! measured against this and misses the latency goal: see docs/architecture.md.
+//! measured against this and misses the latency goal: see
+//! docs/decisions/0004-lanes-and-completion-queue.md.
 
 use std::cell::OnceCell;
 use std::future::Future;

@@ -7,7 +7,8 @@
 //! or LAN round trip those wake-ups cost more than the rest of the call). Connections made on a
 //! lane are only driven while that thread is in a call, so a lane keeps its own connections (see
 //! `transport`); everything else (awaitable calls, background work) uses the process runtime.
-//! (`block_on` on the process runtime instead costs 1.5–2× per call: docs/architecture.md.)
+//! (`block_on` on the process runtime instead costs 1.5–2× per call:
+//! docs/decisions/0004-lanes-and-completion-queue.md.)
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;

@@ -1,5 +1,5 @@
-//! showctl's own HTTP/1.1 exchange, for `http://` and `https://` targets (docs/architecture.md,
-//! "HTTP/1.1 of its own").
+//! showctl's own HTTP/1.1 exchange, for `http://` and `https://` targets
+//! (docs/decisions/0007-http1-of-its-own.md).
 //!
 //! A paced call's CPU on a show machine is mostly the code it must fetch into a cold cache
 //! (`benches/cold_calls.py`): through reqwest a call touched about 4,200 lines, 1,900 of them
