@@ -20,6 +20,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any, Callable
 
 import pytest
 
@@ -298,29 +299,29 @@ def groups(g: dict[str, set[str]]) -> list[list[str]]:
     return sorted(found)
 
 
-def all_groups(src: Path, top: bool) -> dict[str, list[list[str]]]:
-    """``all_cycles``'s folders with their groups of modules in a cycle."""
+def per_folder(
+    src: Path, top: bool, find: Callable[[dict[str, set[str]]], list[Any]]
+) -> dict[str, list[Any]]:
+    """What ``find`` finds in the graph of the top-level modules (``top``) or of every other
+    module's children, as ``{folder: found}`` (folders relative to the repository; a folder
+    where nothing is found is left out)."""
     out = {}
     for folder, g in sorted(folder_graphs(src).items()):
         if (folder == ()) != top:
             continue
-        if found := groups(g):
+        if found := find(g):
             out["/".join([src.relative_to(src.parents[1]).as_posix(), *folder])] = found
     return out
 
 
-def all_cycles(src: Path, top: bool) -> dict[str, list[str]]:
-    """The cycles of the top-level graph (``top``) or of every other module's graph, as
-    ``{folder: ["a -> b -> a", ...]}`` (folders relative to the repository)."""
-    out = {}
-    for folder, g in sorted(folder_graphs(src).items()):
-        if (folder == ()) != top:
-            continue
-        found = cycles(g)
-        if found:
-            name = "/".join([src.relative_to(src.parents[1]).as_posix(), *folder])
-            out[name] = [" -> ".join(c) for c in found]
-    return out
+def all_groups(src: Path, top: bool) -> dict[str, list[Any]]:
+    """``all_cycles``'s folders with their groups of modules in a cycle."""
+    return per_folder(src, top, groups)
+
+
+def all_cycles(src: Path, top: bool) -> dict[str, list[Any]]:
+    """The cycles of each folder's graph, as ``{folder: ["a -> b -> a", ...]}``."""
+    return per_folder(src, top, lambda g: [" -> ".join(c) for c in cycles(g)])
 
 
 def test_the_rust_checker_finds_planted_cycles(tmp_path: Path) -> None:
