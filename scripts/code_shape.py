@@ -41,25 +41,27 @@ ROOT = Path(__file__).resolve().parent.parent
 CRATE_SOURCES = ("core/src", "binding/src", "macros/src")
 
 BINDING_ITEMS = [
-    # macros/src/lib.rs
+    # macros/src/lib.rs: the entry points and the crate documentation's sections
     "//! # `binding_methods!`",
     "//! # `#[twins]`",
     "fn binding_methods",
     "fn sport_classes",
     "fn twins",
+    # macros/src/twins.rs
     "struct Inherited",
     "impl syn::parse::Parse for Inherited",
     "fn expand",
-    "Table::binding",
-    "struct PyParams",
-    "fn py_params",
-    "fn methods",
-    "fn constructor",
     "fn is_named",
     "struct Twin",
     "impl Twin",
     "fn text_of",
     "fn is_python",
+    # macros/src/binding.rs
+    "Table::binding",
+    "struct PyParams",
+    "fn py_params",
+    "fn methods",
+    "fn constructor",
     # macros/src/parse.rs
     "struct Classes",
     "impl Classes",
