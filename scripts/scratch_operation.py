@@ -9,7 +9,8 @@ variable: a fixed place, so cargo's incremental cache serves the next run), this
    back as an opacity) and its route in ``core/src/simulator/routes.rs`` (the simulator sets the
    opacity);
 2. builds the extension of the copy (``cargo build -p showctl-python --lib``, the dev profile,
-   sharing the target directory's dependencies) and puts it into the copy's ``python/showctl``;
+   sharing the target directory's dependencies but not the working tree's own two crates: see
+   ``APART``) and puts it into the copy's ``python/showctl``;
 3. runs ``python scripts/gen_stubs.py`` in the copy, with the copy's package first on the path;
 4. checks that the files that changed are exactly the two edited by hand and the generated
    copies (the stub, docs/api.md, README.md, docs/simulator.md, ``showctl.cmd``), each of which
@@ -76,6 +77,17 @@ GENERATED = {
     "docs/simulator.md": ["| POST | `/scratchDim/layer/{id}` | `Layer.scratch_dim` |"],
     "python/showctl/cmd.py": ['    "scratch_dim",', "scratch_dim: Final = Command.scratch_dim"],
 }
+# The copy's own two crates built apart from the working tree's in the shared target directory.
+# Cargo names a workspace crate's artifacts by its path inside the workspace, not by where the
+# workspace is, so the copy's `showctl` and `showctl-python` would overwrite the working tree's
+# (the next build of the working tree then took the copy's core, `scratch_dim` and all, as up to
+# date). A profile setting of these two crates alone is part of that name: the dependencies stay
+# shared, these two do not.
+APART = [
+    arg
+    for crate in ("showctl", "showctl-python")
+    for arg in ("--config", f'profile.dev.package."{crate}".codegen-units=255')
+]
 GUARDS = ["tests/project/test_operation_table.py", "tests/simulator/test_simulator_routes.py"]
 USE = """
 import showctl
@@ -150,7 +162,7 @@ def build() -> Path:
     try:
         started = time.monotonic()
         proc = subprocess.run(
-            ["cargo", "build", "-p", "showctl-python", "--lib", "--message-format=json"],
+            ["cargo", "build", "-p", "showctl-python", "--lib", "--message-format=json", *APART],
             cwd=TREE,
             capture_output=True,
             text=True,
