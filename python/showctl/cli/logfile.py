@@ -38,7 +38,7 @@ def _kind(mode: int) -> str:
 
 def open_log(path: str) -> int:
     """``path`` opened for appending (created with mode 0600, less the umask), checked to be a
-    regular file of this user's own; its descriptor. A refusal is a :class:`UsageError`."""
+    regular file of this user's own; its descriptor. A refusal is a `UsageError`."""
     flags = (
         os.O_RDWR  # read: to see whether the file ends a line
         | os.O_APPEND
@@ -82,7 +82,7 @@ def open_log(path: str) -> int:
 
 class CommandLog(logging.Handler):
     """A handler appending each record's message as one line to a log file (its descriptor
-    from :func:`open_log`), whole or not at all, and counting what it could not write."""
+    from `open_log`), whole or not at all, and counting what it could not write."""
 
     def __init__(self, path: str, fd: int) -> None:
         super().__init__()
