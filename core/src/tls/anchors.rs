@@ -263,3 +263,94 @@ impl CaFile {
         )))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
+    use rustls::pki_types::ServerName;
+
+    struct Made {
+        der: CertificateDer<'static>,
+        params: CertificateParams,
+        key: KeyPair,
+    }
+
+    /// A certificate for 127.0.0.1 named `cn`, valid from `days.0` to `days.1` days from now,
+    /// self-signed or signed by `by`.
+    fn make(cn: &str, ca: IsCa, days: (i64, i64), by: Option<&Made>) -> Made {
+        let key = KeyPair::generate().unwrap();
+        let mut params = CertificateParams::new(vec!["127.0.0.1".to_string()]).unwrap();
+        params.distinguished_name.push(DnType::CommonName, cn);
+        params.is_ca = ca;
+        let now = time::OffsetDateTime::now_utc();
+        params.not_before = now + time::Duration::days(days.0);
+        params.not_after = now + time::Duration::days(days.1);
+        let cert = match by {
+            None => params.self_signed(&key),
+            Some(i) => params.signed_by(&key, &Issuer::from_params(&i.params, &i.key)),
+        };
+        Made {
+            der: cert.unwrap().der().clone(),
+            params,
+            key,
+        }
+    }
+
+    /// `leaf` checked against a `ca_cert` file of `file`: the refusal in words, or webpki's.
+    fn verify(file: &[&Made], leaf: &Made) -> std::result::Result<(), String> {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let algs = provider.signature_verification_algorithms;
+        let certs = file.iter().map(|m| m.der.clone()).collect();
+        let ca = CaFile::new("venue.pem".into(), certs, provider).unwrap();
+        let name = ServerName::try_from("127.0.0.1").unwrap();
+        match ca.verify(&leaf.der, &[], &name, UnixTime::now(), &algs) {
+            Ok(()) => Ok(()),
+            Err(FileRefusal::Words(why)) => Err(why),
+            Err(FileRefusal::Error(e)) => Err(format!("{e:?}")),
+        }
+    }
+
+    const VALID: (i64, i64) = (-1, 30);
+
+    fn ca() -> IsCa {
+        IsCa::Ca(BasicConstraints::Unconstrained)
+    }
+
+    #[test]
+    fn only_a_ca_of_the_file_signs() {
+        for not_ca in [IsCa::NoCa, IsCa::ExplicitNoCa] {
+            let holder = make("holder", not_ca, VALID, None);
+            let forged = make("forged", IsCa::ExplicitNoCa, VALID, Some(&holder));
+            let why = verify(&[&holder], &forged).unwrap_err();
+            assert!(
+                why.contains("signed by \"CN=holder\" of ca_cert=venue.pem, which is not a CA"),
+                "{why}"
+            );
+        }
+        let root = make("root", ca(), VALID, None);
+        verify(
+            &[&root],
+            &make("leaf", IsCa::ExplicitNoCa, VALID, Some(&root)),
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn a_ca_out_of_its_dates_signs_nothing_and_takes_nothing_from_one_within() {
+        let old = make("old", ca(), (-800, -2), None);
+        let future = make("future", ca(), (2, 800), None);
+        let new = make("new", ca(), VALID, None);
+        let by = |issuer: &Made| make("leaf", IsCa::ExplicitNoCa, VALID, Some(issuer));
+        let why = verify(&[&old, &new], &by(&old)).unwrap_err();
+        assert!(
+            why.contains(
+                "the CA \"CN=old\" of ca_cert=venue.pem that signed the certificate expired on "
+            ),
+            "{why}"
+        );
+        let why = verify(&[&future], &by(&future)).unwrap_err();
+        assert!(why.contains("\"CN=future\" of ca_cert=venue.pem that signed the certificate is not valid before "), "{why}");
+        verify(&[&old, &new], &by(&new)).unwrap();
+    }
+}
