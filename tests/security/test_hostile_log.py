@@ -95,34 +95,39 @@ def test_a_full_disk_changes_nothing_the_command_did_or_reports(
     assert first.returncode == 0 and first.stderr == "", first.stderr
     filler = fill(small_disk, log, room)
     before = log.read_bytes()
-    unlogged = cli("--json", "mute", "2", "--url", sim.url)
     for args, code in ((("mute", "2"), 0), (("mute", "Nobody"), 1)):
+        # The same command with a log on a disk with room: what it prints, how many records.
+        elsewhere = small_disk.parent / f"{args[1]}.jsonl"
+        reference = cli("--log", str(elsewhere), "--json", *args, "--url", sim.url)
+        count = len(elsewhere.read_text(encoding="utf-8").splitlines())
+        records = "1 record" if count == 1 else f"{count} records"
         done = cli("--log", str(log), "--json", *args, "--url", sim.url)
-        assert done.returncode == code, done.stderr
+        assert done.returncode == reference.returncode == code, done.stderr
         assert "Logging error" not in done.stderr and "Traceback" not in done.stderr
         lines = done.stderr.splitlines()
         [warning] = [x for x in lines if x.startswith("showctl: warning:")]
         error = [x for x in lines if x != warning]
         assert warning == (
-            f"showctl: warning: --log: 1 record of this command could not be written to {log} "
+            f"showctl: warning: --log: {records} of this command could not be written to {log} "
             "(No space left on device); the command itself is unaffected (its result and exit "
             "code are as if the record had been written)"
         )
         if code == 0:
-            assert done.stdout == unlogged.stdout and error == []
+            assert done.stdout == reference.stdout and error == []
         else:
             [line] = error
+            assert json.loads(line) == json.loads(reference.stderr), line
             assert json.loads(line)["delivery"] == "answered", line
         # The record cut short was taken back: the file is as it was.
         assert log.read_bytes() == before
-    # Each command was sent once, as without the log.
-    assert posts(sim) == [f"/api/0/mute/layer/{n}" for n in ("1", "2", "2", "Nobody")]
+    # Each command was sent once each time, as with the log on a disk with room.
+    assert posts(sim) == [f"/api/0/mute/layer/{n}" for n in ("1", "2", "2", "Nobody", "Nobody")]
     filler.unlink()
     again = cli("--log", str(log), "mute", "3", "--url", sim.url)
     assert again.returncode == 0 and again.stderr == "", again.stderr
-    [record] = sent("/mute/layer/3", str(log))
-    assert record["outcome"] == "ok"
-    assert [r["outcome"] for r in sent("/mute/layer/1", str(log))] == ["ok"]
+    assert sent("/mute/layer/3", str(log))[-1]["outcome"] == "ok"
+    assert sent("/mute/layer/1", str(log))[-1]["outcome"] == "ok"
+    assert sent("/mute/layer/2", str(log)) == []
 
 
 def test_a_record_never_starts_on_a_line_left_unfinished(
@@ -135,9 +140,9 @@ def test_a_record_never_starts_on_a_line_left_unfinished(
     log.chmod(0o600)
     done = cli("--log", str(log), "mute", "1", "--url", sim.url)
     assert done.returncode == 0 and done.stderr == "", done.stderr
-    torn, record = log.read_text(encoding="utf-8").splitlines()
+    torn, *records = log.read_text(encoding="utf-8").splitlines()
     assert torn == '{"when": "2026-11-27T20:15'
-    assert json.loads(record)["path"] == "/mute/layer/1"
+    assert records and all(json.loads(r)["path"] == "/mute/layer/1" for r in records), records
 
 
 def test_a_named_pipe_is_refused_without_blocking(sim: showctl.Simulator, tmp_path: Path) -> None:
