@@ -3,9 +3,12 @@
 //! trust an application:
 //!
 //! - the system's trust store (the default);
-//! - `ca_cert`: the certificates of a PEM file, where a certificate of the file presented as the
-//!   server's own is accepted as OpenSSL-based clients accept it (the application's self-signed
-//!   certificate, usually marked `CA:TRUE`, which webpki refuses as `CaUsedAsEndEntity`);
+//! - `ca_cert`: the certificates of a PEM file, as curl (OpenSSL) takes them: only a CA
+//!   (basicConstraints `CA:TRUE`, or a self-signed version 1 certificate) signs, and only while
+//!   it is within its dates (webpki does not check a trust anchor's dates: [`CaFile`] adds it);
+//!   any certificate of the file presented byte for byte as the server's own is accepted as
+//!   itself (the application's self-signed certificate, `CA:TRUE` or not, which webpki would
+//!   refuse as `CaUsedAsEndEntity`), its own dates and names still checked;
 //! - `tls_fingerprint`: a pin, the SHA-256 of the server's certificate, whatever its expiry,
 //!   issuer, name or CA flag.
 //!
@@ -18,12 +21,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::client::WebPkiServerVerifier;
 use rustls::crypto::{CryptoProvider, WebPkiSupportedAlgorithms};
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{CertificateError, DigitallySignedStruct, SignatureScheme};
 
 use crate::error::{Error, Result};
+
+mod anchors;
+use anchors::{CaFile, FileRefusal};
 
 /// Environment variable with the pin used when `tls_fingerprint` is not given.
 pub const ENV_TLS_FINGERPRINT: &str = "SHOWCTL_TLS_FINGERPRINT";
@@ -198,34 +203,18 @@ pub fn client_config(options: &TlsOptions) -> Result<Arc<rustls::ClientConfig>> 
     } else if !options.verify {
         Check::Anything
     } else if let Some(path) = &options.ca_cert {
-        let own = read_pem(path)?;
-        let mut roots = rustls::RootCertStore::empty();
-        let (_, ignored) = roots.add_parsable_certificates(own.iter().cloned());
-        if roots.is_empty() {
-            return Err(Error::invalid(format!(
-                "ca_cert: none of the {ignored} certificate(s) in {} can be used",
-                path.display()
-            )));
-        }
-        let inner = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider.clone())
-            .build()
-            .map_err(|e| Error::invalid(format!("ca_cert: {}: {e}", path.display())))?;
-        Check::Trust {
-            inner,
-            own,
-            ca_cert: Some(path.clone()),
-        }
+        Check::File(CaFile::new(
+            path.clone(),
+            read_pem(path)?,
+            provider.clone(),
+        )?)
     } else {
         let inner = rustls_platform_verifier::Verifier::new(provider.clone()).map_err(|e| {
             Error::Internal(format!(
                 "cannot load the system's trusted certificates: {e}"
             ))
         })?;
-        Check::Trust {
-            inner: Arc::new(inner),
-            own: Vec::new(),
-            ca_cert: None,
-        }
+        Check::System(Arc::new(inner))
     };
     config_with(provider, Verifier { check, algs })
 }
@@ -268,13 +257,11 @@ enum Check {
     Anything,
     /// Accept and keep the certificate (probe).
     Capture(Captured),
-    /// The system's store or `ca_cert` (`own`: the file's certificates, accepted as the
-    /// server's own when presented byte for byte).
-    Trust {
-        inner: Arc<dyn ServerCertVerifier>,
-        own: Vec<CertificateDer<'static>>,
-        ca_cert: Option<PathBuf>,
-    },
+    /// The system's store.
+    System(Arc<dyn ServerCertVerifier>),
+    /// `ca_cert`: the file's CAs, and its certificates accepted as the server's own when
+    /// presented byte for byte.
+    File(CaFile),
 }
 
 #[derive(Debug)]
@@ -400,29 +387,79 @@ impl Verifier {
     /// Say why a certificate is refused, and which option would connect.
     fn explain(
         &self,
-        err: rustls::Error,
+        err: FileRefusal,
         der: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
         name: &ServerName<'_>,
     ) -> rustls::Error {
         let ca_cert = match &self.check {
-            Check::Trust { ca_cert, .. } => ca_cert.as_deref(),
+            Check::File(file) => Some(file.path.as_path()),
             _ => None,
         };
         let fp = Fingerprint::of(der);
         let pin = format!("tls_fingerprint=\"{fp}\"");
+        let err = match err {
+            FileRefusal::Words(why) => {
+                return refuse(format!(
+                    "{why}; pass ca_cert= the file of a CA within its dates that signed it (or \
+                     of the application's own certificate), or pin it with {pin}, or pass \
+                     verify=False"
+                ))
+            }
+            FileRefusal::Error(e) => e,
+        };
         let host = name.to_str();
+        let chain = anchors::chain(der.as_ref(), intermediates);
         let (before, after) = validity(der).unwrap_or((0, 0));
         let rustls::Error::InvalidCertificate(cause) = &err else {
             return err;
         };
-        let message = match cause {
-            CertificateError::Expired | CertificateError::ExpiredContext { .. } => format!(
+        // The intermediate certificate a date of the refusal belongs to (webpki names the
+        // date, not the certificate), when it is not the server's own date.
+        let dated = |date: &UnixTime, of: fn(&anchors::About) -> i64| {
+            let date = date.as_secs() as i64;
+            let own = chain.first().map(of);
+            chain
+                .iter()
+                .skip(1)
+                .find(|c| of(c) == date && own != Some(date))
+        };
+        let late = match cause {
+            CertificateError::ExpiredContext { not_after, .. } => {
+                dated(not_after, |c| c.not_after).map(|c| (c, true))
+            }
+            CertificateError::NotValidYetContext { not_before, .. } => {
+                dated(not_before, |c| c.not_before).map(|c| (c, false))
+            }
+            _ => None,
+        };
+        let message = match (cause, late) {
+            (_, Some((c, true))) => {
+                format!(
+                    "the intermediate certificate \"{}\" the server sent with its own expired on \
+                     {} (the server's own certificate is valid until {}); the server must send \
+                     a current chain, or pin its certificate with {pin}, or pass verify=False",
+                    c.subject,
+                    rfc3339(c.not_after),
+                    rfc3339(after)
+                )
+            }
+            (_, Some((c, false))) => {
+                format!(
+                    "the intermediate certificate \"{}\" the server sent with its own is not \
+                     valid before {} (check the clocks of this machine and the application's); \
+                     to connect anyway, pin its certificate with {pin} or pass verify=False",
+                    c.subject,
+                    rfc3339(c.not_before)
+                )
+            }
+            (CertificateError::Expired | CertificateError::ExpiredContext { .. }, None) => format!(
                 "the certificate expired on {}; if it is the application's own certificate, \
                  pin it with {pin} (check the fingerprint on the machine or with `showctl \
                  probe`), or pass verify=False",
                 rfc3339(after)
             ),
-            CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => {
+            (CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. }, None) => {
                 format!(
                     "the certificate is not valid before {} (check the clocks of this machine \
                      and the application's); to connect anyway, pin it with {pin} or pass \
@@ -430,7 +467,10 @@ impl Verifier {
                     rfc3339(before)
                 )
             }
-            CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
+            (
+                CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. },
+                None,
+            ) => {
                 let names = match names(der.as_ref()) {
                     n if n.is_empty() => String::new(),
                     n => format!(" (it names {})", n.join(", ")),
@@ -440,12 +480,29 @@ impl Verifier {
                      holds, or pin it with {pin}, or pass verify=False"
                 )
             }
+            // webpki found a certificate that is not a CA signing another in the chain.
+            (CertificateError::Other(o), None)
+                if format!("{o:?}").contains("EndEntityUsedAsCa") =>
+            {
+                let signer = anchors::signer_not_ca(&chain)
+                    .map_or("a certificate the server sent".to_string(), |c| {
+                        format!("\"{}\", sent by the server with its own,", c.subject)
+                    });
+                format!(
+                    "the certificate is signed by {signer} which is not a CA (its \
+                     basicConstraints do not say CA:TRUE), and a certificate that is not a CA \
+                     signs nothing; pin the server's certificate with {pin}, or pass \
+                     verify=False"
+                )
+            }
             // A self-signed CA:TRUE certificate that is not in the store: webpki refuses it as
             // a CA used as an end entity before it looks for its issuer.
-            CertificateError::Other(o) if !format!("{o:?}").contains("CaUsedAsEndEntity") => {
+            (CertificateError::Other(o), None)
+                if !format!("{o:?}").contains("CaUsedAsEndEntity") =>
+            {
                 return err
             }
-            CertificateError::UnknownIssuer | CertificateError::Other(_) => match ca_cert {
+            (CertificateError::UnknownIssuer | CertificateError::Other(_), None) => match ca_cert {
                 Some(path) => format!(
                     "the certificate is not signed by the CA given as ca_cert={}; pass \
                      ca_cert= the file of the CA that signed it (or of the application's own \
@@ -494,20 +551,18 @@ impl ServerCertVerifier for Verifier {
                     Some(end_entity.clone().into_owned());
                 Ok(ServerCertVerified::assertion())
             }
-            Check::Trust { inner, own, .. } => {
-                let result = if own.iter().any(|c| c.as_ref() == end_entity.as_ref()) {
-                    self.own(end_entity, server_name, now)
-                        .map(|()| ServerCertVerified::assertion())
+            Check::System(inner) => inner
+                .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+                .map_err(|e| self.explain(e.into(), end_entity, intermediates, server_name)),
+            Check::File(file) => {
+                let result = if file.own(end_entity.as_ref()) {
+                    self.own(end_entity, server_name, now).map_err(Into::into)
                 } else {
-                    inner.verify_server_cert(
-                        end_entity,
-                        intermediates,
-                        server_name,
-                        ocsp_response,
-                        now,
-                    )
+                    file.verify(end_entity, intermediates, server_name, now, &self.algs)
                 };
-                result.map_err(|e| self.explain(e, end_entity, server_name))
+                result
+                    .map(|()| ServerCertVerified::assertion())
+                    .map_err(|e| self.explain(e, end_entity, intermediates, server_name))
             }
         }
     }

@@ -5,6 +5,7 @@ every key option has an environment and a file form, and a key given on the comm
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -12,7 +13,10 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
 import showctl
+from showctl.cli import keys
+from showctl.cli.parser import build_parser
 
 from tests.kit.clikit import env, showctl_cli
 from tests.kit.netkit import sigint_default
@@ -94,11 +98,13 @@ def test_no_command_prints_a_key_the_application_echoes(tmp_path: Path) -> None:
 def test_every_key_option_has_a_file_and_an_environment_form(tmp_path: Path) -> None:
     key_file = tmp_path / "key"
     key_file.write_text(KEY + "\n", encoding="utf-8")
+    key_file.chmod(0o600)
     with showctl.Simulator(api_key=KEY) as sim:
         from_file = showctl_cli("layers", "--url", sim.url, "--api-key-file", str(key_file))
         assert from_file.returncode == 0 and from_file.stderr == "", from_file.stderr
         wrong = tmp_path / "wrong"
         wrong.write_text("not-the-key-at-all\n", encoding="utf-8")
+        wrong.chmod(0o600)
         refused = showctl_cli("layers", "--url", sim.url, "--api-key-file", str(wrong))
         assert "the API key from --api-key-file was refused" in refused.stderr, refused.stderr
         both = showctl_cli(
@@ -126,7 +132,49 @@ def test_a_key_on_the_command_line_is_warned_about_once() -> None:
         warnings = [line for line in done.stderr.splitlines() if "warning" in line]
         assert len(warnings) == 1, done.stderr
         assert "--api-key on the command line can be read by every user" in warnings[0]
-        assert "--api-key-file" in warnings[0] and KEY not in done.stderr
+        assert "--api-key-file FILE or set SHOWCTL_API_KEY instead" in warnings[0]
+        assert KEY not in done.stderr
         # From the environment: no warning.
         quiet = showctl_cli("layers", "--url", sim.url, environ=env(SHOWCTL_API_KEY=KEY))
         assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+
+
+@pytest.mark.parametrize(
+    ("flag", "variable"),
+    [
+        ("--media-api-key", "SHOWCTL_MEDIA_API_KEY"),
+        ("--scoreboard-api-key", "SHOWCTL_SCOREBOARD_API_KEY"),
+    ],
+)
+def test_the_warning_names_the_sources_own_variable(
+    flag: str, variable: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The feed's source keys: the warning names that source's variable, not the client's."""
+    args = build_parser().parse_args(
+        ["feed", "--media", "http://127.0.0.1:1", "--scoreboard", "http://127.0.0.1:2", flag, KEY]
+    )
+    keys.resolve(args)
+    [warning] = capsys.readouterr().err.splitlines()
+    assert f"pass {flag}-file FILE or set {variable} instead" in warning, warning
+    assert KEY not in warning
+
+
+@pytest.mark.skipif(os.name != "posix", reason="file modes are POSIX")
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o620], ids=lambda m: f"{m:04o}")
+def test_a_key_file_others_may_read_is_refused_before_anything_is_sent(
+    tmp_path: Path, mode: int
+) -> None:
+    """As ssh refuses a private key with permissions for the group or others: exit 2, the
+    mode and the fix named, no request."""
+    key_file = tmp_path / "key"
+    key_file.write_text(KEY + "\n", encoding="utf-8")
+    key_file.chmod(mode)
+    with showctl.Simulator(api_key=KEY) as sim:
+        done = showctl_cli("layers", "--url", sim.url, "--api-key-file", str(key_file))
+        assert done.returncode == 2, done.stderr
+        assert f"--api-key-file: {key_file} has mode {mode:04o} (" in done.stderr, done.stderr
+        assert f"make it private with `chmod 600 {key_file}`" in done.stderr
+        assert KEY not in done.stderr and sim.requests == []
+        key_file.chmod(0o600)
+        done = showctl_cli("layers", "--url", sim.url, "--api-key-file", str(key_file))
+        assert done.returncode == 0 and done.stderr == "", done.stderr

@@ -2,7 +2,8 @@
 never leaks in any encoding, writes cannot be redirected by symbolic links, record and probe
 stop at their bounds, the simulator's log and the feed's reads are bounded, the feed's documents
 are valid for any text, one odd character does not discard a record, an `_async` call outside
-asyncio says so, and a cancelled command may still be applied (as the docs say)."""
+asyncio says so, a cancelled command may still be applied (as the docs say), and `probe`
+prints what an impostor sent escaped."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import io
 import json
 import logging
 import os
+import re
 import time
 import urllib.request
 import xml.etree.ElementTree as ET
@@ -22,6 +24,8 @@ from urllib.parse import quote
 import pytest
 import showctl
 
+from tests.kit.certkit import https_server, make_cert
+from tests.kit.clikit import cli_in_process
 from tests.kit.fakeserver import FakeServer, Seen, serve
 from tests.kit.feedkit import Events
 from tests.kit.wait import until, until_async
@@ -355,3 +359,31 @@ def test_a_short_or_common_key_leaves_the_data_whole(tmp_path: Path, key: str) -
             layers = showctl.MediaPlayer(replay.url).layers()
             assert [layer.name for layer in layers] == [layer.name for layer in player.layers()]
             assert all(layer.opacity is not None for layer in layers)
+
+
+def test_probe_escapes_everything_an_impostor_sent(tmp_path: Path) -> None:
+    """The certificate's subject, issuer and names and the error bodies in `problem:` lines
+    are the server's text: printed escaped as `layers` prints names (ESC, BEL, U+202E, a
+    newline), so no line of the report is the server's own (`ok: FORGED`)."""
+    nasty = "\x1b]0;owned\x07\x1b[2J\u202eevil\nok: FORGED"
+    cert = make_cert(tmp_path, name=nasty, hosts=("127.0.0.1", "a\x1b[31mred"))
+    for server in https_server(cert):
+        server.expect_request(re.compile(".*")).respond_with_data("boom " + nasty, status=500)
+        url = f"https://127.0.0.1:{server.port}"
+        text = cli_in_process("probe", url, "--insecure")
+        as_json = cli_in_process("probe", url, "--insecure", "--json")
+    code, out, err = text
+    assert code == 1, err
+    for raw in ("\x1b", "\x07", "\u202e"):
+        assert raw not in out + err + as_json[1] + as_json[2], repr(raw)
+    lines = out.splitlines()
+    assert "ok: FORGED" not in [line.strip() for line in lines]
+    [certificate] = [line for line in lines if line.startswith("  certificate  ")]
+    assert (
+        "CN=Show \\x1b]0;owned\\x07\\x1b[2J\\u202eevil\\x0aok: FORGED (self-signed)" in certificate
+    )
+    assert "               for 127.0.0.1, a\\x1b[31mred" in lines
+    problems = [line for line in lines if line.startswith("problem: ")]
+    assert problems and all("body: boom \\x1b]0;owned\\x07" in p for p in problems), problems
+    report = json.loads(as_json[1])
+    assert report["tls"]["subject"] == f"CN=Show {nasty}"

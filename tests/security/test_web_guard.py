@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.client
 import http.server
+import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -120,3 +121,34 @@ def test_host_and_origin_rules_without_a_browser() -> None:
         with showctl.MediaPlayer(f"http://localhost:{port}") as player:
             player.request("POST", "/trigger/playlist/0")
             assert player.layers()
+
+
+def raw_bytes(sim: showctl.Simulator, request: bytes) -> str:
+    """One request written byte for byte, and the whole answer (the server closes after it:
+    HTTP/1.0, or `Connection: close`)."""
+    with socket.create_connection(("127.0.0.1", sim.port), timeout=10) as conn:
+        conn.sendall(request)
+        answer = b""
+        while chunk := conn.recv(4096):
+            answer += chunk
+    return answer.decode("latin-1")
+
+
+def test_an_http_1_1_request_with_no_host_or_two_is_a_400() -> None:
+    """RFC 9112, section 3.2: an HTTP/1.1 request carries exactly one Host; the simulator says
+    400 before anything runs (no command taken). HTTP/1.0 may carry none."""
+    with showctl.Simulator() as sim:
+        for hosts, count in (
+            (b"", 0),
+            (b"Host: 127.0.0.1\r\nHost: rebind.attacker.example\r\n", 2),
+        ):
+            request = f"POST {TRIGGER} HTTP/1.1\r\n".encode() + hosts
+            answer = raw_bytes(sim, request + b"Content-Length: 0\r\nConnection: close\r\n\r\n")
+            assert answer.startswith("HTTP/1.1 400 "), answer
+            assert (
+                f"exactly one Host header (RFC 9112, section 3.2); this one carried {count}"
+                in answer
+            )
+        assert triggers(sim) == [400, 400]
+        answer = raw_bytes(sim, b"GET /api/0/data/scores HTTP/1.0\r\n\r\n")
+        assert answer.startswith("HTTP/1.0 200 "), answer

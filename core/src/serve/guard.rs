@@ -6,7 +6,8 @@
 //!   loopback names are accepted: `localhost` (and `*.localhost`), `127.x.y.z`, `[::1]`, with or
 //!   without a port. On any other listener: any IP address (a rebinding page has a name, never
 //!   an address), `localhost`, the name it was told to listen on, and this machine's host
-//!   name. A request without `Host` (HTTP/1.0, a hand-made client) is no browser's and passes.
+//!   name. An HTTP/1.0 request without `Host` is no browser's and passes (the simulator answers
+//!   an HTTP/1.1 request without `Host`, or with two, 400 before this check).
 //! - **`Origin` and `Sec-Fetch-Site`** on a request that changes state (any method but `GET`,
 //!   `HEAD` and `OPTIONS`): a web page on another origin can send one without reading the answer
 //!   (`fetch(url, {method: "POST", mode: "no-cors"})`). Refused when `Sec-Fetch-Site` says

@@ -334,9 +334,18 @@ async fn handle(
         Err(_) => (Bytes::new(), true),
     };
     let mut record = Record::new(&parts, &bytes);
+    // An HTTP/1.1 request carries exactly one Host (RFC 9112, section 3.2: else 400); HTTP/1.0
+    // may carry none, HTTP/2 names its authority apart.
+    let hosts = parts.headers.get_all(header::HOST).iter().count();
     // Before anything else: a page in a browser (another origin, a rebound name) gets nothing.
     let refused = guard.check(&parts.method, &parts.headers).err();
-    let response = if let Some(why) = refused {
+    let response = if parts.version == axum::http::Version::HTTP_11 && hosts != 1 {
+        let msg = format!(
+            "an HTTP/1.1 request carries exactly one Host header (RFC 9112, section 3.2); this \
+             one carried {hosts}"
+        );
+        Some(text(StatusCode::BAD_REQUEST, &msg))
+    } else if let Some(why) = refused {
         Some(text(StatusCode::FORBIDDEN, &why))
     } else if too_large {
         let msg = format!("the body is larger than {} bytes", routes::MAX_BODY);

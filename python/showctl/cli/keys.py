@@ -4,7 +4,9 @@ given on the command line itself is warned about (once), and no key reaches the 
 A key on the command line (``--api-key KEY``) is readable by every user of the machine for as
 long as the command runs (``ps``, ``/proc/PID/cmdline``): ``--api-key-file FILE`` (the file's
 first line) or the environment (``SHOWCTL_API_KEY``, ``SHOWCTL_MEDIA_API_KEY``,
-``SHOWCTL_SCOREBOARD_API_KEY`` for the feed's sources) keep it off it. An application may echo
+``SHOWCTL_SCOREBOARD_API_KEY`` for the feed's sources) keep it off it. A key file others may
+read or write (a regular file with any permission for its group or for others, as ``ls -l``
+shows ``-rw-r--r--``) is refused, as ssh refuses such a private key. An application may echo
 the key in its data (a team name, a layer name): what a command prints is masked with the same
 function that masks errors, ``record`` and the feed (``***``).
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 from typing import TextIO, cast
 
@@ -33,9 +36,29 @@ def flag_of(dest: str) -> str:
     return "--" + dest.replace("_", "-")
 
 
+def _env_of(dest: str) -> str:
+    """The environment variable that gives the key of ``dest``."""
+    return SOURCE_KEY_ENV.get(dest, KEY_ENV)
+
+
+def _private(flag: str, path: str, fd: int) -> None:
+    """Refuse a key file (a regular one: a pipe from ``<(...)`` has no lasting mode) that
+    its group or others may read or write."""
+    if os.name != "posix":
+        return
+    st = os.fstat(fd)
+    if stat.S_ISREG(st.st_mode) and st.st_mode & 0o077:
+        mode = stat.S_IMODE(st.st_mode)
+        raise UsageError(
+            f"{flag}: {path} has mode {mode:04o} ({stat.filemode(st.st_mode)}): other users of "
+            f"this machine may read the key; make it private with `chmod 600 {path}`"
+        )
+
+
 def _read_key_file(flag: str, path: str) -> str:
     try:
         with open(path, encoding="utf-8") as f:
+            _private(flag, path, f.fileno())
             first = f.readline()
     except OSError as e:
         raise UsageError(f"{flag}: cannot read {path}: {e.strerror or e}") from None
@@ -61,7 +84,7 @@ def resolve(args: argparse.Namespace) -> None:
             setattr(args, dest, _read_key_file(flag, path))
             setattr(args, f"{dest}_from", flag)
         elif given is not None:
-            on_argv.append(flag_of(dest))
+            on_argv.append(dest)
             setattr(args, f"{dest}_from", flag_of(dest))
         elif dest in SOURCE_KEY_ENV and getattr(args, dest.split("_")[0], None) is not None:
             # The feed's source is given (--media URL): its own key from the environment.
@@ -70,11 +93,13 @@ def resolve(args: argparse.Namespace) -> None:
                 setattr(args, dest, env)
                 setattr(args, f"{dest}_from", SOURCE_KEY_ENV[dest])
     if on_argv:
-        names = " and ".join(on_argv)
+        names = " and ".join(flag_of(d) for d in on_argv)
+        files = " and ".join(flag_of(d) + "-file FILE" for d in on_argv)
+        envs = " and ".join(_env_of(d) for d in on_argv)
         print(
             f"showctl: warning: {names} on the command line can be read by every user of this "
-            f"machine while the command runs (ps, /proc/PID/cmdline); pass {on_argv[0]}-file "
-            "FILE or set the environment variable instead",
+            f"machine while the command runs (ps, /proc/PID/cmdline); pass {files} or set "
+            f"{envs} instead",
             file=sys.stderr,
             flush=True,
         )

@@ -88,7 +88,9 @@ def cmd_probe(args: argparse.Namespace) -> int:
     if args.json:
         print(report.to_json(indent=None))
     else:
-        print("\n".join(cli_message(line) for line in report_lines(report)))
+        # Each line escaped as `layers` escapes names: the subject, names and error bodies
+        # are the server's text (a newline in them cannot start a line of its own).
+        print("\n".join(safe(cli_message(line)) for line in report_lines(report)))
     return EXIT_OK if report.ok else EXIT_APP
 
 

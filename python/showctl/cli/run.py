@@ -9,11 +9,11 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TextIO
 
 from showctl.cli import keys
 from showctl.cli.connection import cli_message, key_source, option
 from showctl.cli.errors import EXIT_APP, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
+from showctl.cli.logfile import CommandLog, open_log
 from showctl.cli.output import dumps, safe
 from showctl.cli.parser import build_parser
 from showctl.exceptions import ConnectError, Delivery, ShowctlError, UnauthorizedError
@@ -104,12 +104,12 @@ def _run_scrubbed(args: argparse.Namespace) -> int:
 @contextmanager
 def _command_log(path: str | None) -> Iterator[None]:
     """With ``--log FILE``: each command's record (see docs/show-day.md) appended to FILE as a
-    JSON line while the command runs."""
+    JSON line while the command runs (``showctl.cli.logfile``: which files are refused, and
+    what a record that cannot be written does)."""
     if path is None:
         yield
         return
-    handler = logging.StreamHandler(_open_log(path))
-    handler.setFormatter(logging.Formatter("%(message)s"))
+    handler = CommandLog(path, open_log(path))
     logger = logging.getLogger("showctl.commands")
     level = logger.level
     logger.addHandler(handler)
@@ -120,20 +120,7 @@ def _command_log(path: str | None) -> Iterator[None]:
         logger.removeHandler(handler)
         logger.setLevel(level)
         handler.close()
-        handler.stream.close()
-
-
-def _open_log(path: str) -> TextIO:
-    """``path`` opened for appending, created with mode 0600 (less the umask); a symbolic link
-    is refused, so the file cannot be redirected elsewhere."""
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags, 0o600)
-    except OSError as e:
-        if os.path.islink(path):
-            raise UsageError(f"--log: {path} is a symbolic link; give the file itself") from None
-        raise UsageError(f"--log: cannot open {path}: {e.strerror}") from None
-    return os.fdopen(fd, "a", encoding="utf-8", buffering=1)
+        handler.report()
 
 
 def _key_hint(args: argparse.Namespace) -> str:
