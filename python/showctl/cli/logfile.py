@@ -86,10 +86,11 @@ class CommandLog(logging.Handler):
 
     def __init__(self, path: str, fd: int) -> None:
         super().__init__()
-        self.path = path
+        self.path: str = path
         self._fd = fd
-        self.lost = 0
-        self.why = ""
+        #: Records that could not be written, and why the first one could not.
+        self.lost: int = 0
+        self.why: str = ""
         self.setFormatter(logging.Formatter("%(message)s"))
 
     def emit(self, record: logging.LogRecord) -> None:
