@@ -42,6 +42,7 @@ pub mod score_events;
 pub mod score_models;
 pub mod score_view;
 pub mod scoreboard;
+pub mod sequence;
 pub mod simulator;
 pub mod table;
 pub mod tree;
@@ -84,6 +85,8 @@ mod _core {
     use super::score_view::{PyScoreView, PyTeamScore};
     #[pymodule_export]
     use super::scoreboard::{PyScoreWatch, PyScoreboard};
+    #[pymodule_export]
+    use super::sequence::{PySequenceResult, PyStepResult, PyWait, PyWaitUntil};
     #[pymodule_export]
     use super::simulator::{PyRecordedRequest, PySimulator};
     #[pymodule_export]

@@ -55,6 +55,7 @@ from showctl._lists import LayerList, TransportList
 # isort: split
 from showctl import cmd
 from showctl._core import BatchResult, Command, MirrorStatus, TransportEvent, TransportWatch
+from showctl._core import SequenceResult, StepResult, Wait, WaitUntil
 
 # isort: split
 # simulator
@@ -157,6 +158,7 @@ __all__ = [
     "ScoreView",
     "ScoreWatch",
     "Scoreboard",
+    "SequenceResult",
     "ServerError",
     "ServiceUnavailableError",
     "ShowctlError",
@@ -165,6 +167,7 @@ __all__ = [
     "SoccerScore",
     "SourceReport",
     "SportMismatchError",
+    "StepResult",
     "TargetSet",
     "TeamScore",
     "TennisScore",
@@ -179,6 +182,8 @@ __all__ = [
     "Variable",
     "VenueReport",
     "VolleyballScore",
+    "Wait",
+    "WaitUntil",
     "__version__",
     "cmd",
     "probe_venue",

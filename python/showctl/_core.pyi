@@ -1414,6 +1414,60 @@ class MediaPlayer(_Client):
 
         Awaitable twin.
         """
+    def sequence(
+        self,
+        steps: Iterable[Command | Wait | WaitUntil],
+        *,
+        halt_on_failure: bool = True,
+        name: str | None = None,
+    ) -> SequenceResult:
+        """Run `steps` (`showctl.Command`s, `cmd.wait(seconds)`, `cmd.wait_until(...)`) in order,
+        one after the other. Every layer, playlist and cue the steps name is first looked up
+        in the application (`NameLookupError` naming the step; nothing sent). With
+        `halt_on_failure` the first failing step ends the sequence; without it every step runs
+        (a failed command is reported, never sent again). `name` goes into each command's
+        record (the `showctl.commands` log). Cancelling stops between steps: a command in
+        flight finishes, nothing is sent after it, and the log (`showctl.sequence`) says which
+        steps ran. Returns a `SequenceResult`.
+        """
+    async def sequence_async(
+        self,
+        steps: Iterable[Command | Wait | WaitUntil],
+        *,
+        halt_on_failure: bool = True,
+        name: str | None = None,
+    ) -> SequenceResult:
+        """Run `steps` (`showctl.Command`s, `cmd.wait(seconds)`, `cmd.wait_until(...)`) in order,
+        one after the other. Every layer, playlist and cue the steps name is first looked up
+        in the application (`NameLookupError` naming the step; nothing sent). With
+        `halt_on_failure` the first failing step ends the sequence; without it every step runs
+        (a failed command is reported, never sent again). `name` goes into each command's
+        record (the `showctl.commands` log). Cancelling stops between steps: a command in
+        flight finishes, nothing is sent after it, and the log (`showctl.sequence`) says which
+        steps ran. Returns a `SequenceResult`.
+
+        Awaitable twin.
+        """
+    def check_sequence(self, steps: Iterable[Command | Wait | WaitUntil]) -> None:
+        """Look up in the application every layer, playlist and cue `steps` name, as `sequence()`
+        does first, and send nothing: `NameLookupError` names the first step that names one
+        that is not there.
+        """
+    async def check_sequence_async(self, steps: Iterable[Command | Wait | WaitUntil]) -> None:
+        """Look up in the application every layer, playlist and cue `steps` name, as `sequence()`
+        does first, and send nothing: `NameLookupError` names the first step that names one
+        that is not there.
+
+        Awaitable twin.
+        """
+    def without_cooldown(self) -> MediaPlayer:
+        """The same player (the same connections, mirrors and cooldown) whose commands pass the
+        cooldown on purpose: `player.without_cooldown().layer("Main").trigger(...)`. What it
+        sends still starts the cooldown for the other handles.
+        """
+    @property
+    def cooldown(self) -> float | None:
+        """The cooldown in seconds, or None when it is off."""
     def request(
         self,
         method: str,
@@ -1721,6 +1775,7 @@ class MediaPlayer(_Client):
         max_body: int | None = None,
         max_connections: int = 8,
         confirm_timeout: float = 0.5,
+        cooldown: float | None = None,
         mirrors: Iterable[
             str | tuple[str, str | None] | tuple[str, str | None, str | None] | MirrorSpec
         ]
@@ -1763,6 +1818,10 @@ class MediaPlayer(_Client):
                 200 (five reads, evenly spaced, the first at once) before raising
                 `NotConfirmedError`: half a second when not given. Must be a number of seconds
                 from 0 to 60.
+            cooldown: The double-press guard: a command identical to one answered less than
+                this many seconds ago (same method, path, query and body), or still waiting
+                for its answer, raises `DoublePressError` before anything is sent (above 0, at
+                most 3600; `None`: off). `without_cooldown()` passes it on purpose.
             mirrors: Extra targets that receive every command the primary accepted, in the
                 background: URLs, `(url, api_key[, tls_fingerprint])` tuples or dicts with
                 those keys (a URL alone takes the primary's key); `None` or `()`: none. See
@@ -2465,6 +2524,95 @@ class BatchResult:
         application may have acted; `"answered"`: it answered with an error, or a read-back
         did not confirm).
         """
+
+@final
+class Wait:
+    """A step of a sequence: wait `seconds` (0 to 3600). Sends nothing; bad input raises
+    `ValueError` here.
+    """
+
+    def __new__(cls, seconds: float) -> Wait:
+        """Create one."""
+    @property
+    def seconds(self) -> float: ...
+
+@final
+class WaitUntil:
+    """A step of a sequence: read the layer's transport every `interval` seconds (0.05 at least)
+    until it is `state` ("playing", "stopped" or "empty") or, with `remaining=`, until media
+    is loaded with at most that many seconds remaining; for at most `timeout` seconds
+    (required, above 0, at most 3600), after which the step fails with `showctl.Timeout`.
+    Sends nothing; bad input raises `ValueError` here.
+    """
+
+    def __new__(
+        cls,
+        layer: int | str | Layer,
+        state: Literal["playing", "stopped", "empty"] | None = None,
+        *,
+        remaining: float | None = None,
+        timeout: float | None = None,
+        interval: float = 0.1,
+    ) -> WaitUntil:
+        """Create one."""
+    @property
+    def layer(self) -> str:
+        """The layer, as given (an index or a name/UUID)."""
+    @property
+    def timeout(self) -> float:
+        """The bound, in seconds."""
+
+@final
+class StepResult:
+    """What one step of a sequence met."""
+
+    @property
+    def index(self) -> int:
+        """Position of the step in the sequence."""
+    @property
+    def step(self) -> Command | Wait | WaitUntil:
+        """The step as given (a `Command`, `Wait` or `WaitUntil`)."""
+    @property
+    def ok(self) -> bool:
+        """True when the step did what it asked (a command answered, and confirmed when asked; a
+        wait on the transport saw its state in time).
+        """
+    @property
+    def error(self) -> ShowctlError | None:
+        """The exception the step met (a `ShowctlError`), or None."""
+    @property
+    def delivery(self) -> Delivery | None:
+        """For a command: `"answered"` when it is `ok`, else its error's (`"not_sent"`: nothing
+        went out; `"sent_no_answer"`: the application may have acted). None for a wait (it
+        sends nothing).
+        """
+    @property
+    def elapsed(self) -> float:
+        """Seconds the step took."""
+    @property
+    def value(self) -> Any:
+        """The value read back by a command sent with `confirm=True` (as read from JSON), else
+        None.
+        """
+
+@final
+class SequenceResult:
+    """What `sequence()` did."""
+
+    @property
+    def ok(self) -> bool:
+        """True when every step ran and each was ok."""
+    @property
+    def steps(self) -> list[StepResult]:
+        """One `StepResult` per step that ran, in order."""
+    @property
+    def stopped_at(self) -> int | None:
+        """The index of the step it stopped at (the failed step with `halt_on_failure`), or None
+        when every step ran.
+        """
+    @property
+    def name(self) -> str | None:
+        """The sequence's name, or None."""
 
 @final
 class RecordedRequest:
