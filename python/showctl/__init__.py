@@ -54,8 +54,17 @@ from showctl._lists import LayerList, TransportList
 # automation (watch_transport, mirrors, batch)
 # isort: split
 from showctl import cmd
-from showctl._core import BatchResult, Command, MirrorStatus, TransportEvent, TransportWatch
-from showctl._core import SequenceResult, StepResult, Wait, WaitUntil
+from showctl._core import (
+    BatchResult,
+    Command,
+    MirrorStatus,
+    SequenceResult,
+    StepResult,
+    TransportEvent,
+    TransportWatch,
+    Wait,
+    WaitUntil,
+)
 
 # isort: split
 # simulator

@@ -96,10 +96,10 @@ def test_a_failed_command_does_not_start_the_cooldown(sim: showctl.Simulator) ->
 
 @pytest.mark.parametrize("bad", [0, -1.0, math.nan, math.inf, 3601])
 def test_bad_cooldowns_are_refused(bad: float) -> None:
-    with pytest.raises(ValueError, match="^cooldown: must be None"):
+    with pytest.raises(ValueError, match=r"^cooldown: must be None"):
         showctl.MediaPlayer("http://127.0.0.1:9", cooldown=bad)
 
 
 def test_a_cooldown_that_is_not_a_number_is_refused() -> None:
-    with pytest.raises(TypeError, match="^cooldown: expected"):
+    with pytest.raises(TypeError, match=r"^cooldown: expected"):
         showctl.MediaPlayer("http://127.0.0.1:9", cooldown="1s")  # type: ignore[arg-type]

@@ -162,15 +162,15 @@ def test_bad_steps_are_refused_when_built_or_given() -> None:
     player = showctl.MediaPlayer("http://127.0.0.1:9")
     with pytest.raises(TypeError, match=r"^steps\[1\]: expected a showctl.Command"):
         player.sequence([cmd.mute("Main"), "mute Main"])
-    with pytest.raises(ValueError, match="^timeout: a wait on the transport needs a bound"):
+    with pytest.raises(ValueError, match=r"^timeout: a wait on the transport needs a bound"):
         cmd.wait_until("Main", "playing")
-    with pytest.raises(ValueError, match="^state: must be"):
+    with pytest.raises(ValueError, match=r"^state: must be"):
         cmd.wait_until("Main", "running", timeout=1)
-    with pytest.raises(ValueError, match="^seconds: must be"):
+    with pytest.raises(ValueError, match=r"^seconds: must be"):
         cmd.wait(-1)
-    with pytest.raises(ValueError, match="^interval: must be"):
+    with pytest.raises(ValueError, match=r"^interval: must be"):
         cmd.wait_until("Main", "empty", timeout=1, interval=0.001)
-    with pytest.raises(ValueError, match="^steps: a sequence has 1 to"):
+    with pytest.raises(ValueError, match=r"^steps: a sequence has 1 to"):
         player.sequence([])
 
 
