@@ -32,6 +32,7 @@ pub mod events;
 pub mod feed;
 pub mod jobs;
 pub mod layer;
+pub mod look;
 pub mod models;
 pub mod option_table;
 pub mod options;
@@ -63,6 +64,8 @@ mod _core {
     use super::feed::PyFeed;
     #[pymodule_export]
     use super::layer::PyLayer;
+    #[pymodule_export]
+    use super::look::{PyLayerLook, PyLook};
     #[pymodule_export]
     use super::models::{
         _models, PyBlendMode, PyColorBase, PyEffect, PyEffectPreset, PyFloatBase, PyLayerBlend,

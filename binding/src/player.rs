@@ -15,16 +15,20 @@ use showctl_macros::twins;
 
 use super::args::{self, ident, params_arg, MirrorArgs};
 use super::client::PyClient;
+use super::command::PyCommand;
 use super::command::{batch_commands, BatchOut};
+use super::convert::expected;
 use super::convert::py_to_json;
 use super::events::{PyMirrorStatus, PyTransportWatch};
 use super::jobs::{Handle, Work};
 use super::layer::PyLayer;
+use super::look::{PyLook, Sent};
 use super::options::{self, convert as opt, ClientArgs};
 use super::sequence::{self, SequenceOut};
 use super::watch::Shared;
 use showctl::ident::Kind;
 use showctl::media::endpoints as ep;
+use showctl::media::look::Look;
 use showctl::media::{automation, cooldown, watch, MediaClient};
 use showctl::operation::Call;
 use showctl::transport::{Transport, ENV_MEDIA_URL};
@@ -36,6 +40,19 @@ pub struct PyMediaPlayer {
 }
 
 type FutureWork<T> = Work<BoxFuture<'static, showctl::Result<T>>>;
+
+/// An error about `layers[i]`.
+fn named_at(i: usize, e: PyErr) -> PyErr {
+    Python::attach(|py| {
+        let message = e.value(py).to_string();
+        let message = message.strip_prefix("layer: ").unwrap_or(&message);
+        if e.is_instance_of::<pyo3::exceptions::PyTypeError>(py) {
+            pyo3::exceptions::PyTypeError::new_err(format!("layers[{i}]: {message}"))
+        } else {
+            pyo3::exceptions::PyValueError::new_err(format!("layers[{i}]: {message}"))
+        }
+    })
+}
 
 fn halt_arg(o: &Bound<'_, PyAny>) -> PyResult<bool> {
     args::flag(o, "halt_on_failure")
@@ -230,6 +247,71 @@ impl PyMediaPlayer {
     fn check_sequence(&self, steps: &Bound<'_, PyAny>) -> PyResult<FutureWork<()>> {
         let steps = sequence::steps(steps)?;
         Ok(sequence::check(&self.client, steps))
+    }
+
+    /// The look of `layers` (indexes, names or UUIDs; None: every layer): opacity, hidden,
+    /// muted, layer blend, target set, effects preset, transition and its duration, read from
+    /// the application. A layer that is not there: `NameLookupError`.
+    #[twin]
+    #[pyo3(signature = (layers=None))]
+    fn look(&self, layers: Option<&Bound<'_, PyAny>>) -> PyResult<FutureWork<Look>> {
+        let ids = match layers {
+            None => None,
+            Some(l) => Some(
+                l.try_iter()?
+                    .enumerate()
+                    .map(|(i, x)| {
+                        let id = PyCommand::layer_arg(&x?).map_err(|e| named_at(i, e))?;
+                        id.segment(Kind::Layer, "layer")
+                            .map_err(|e| named_at(i, crate::errors::to_py(e)))?;
+                        Ok(id)
+                    })
+                    .collect::<PyResult<Vec<_>>>()?,
+            ),
+        };
+        let client = self.client.clone();
+        Ok(Work(
+            async move { showctl::media::look::read(&client, ids.as_deref()).await }.boxed(),
+        ))
+    }
+
+    /// Make the workspace look like `look` (a `Look`; `only`: the fields to apply, of
+    /// "hidden", "muted", "preset", "target_set", "effect_preset", "transition",
+    /// "transition_duration", "opacity", "blend"; None: all). Reads what is there and sends
+    /// only what differs, each command confirmed, one at a time in a safe order: hide and mute
+    /// first, unhide and unmute last, the blend after the opacity (see docs/automation.md).
+    /// A layer, target set, effects preset or transition the look names that this workspace
+    /// does not have: `NameLookupError` listing them all, nothing sent. Returns the `Command`s
+    /// sent.
+    #[twin]
+    #[pyo3(signature = (look, only=None))]
+    fn apply(
+        &self,
+        look: &Bound<'_, PyAny>,
+        only: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<FutureWork<Sent>> {
+        let look = look
+            .cast::<PyLook>()
+            .map_err(|_| expected("look", "a showctl.Look", look))?
+            .get()
+            .look
+            .clone();
+        let only = match only {
+            None => None,
+            Some(o) => Some(
+                o.try_iter()?
+                    .map(|x| args::text(&x?, "only"))
+                    .collect::<PyResult<Vec<_>>>()?,
+            ),
+        };
+        let client = self.client.clone();
+        Ok(Work(
+            async move {
+                let sent = showctl::media::look::apply(&client, &look, only.as_deref()).await?;
+                Ok(Sent(sent))
+            }
+            .boxed(),
+        ))
     }
 
     /// The same player (the same connections, mirrors and cooldown) whose commands pass the

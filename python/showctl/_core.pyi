@@ -1460,6 +1460,40 @@ class MediaPlayer(_Client):
 
         Awaitable twin.
         """
+    def look(self, layers: Iterable[int | str | Layer] | None = None) -> Look:
+        """The look of `layers` (indexes, names or UUIDs; None: every layer): opacity, hidden,
+        muted, layer blend, target set, effects preset, transition and its duration, read from
+        the application. A layer that is not there: `NameLookupError`.
+        """
+    async def look_async(self, layers: Iterable[int | str | Layer] | None = None) -> Look:
+        """The look of `layers` (indexes, names or UUIDs; None: every layer): opacity, hidden,
+        muted, layer blend, target set, effects preset, transition and its duration, read from
+        the application. A layer that is not there: `NameLookupError`.
+
+        Awaitable twin.
+        """
+    def apply(self, look: Look, only: Iterable[str] | None = None) -> list[Command]:
+        """Make the workspace look like `look` (a `Look`; `only`: the fields to apply, of
+        "hidden", "muted", "preset", "target_set", "effect_preset", "transition",
+        "transition_duration", "opacity", "blend"; None: all). Reads what is there and sends
+        only what differs, each command confirmed, one at a time in a safe order: hide and
+        mute first, unhide and unmute last, the blend after the opacity (see
+        docs/automation.md). A layer, target set, effects preset or transition the look names
+        that this workspace does not have: `NameLookupError` listing them all, nothing sent.
+        Returns the `Command`s sent.
+        """
+    async def apply_async(self, look: Look, only: Iterable[str] | None = None) -> list[Command]:
+        """Make the workspace look like `look` (a `Look`; `only`: the fields to apply, of
+        "hidden", "muted", "preset", "target_set", "effect_preset", "transition",
+        "transition_duration", "opacity", "blend"; None: all). Reads what is there and sends
+        only what differs, each command confirmed, one at a time in a safe order: hide and
+        mute first, unhide and unmute last, the blend after the opacity (see
+        docs/automation.md). A layer, target set, effects preset or transition the look names
+        that this workspace does not have: `NameLookupError` listing them all, nothing sent.
+        Returns the `Command`s sent.
+
+        Awaitable twin.
+        """
     def without_cooldown(self) -> MediaPlayer:
         """The same player (the same connections, mirrors and cooldown) whose commands pass the
         cooldown on purpose: `player.without_cooldown().layer("Main").trigger(...)`. What it
@@ -2524,6 +2558,70 @@ class BatchResult:
         application may have acted; `"answered"`: it answered with an error, or a read-back
         did not confirm).
         """
+
+@final
+class Look:
+    """The look of some layers of a workspace: for each layer its opacity, hidden, muted, layer
+    blend, target set, effects preset, transition (None: the master) and transition duration.
+    `not_read_back` names what the API does not report and the look leaves out (the layer
+    preset, the effects). Saves to and loads from JSON (`to_dict`, `from_dict`, `save`,
+    `load`); two looks with the same content are `==`.
+    """
+
+    @property
+    def layers(self) -> list[LayerLook]:
+        """The layers' looks, in the order read."""
+    @property
+    def not_read_back(self) -> list[str]:
+        """What the look leaves out because the API does not report it."""
+    def to_dict(self) -> dict[str, Any]:
+        """The look as a dict of JSON values (what `save` writes)."""
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Look:
+        """A look from its dict (as `to_dict` gives it), checked: a refusal (`ValueError`) names
+        the field.
+        """
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the look to `path` as JSON."""
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Look:
+        """A look read from the JSON file `path` (as `save` writes it), checked like `from_dict`."""
+
+@final
+class LayerLook:
+    """One layer's look (see `Look`)."""
+
+    @property
+    def name(self) -> str | None:
+        """The layer's name, or None."""
+    @property
+    def uuid(self) -> str | None:
+        """The layer's UUID, or None (a look is applied to the layer with this UUID, else with
+        this name).
+        """
+    @property
+    def opacity(self) -> float: ...
+    @property
+    def hidden(self) -> bool: ...
+    @property
+    def muted(self) -> bool: ...
+    @property
+    def blend(self) -> dict[str, Any] | None:
+        """The layer blend `{"type": ..., "base": {...}}`, or None (left as it is)."""
+    @property
+    def target_set(self) -> str | None:
+        """The target set's name, or None (no target set)."""
+    @property
+    def effect_preset(self) -> str | None:
+        """The effects preset's name, or None (none)."""
+    @property
+    def transition(self) -> dict[str, Any] | None:
+        """The transition `{"name": ..., "uuid": ...}`, or None (the master transition)."""
+    @property
+    def transition_duration(self) -> float: ...
+    @property
+    def preset(self) -> str | None:
+        """A layer preset to apply first (never read back: only in a look written by hand)."""
 
 @final
 class Wait:

@@ -13,6 +13,7 @@ pub mod confirm;
 pub mod cooldown;
 pub mod endpoints;
 pub mod expect;
+pub mod look;
 pub mod mirror;
 pub mod models;
 pub mod names;
