@@ -33,8 +33,11 @@ pub struct PyLayerLook {
     /// The layer's UUID, or None (a look is applied to the layer with this UUID, else with
     /// this name).
     uuid: Option<String>,
+    /// The layer's opacity, 0.0 to 1.0.
     opacity: f64,
+    /// Whether the layer is hidden.
     hidden: bool,
+    /// Whether the layer is muted.
     muted: bool,
     /// The layer blend `{"type": ..., "base": {...}}`, or None (left as it is).
     blend: Py<PyAny>,
@@ -44,6 +47,7 @@ pub struct PyLayerLook {
     effect_preset: Option<String>,
     /// The transition `{"name": ..., "uuid": ...}`, or None (the master transition).
     transition: Py<PyAny>,
+    /// The layer's transition duration in seconds.
     transition_duration: f64,
     /// A layer preset to apply first (never read back: only in a look written by hand).
     preset: Option<String>,

@@ -22,6 +22,7 @@ use showctl::media::MediaClient;
 #[pyclass(module = "showctl._core", name = "Wait", frozen, eq)]
 #[derive(PartialEq)]
 pub struct PyWait {
+    /// The wait, in seconds.
     #[pyo3(get)]
     seconds: f64,
 }

@@ -2600,11 +2600,14 @@ class LayerLook:
         this name).
         """
     @property
-    def opacity(self) -> float: ...
+    def opacity(self) -> float:
+        """The layer's opacity, 0.0 to 1.0."""
     @property
-    def hidden(self) -> bool: ...
+    def hidden(self) -> bool:
+        """Whether the layer is hidden."""
     @property
-    def muted(self) -> bool: ...
+    def muted(self) -> bool:
+        """Whether the layer is muted."""
     @property
     def blend(self) -> dict[str, Any] | None:
         """The layer blend `{"type": ..., "base": {...}}`, or None (left as it is)."""
@@ -2618,7 +2621,8 @@ class LayerLook:
     def transition(self) -> dict[str, Any] | None:
         """The transition `{"name": ..., "uuid": ...}`, or None (the master transition)."""
     @property
-    def transition_duration(self) -> float: ...
+    def transition_duration(self) -> float:
+        """The layer's transition duration in seconds."""
     @property
     def preset(self) -> str | None:
         """A layer preset to apply first (never read back: only in a look written by hand)."""
@@ -2632,7 +2636,8 @@ class Wait:
     def __new__(cls, seconds: float) -> Wait:
         """Create one."""
     @property
-    def seconds(self) -> float: ...
+    def seconds(self) -> float:
+        """The wait, in seconds."""
 
 @final
 class WaitUntil:
