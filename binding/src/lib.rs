@@ -89,7 +89,7 @@ mod _core {
     #[pymodule_export]
     use super::scoreboard::{PyScoreWatch, PyScoreboard};
     #[pymodule_export]
-    use super::sequence::{PySequenceResult, PyStepResult, PyWait, PyWaitUntil};
+    use super::sequence::{_read_toml, PySequenceResult, PyStepResult, PyWait, PyWaitUntil};
     #[pymodule_export]
     use super::simulator::{PyRecordedRequest, PySimulator};
     #[pymodule_export]

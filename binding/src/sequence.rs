@@ -308,3 +308,13 @@ fn step_result(py: Python<'_>, objects: &[Py<PyAny>], o: Outcome) -> PyResult<Py
         },
     )
 }
+
+/// The TOML file `path` as a dict (a sequence file of `showctl run`); a refusal says where.
+#[pyfunction]
+pub(crate) fn _read_toml(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Py<PyAny>> {
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| pyo3::exceptions::PyOSError::new_err(format!("{}: {e}", path.display())))?;
+    let value = showctl::venue::toml_value(&text, &path.display().to_string())
+        .map_err(crate::errors::to_py)?;
+    Ok(json_to_py(py, &value)?.unbind())
+}

@@ -659,6 +659,9 @@ def _scrub(text: str, key: str) -> str:
     characters only where it stands alone). For the command line's output.
     """
 
+def _read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The TOML file `path` as a dict (a sequence file of `showctl run`); a refusal says where."""
+
 def _operations() -> list[dict[str, Any]]:
     """The operation tables as data: one dict per operation (name, async_name, classes, scope,
     command, ids, arg, arg_type, default, confirm, returns, doc, endpoints), for the stub
