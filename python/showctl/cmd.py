@@ -17,7 +17,7 @@ WaitUntil(layer Main, playing, timeout=10)
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Union
 
 from showctl._core import Command, Wait, WaitUntil
 
@@ -93,3 +93,7 @@ request: Final = Command.request
 # transport (with its bound).
 wait: Final = Wait
 wait_until: Final = WaitUntil
+
+#: A step of ``MediaPlayer.sequence()``, for annotating a list of steps built before the call
+#: (``opening: list[cmd.Step] = [...]``).
+Step = Union[Command, Wait, WaitUntil]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import math
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import showctl
 from showctl import _core, cmd
@@ -22,7 +22,7 @@ from showctl.cli.errors import EXIT_APP, EXIT_OK, UsageError
 from showctl.cli.output import emit_json, safe
 from showctl.cli.subcommands import Subcommands
 
-Step = Union[showctl.Command, showctl.Wait, showctl.WaitUntil]
+Step = cmd.Step
 
 #: The keys a sequence file may have at its top.
 TOP_KEYS = {"name", "halt_on_failure", "step"}
