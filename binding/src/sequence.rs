@@ -111,7 +111,7 @@ pub(crate) fn steps(items: &Bound<'_, PyAny>) -> PyResult<Steps> {
     for (i, item) in items.try_iter()?.enumerate() {
         let item = item?;
         let step = if let Ok(c) = item.cast::<PyCommand>() {
-            Step::Command(c.get().job.clone())
+            Step::Command(Box::new(c.get().job.clone()))
         } else if let Ok(w) = item.cast::<PyWait>() {
             Step::Wait(seq::wait(w.get().seconds).map_err(crate::errors::to_py)?)
         } else if let Ok(u) = item.cast::<PyWaitUntil>() {

@@ -127,7 +127,7 @@ impl Until {
                 "timeout: must be a number of seconds above 0, at most {MAX_WAIT}, got {timeout}"
             )));
         }
-        if !(interval.is_finite() && interval >= MIN_INTERVAL && interval <= MAX_WAIT) {
+        if !(interval.is_finite() && (MIN_INTERVAL..=MAX_WAIT).contains(&interval)) {
             return Err(Error::invalid(format!(
                 "interval: must be a number of seconds from {MIN_INTERVAL} to {MAX_WAIT}, got \
                  {interval}"
@@ -155,7 +155,8 @@ pub fn wait(seconds: f64) -> Result<Duration> {
 /// One step of a sequence.
 #[derive(Clone)]
 pub enum Step {
-    Command(Confirmable),
+    /// Boxed: a command is much bigger than a wait.
+    Command(Box<Confirmable>),
     Wait(Duration),
     Until(Until),
 }
@@ -256,7 +257,7 @@ pub async fn run(
         let started = Instant::now();
         let result = match step {
             Step::Command(c) => {
-                let send = super::confirm::reading(c.clone().send(client));
+                let send = super::confirm::reading((**c).clone().send(client));
                 match &name {
                     Some(n) => crate::journal::in_sequence(n.clone(), index, send).await,
                     None => send.await,

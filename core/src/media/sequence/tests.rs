@@ -11,19 +11,19 @@ fn layer(name: &str) -> Ident {
 }
 
 fn mute(name: &str) -> Step {
-    Step::Command(Confirmable {
+    Step::Command(Box::new(Confirmable {
         operation: "mute",
         call: MUTE_LAYER.at(&[&layer(name)]).unwrap(),
         expect: None,
-    })
+    }))
 }
 
 fn unmute(name: &str) -> Step {
-    Step::Command(Confirmable {
+    Step::Command(Box::new(Confirmable {
         operation: "unmute",
         call: UNMUTE_LAYER.at(&[&layer(name)]).unwrap(),
         expect: None,
-    })
+    }))
 }
 
 fn posts(log: &crate::media::test_server::Log) -> Vec<String> {
