@@ -157,3 +157,15 @@ def test_look_save_and_apply(sim: showctl.Simulator, tmp_path: Path) -> None:
         f"ok: 1 command sent and confirmed; the rest of hidden in {path} already matched",
     ]
     assert posts(sim) == ["/unhide/layer/857CE06B-F9A2-4BE1-B55C-CA5DB3C7B88E"]
+
+
+def test_the_example_file_is_the_one_in_the_docs_and_runs(sim: showctl.Simulator) -> None:
+    root = Path(__file__).resolve().parents[2]
+    example = root / "examples" / "opening.toml"
+    docs = (root / "docs" / "automation.md").read_text()
+    assert "```toml\n" + example.read_text() + "```" in docs
+    code, out, err = cli_in_process("--url", sim.url, "run", str(example), "--dry-run")
+    assert (code, err) == (0, "") and posts(sim) == []
+    code, out, err = cli_in_process("--url", sim.url, "run", str(example))
+    assert (code, err) == (0, "")
+    assert out.splitlines()[-1] == "3 of 3 steps ran, each ok"
