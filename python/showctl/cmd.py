@@ -12,7 +12,7 @@ Command('POST /opacity/layer/Main {"value":0.5}')
 >>> cmd.mute()
 Command('POST /mute/workspace')
 >>> cmd.wait_until("Main", "playing", timeout=10)
-WaitUntil(layer Main, playing, timeout=10)
+WaitUntil(layer "Main", playing, timeout=10)
 """
 
 from __future__ import annotations
