@@ -55,7 +55,11 @@ CPU_CLIENTS = ["showctl", *RUST_CLIENTS]
 # each of these delays (milliseconds), as a device on a LAN does.
 CPU_DELAYS_MS = [0.5, 2.0]
 CPU_MODES = ["back-to-back", "paced"]
-BENCHES = ["sync", "fanout", "tree", "import", "cpu"]
+BENCHES = ["sync", "fanout", "tree", "import", "cpu", "sequence"]
+#: The device delay of the sequence benchmark, and the most a step may cost beyond the
+#: device's answers (µs).
+SEQUENCE_DELAY_MS = 2.0
+SEQUENCE_GOAL_US = 1000.0
 
 
 def cpu_bench(mode: str, server: str) -> str:
@@ -115,6 +119,7 @@ IMPORT_GOAL_MS = 50.0
 # The figure a benchmark is judged by, per result.
 KEY = {"sync": "median_us", "fanout": "wall_ms", "tree": "median_ms", "import": "median_ms"}
 KEY.update({b: "cpu_us" for b in CPU_BENCHES})
+KEY["sequence"] = "sequence_beyond_answers_us_per_step"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -343,9 +348,11 @@ def measure(
     variants: dict[str, str],
     only: list[str],
     delayed: dict[str, str],
+    sequence_url: str | None = None,
 ) -> dict[str, Any]:
     """Every benchmark of `only`, in interleaved rounds; `delayed` maps a delay's label to the
-    URL of the delay server answering after it."""
+    URL of the delay server answering after it; `sequence_url` is the sequence benchmark's own
+    delay server (its holds are counted by the case itself)."""
     per_round: dict[str, dict[str, list[dict[str, Any]]]] = {}
 
     def add(bench: str, client: str, figures: dict[str, Any]) -> None:
@@ -381,6 +388,8 @@ def measure(
             for server, url in [("loopback", base), *delayed.items()]:
                 for mode in CPU_MODES:
                     cases(cpu_bench(mode, server), CPU_CLIENTS, url, f"cpu-{mode}")
+        if "sequence" in only and sequence_url is not None:
+            cases("sequence", ["showctl"], sequence_url)
     return {b: {c: combine(s) for c, s in clients.items()} for b, clients in per_round.items()}
 
 
@@ -435,6 +444,16 @@ def ratios(results: dict[str, Any], variants: list[str]) -> list[dict[str, Any]]
                 met = value <= target if kind == "max" else value >= target
             goal = label.replace("showctl", build)
             goals.append({"goal": goal, "ratio": value, "target": target, "kind": kind, "met": met})
+    seq = results.get("sequence", {}).get("showctl", {}).get(KEY["sequence"])
+    goals.append(
+        {
+            "goal": "sequence: µs per step beyond the device's answers (2 ms device)",
+            "ratio": seq,
+            "target": SEQUENCE_GOAL_US,
+            "kind": "max",
+            "met": None if seq is None else seq <= SEQUENCE_GOAL_US,
+        }
+    )
     imp = results.get("import", {}).get("showctl", {}).get("median_ms")
     goals.append(
         {
@@ -460,11 +479,14 @@ def figure(results: dict[str, Any], bench: str, clients: str | tuple[str, ...]) 
 
 UNITS = {"sync": "µs", "fanout": "ms", "tree": "ms", "import": "ms"}
 UNITS.update({b: "µs" for b in CPU_BENCHES})
+UNITS["sequence"] = "µs"
 TITLES = {
     "sync": "sync latency: `layer(0).opacity()` on one keep-alive connection, median per call",
     "fanout": "async fan-out: 2,000 × `POST /mute/layer/{i}`, 64 in flight, wall time",
     "tree": "big tree: `/data/playlists` (10,000 cues) into typed objects and walked, median",
     "import": "import time in a fresh interpreter, median",
+    "sequence": "sequence: 20 × `set_opacity` steps against delay_server.py answering after "
+    "2 ms, time per step beyond the answers it held (mean over 25 runs)",
 }
 for _server, _answer in [("loopback", "at once (nginx on loopback)")] + [
     (delay_label(d), f"after {delay_label(d)}") for d in CPU_DELAYS_MS
@@ -479,7 +501,7 @@ for _server, _answer in [("loopback", "at once (nginx on loopback)")] + [
 def table(report: dict[str, Any]) -> str:
     results = report["results"]
     lines = ["| benchmark | client | figure | × showctl | peak RSS |", "|---|---|--:|--:|--:|"]
-    for bench in ["sync", "fanout", "tree", "import", *CPU_BENCHES]:
+    for bench in ["sync", "fanout", "tree", "import", *CPU_BENCHES, "sequence"]:
         if bench not in results:
             continue
         clients = results[bench]
@@ -577,8 +599,19 @@ def main() -> int:
                 delayed[delay_label(delay_ms)], stats[delay_label(delay_ms)] = url, stat
                 stat()  # the count starts here
                 print(f"server: delay_server.py answering after {delay_ms:g} ms at {url}")
+        sequence_url = None
+        if "sequence" in only:
+            sequence_url, _ = stack.enter_context(delay_server(SEQUENCE_DELAY_MS))
+            print(f"server: delay_server.py for the sequence case at {sequence_url}")
         results = measure(
-            base, args.rounds, args.import_runs, args.wrk_seconds, variants, only, delayed
+            base,
+            args.rounds,
+            args.import_runs,
+            args.wrk_seconds,
+            variants,
+            only,
+            delayed,
+            sequence_url,
         )
         server["delayed"] = {label: stat() for label, stat in stats.items()}
     info["loadavg_at_end"] = os.getloadavg()[0]

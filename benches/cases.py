@@ -36,6 +36,9 @@ CPU_WARMUP = 100
 CPU_CALLS = 1000
 CPU_RATE = 200  # calls per second, paced
 CPU_IDLE_STEPS = 200  # steps of the loop without a call, for reference
+SEQUENCE_STEPS = 20
+SEQUENCE_WARMUP = 3
+SEQUENCE_REPEATS = 25
 
 
 def mute_path(i: int) -> str:
@@ -448,12 +451,60 @@ def run_tree(client: str, base: str) -> dict[str, Any]:
 
 # ---------------------------------------------------------------------------------------------
 
+# ---------------------------------------------------------------------------------------------
+# sequence overhead: a 20-step sequence of opacity commands against delay_server.py; the time
+# beyond the answers the server held (its /stats), per step, next to 20 plain calls in a loop
+
+
+def held_us(base: str) -> float:
+    """The time delay_server.py held its answers since the last call, summed (microseconds)."""
+    import urllib.request
+
+    with urllib.request.urlopen(base + "/stats", timeout=10) as r:
+        return float(json.loads(r.read()).get("sum_us", 0.0))
+
+
+def run_sequence(client: str, base: str) -> dict[str, Any]:
+    import showctl
+    from showctl import cmd
+
+    player = showctl.MediaPlayer(base)
+    steps = [cmd.set_opacity(0, 0.5) for _ in range(SEQUENCE_STEPS)]
+    layer = player.layer(0)
+
+    def plain() -> None:
+        for _ in range(SEQUENCE_STEPS):
+            layer.set_opacity(0.5)
+
+    def sequence() -> None:
+        if not player.sequence(steps).ok:
+            raise RuntimeError("the sequence failed")
+
+    out: dict[str, Any] = {"steps": SEQUENCE_STEPS, "repeats": SEQUENCE_REPEATS}
+    for name, run in (("plain", plain), ("sequence", sequence)):
+        for _ in range(SEQUENCE_WARMUP):
+            run()
+        held_us(base)  # the count starts here
+        walls = []
+        for _ in range(SEQUENCE_REPEATS):
+            t0 = time.perf_counter()
+            run()
+            walls.append((time.perf_counter() - t0) * 1e6)
+        held = held_us(base)
+        beyond = (sum(walls) - held) / (SEQUENCE_REPEATS * SEQUENCE_STEPS)
+        out[f"{name}_wall_ms_median"] = statistics.median(walls) / 1000
+        out[f"{name}_held_ms_per_run"] = held / SEQUENCE_REPEATS / 1000
+        out[f"{name}_beyond_answers_us_per_step"] = beyond
+    return out
+
+
 BENCHES: dict[str, tuple[Callable[[str, str], dict[str, Any]], dict[str, Any]]] = {
     "sync": (run_sync, SYNC),
     "fanout": (run_fanout, {**FANOUT, BATCH: None}),
     "tree": (run_tree, TREE_CLIENTS),
     "cpu-back-to-back": (run_cpu_back_to_back, SYNC),
     "cpu-paced": (run_cpu_paced, SYNC),
+    "sequence": (run_sequence, {"showctl": None}),
 }
 
 

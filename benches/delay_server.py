@@ -5,8 +5,10 @@ loopback port, prints that port on its first line of output, and then answers
 
 - ``GET /api/0/opacity/layer/0`` with nginx's answer (``{"opacity":{"value":0.5}}``), holding
   each answer DELAY_MS after the request has been read;
+- ``POST /api/0/opacity/layer/0`` with an empty 200, and ``GET /api/0/data/layer/0`` with a
+  layer (what a sequence of opacity commands reads and sends), held the same way;
 - ``GET /stats`` at once, with the holds it measured since the last ``/stats`` (count, median,
-  p90, p99, max, in microseconds): the delay the clients actually met.
+  p90, p99, max and their sum, in microseconds): the delay the clients actually met.
 
 One thread per connection (HTTP/1.1 keep-alive). To hold a delay precisely it sleeps until
 shortly before the answer is due (with the thread's timer slack set to 1 ns on Linux, so the
@@ -29,6 +31,10 @@ import time
 
 PATH = b"/api/0/opacity/layer/0"
 BODY = b'{"opacity":{"value":0.5}}'
+LAYER = b"/api/0/data/layer/0"
+LAYER_BODY = b'{"layer":{"name":"Main","uuid":"0","opacity":0.5,"isHidden":false,"isMuted":false}}'
+#: What is answered, held DELAY_MS: (method, target) -> body.
+ANSWERS = {("GET", PATH): BODY, ("POST", PATH): b"", ("GET", LAYER): LAYER_BODY}
 MAX_CONNECTIONS = 32
 MAX_HEAD = 16 * 1024
 MAX_BODY = 64 * 1024
@@ -72,6 +78,7 @@ class Server:
                 "p90_us": us[int(len(us) * 0.9)],
                 "p99_us": us[int(len(us) * 0.99)],
                 "max_us": us[-1],
+                "sum_us": sum(us),
             }
         ).encode()
 
@@ -123,9 +130,10 @@ class Server:
                 buf = buf[length:]
                 close = headers.get("connection", "").lower() == "close"
                 read_at = time.perf_counter()
-                if method == "GET" and target == PATH:
+                answer = ANSWERS.get((method, target))
+                if answer is not None:
                     self.hold(read_at)
-                    conn.sendall(response("200 OK", BODY, close))
+                    conn.sendall(response("200 OK", answer, close))
                     held = time.perf_counter() - read_at
                     with self.lock:
                         self.holds.append(held)

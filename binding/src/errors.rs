@@ -87,6 +87,7 @@ fn class_of(err: &Error) -> (Option<&'static str>, Vec<(&'static str, Value)>) {
         }
         Error::Lookup(_) => (Some("NameLookupError"), vec![]),
         Error::Closed => (Some("ClientClosedError"), vec![]),
+        Error::DoublePress { method, url, .. } => (Some("DoublePressError"), sent(method, url)),
         Error::Internal(_) => (Some("ShowctlError"), vec![]),
     }
 }

@@ -32,6 +32,7 @@ pub mod events;
 pub mod feed;
 pub mod jobs;
 pub mod layer;
+pub mod look;
 pub mod models;
 pub mod option_table;
 pub mod options;
@@ -42,6 +43,7 @@ pub mod score_events;
 pub mod score_models;
 pub mod score_view;
 pub mod scoreboard;
+pub mod sequence;
 pub mod simulator;
 pub mod table;
 pub mod tree;
@@ -62,6 +64,8 @@ mod _core {
     use super::feed::PyFeed;
     #[pymodule_export]
     use super::layer::PyLayer;
+    #[pymodule_export]
+    use super::look::{PyLayerLook, PyLook};
     #[pymodule_export]
     use super::models::{
         _models, PyBlendMode, PyColorBase, PyEffect, PyEffectPreset, PyFloatBase, PyLayerBlend,
@@ -84,6 +88,8 @@ mod _core {
     use super::score_view::{PyScoreView, PyTeamScore};
     #[pymodule_export]
     use super::scoreboard::{PyScoreWatch, PyScoreboard};
+    #[pymodule_export]
+    use super::sequence::{_read_toml, PySequenceResult, PyStepResult, PyWait, PyWaitUntil};
     #[pymodule_export]
     use super::simulator::{PyRecordedRequest, PySimulator};
     #[pymodule_export]

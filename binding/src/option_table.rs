@@ -187,6 +187,21 @@ pub const OPTIONS: &[ClientOption] = &[
               half a second when not given.",
     },
     ClientOption {
+        name: "cooldown",
+        python_type: "float | None",
+        default: "None",
+        positional: false,
+        classes: MEDIA,
+        cli: "",
+        metavar: "",
+        env: &[],
+        range: None,
+        doc: "The double-press guard: a command identical to one answered less than this many \
+              seconds ago (same method, path, query and body), or still waiting for its \
+              answer, raises `DoublePressError` before anything is sent (above 0, at most \
+              3600; `None`: off). `without_cooldown()` passes it on purpose.",
+    },
+    ClientOption {
         name: "mirrors",
         python_type: "Iterable[str | tuple[str, str | None] | tuple[str, str | None, str | \
                       None] | MirrorSpec] | None",
@@ -233,6 +248,7 @@ mod tests {
             ("max_body", none()),
             ("max_connections", d.max_connections.to_string()),
             ("confirm_timeout", format!("{:?}", d.confirm_timeout)),
+            ("cooldown", none()),
             ("mirrors", none()),
         ];
         let declared: Vec<(&str, &str)> = OPTIONS.iter().map(|o| (o.name, o.default)).collect();

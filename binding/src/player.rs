@@ -15,16 +15,21 @@ use showctl_macros::twins;
 
 use super::args::{self, ident, params_arg, MirrorArgs};
 use super::client::PyClient;
+use super::command::PyCommand;
 use super::command::{batch_commands, BatchOut};
+use super::convert::expected;
 use super::convert::py_to_json;
 use super::events::{PyMirrorStatus, PyTransportWatch};
 use super::jobs::{Handle, Work};
 use super::layer::PyLayer;
+use super::look::{PyLook, Sent};
 use super::options::{self, convert as opt, ClientArgs};
+use super::sequence::{self, SequenceOut};
 use super::watch::Shared;
 use showctl::ident::Kind;
 use showctl::media::endpoints as ep;
-use showctl::media::{automation, watch, MediaClient};
+use showctl::media::look::Look;
+use showctl::media::{automation, cooldown, watch, MediaClient};
 use showctl::operation::Call;
 use showctl::transport::{Transport, ENV_MEDIA_URL};
 
@@ -36,6 +41,29 @@ pub struct PyMediaPlayer {
 
 type FutureWork<T> = Work<BoxFuture<'static, showctl::Result<T>>>;
 
+/// An error about `layers[i]`.
+fn named_at(i: usize, e: PyErr) -> PyErr {
+    Python::attach(|py| {
+        let message = e.value(py).to_string();
+        let message = message.strip_prefix("layer: ").unwrap_or(&message);
+        if e.is_instance_of::<pyo3::exceptions::PyTypeError>(py) {
+            pyo3::exceptions::PyTypeError::new_err(format!("layers[{i}]: {message}"))
+        } else {
+            pyo3::exceptions::PyValueError::new_err(format!("layers[{i}]: {message}"))
+        }
+    })
+}
+
+fn halt_arg(o: &Bound<'_, PyAny>) -> PyResult<bool> {
+    args::flag(o, "halt_on_failure")
+}
+fn seq_name(o: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    args::optional(o, "name", args::text)
+}
+fn cooldown_arg(o: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
+    args::optional(o, "cooldown", args::number)
+}
+
 #[pymethods]
 impl PyMediaPlayer {
     // The options: see `super::options` (their data and conversion) and `Config`'s setters.
@@ -43,7 +71,7 @@ impl PyMediaPlayer {
     #[pyo3(signature = (
         url=None, api_key=None, *, timeout=5.0, verify=true, ca_cert=None, tls_fingerprint=None,
         retries=2, retry_commands=false, max_body=None, max_connections=8, confirm_timeout=0.5,
-        mirrors=None
+        cooldown=None, mirrors=None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -58,6 +86,7 @@ impl PyMediaPlayer {
         #[pyo3(from_py_with = opt::max_body)] max_body: Option<i64>,
         #[pyo3(from_py_with = opt::max_connections)] max_connections: i64,
         #[pyo3(from_py_with = opt::confirm_timeout)] confirm_timeout: f64,
+        #[pyo3(from_py_with = cooldown_arg)] cooldown: Option<f64>,
         mirrors: Option<MirrorArgs>,
     ) -> PyResult<PyClassInitializer<Self>> {
         let given = ClientArgs {
@@ -78,8 +107,10 @@ impl PyMediaPlayer {
             .unwrap_or_default()
             .targets(config.api_key.as_deref())?;
         let transport = Transport::new(&config).map_err(crate::errors::to_py)?;
+        let cooldown = cooldown::window(cooldown).map_err(crate::errors::to_py)?;
         let client = MediaClient::with_mirrors(Arc::new(transport), mirrors)
             .map_err(crate::errors::to_py)?;
+        client.set_cooldown(cooldown);
         Ok(PyClassInitializer::from(PyClient::new(client.clone()))
             .add_subclass(PyMediaPlayer { client }))
     }
@@ -187,6 +218,116 @@ impl PyMediaPlayer {
             }
             .boxed(),
         ))
+    }
+
+    /// Run `steps` (`showctl.Command`s, `cmd.wait(seconds)`, `cmd.wait_until(...)`) in order,
+    /// one after the other. Every layer, playlist and cue the steps name is first looked up in
+    /// the application (`NameLookupError` naming the step; nothing sent). With
+    /// `halt_on_failure` the first failing step ends the sequence; without it every step runs
+    /// (a failed command is reported, never sent again). `name` goes into each command's
+    /// record (the `showctl.commands` log). Cancelling stops between steps: a command in
+    /// flight finishes, nothing is sent after it, and the log (`showctl.sequence`) says which
+    /// steps ran. Returns a `SequenceResult`.
+    #[twin]
+    #[pyo3(signature = (steps, *, halt_on_failure=true, name=None))]
+    fn sequence(
+        &self,
+        steps: &Bound<'_, PyAny>,
+        #[pyo3(from_py_with = halt_arg)] halt_on_failure: bool,
+        #[pyo3(from_py_with = seq_name)] name: Option<String>,
+    ) -> PyResult<FutureWork<SequenceOut>> {
+        let steps = sequence::steps(steps)?;
+        Ok(sequence::run(&self.client, steps, halt_on_failure, name))
+    }
+
+    /// Look up in the application every layer, playlist and cue `steps` name, as `sequence()`
+    /// does first, and send nothing: `NameLookupError` names the first step that names one
+    /// that is not there.
+    #[twin]
+    fn check_sequence(&self, steps: &Bound<'_, PyAny>) -> PyResult<FutureWork<()>> {
+        let steps = sequence::steps(steps)?;
+        Ok(sequence::check(&self.client, steps))
+    }
+
+    /// The look of `layers` (indexes, names or UUIDs; None: every layer): opacity, hidden,
+    /// muted, layer blend, target set, effects preset, transition and its duration, read from
+    /// the application. A layer that is not there: `NameLookupError`.
+    #[twin]
+    #[pyo3(signature = (layers=None))]
+    fn look(&self, layers: Option<&Bound<'_, PyAny>>) -> PyResult<FutureWork<Look>> {
+        let ids = match layers {
+            None => None,
+            Some(l) => Some(
+                l.try_iter()?
+                    .enumerate()
+                    .map(|(i, x)| {
+                        let id = PyCommand::layer_arg(&x?).map_err(|e| named_at(i, e))?;
+                        id.segment(Kind::Layer, "layer")
+                            .map_err(|e| named_at(i, crate::errors::to_py(e)))?;
+                        Ok(id)
+                    })
+                    .collect::<PyResult<Vec<_>>>()?,
+            ),
+        };
+        let client = self.client.clone();
+        Ok(Work(
+            async move { showctl::media::look::read(&client, ids.as_deref()).await }.boxed(),
+        ))
+    }
+
+    /// Make the workspace look like `look` (a `Look`; `only`: the fields to apply, of
+    /// "hidden", "muted", "preset", "target_set", "effect_preset", "transition",
+    /// "transition_duration", "opacity", "blend"; None: all). Reads what is there and sends
+    /// only what differs, each command confirmed, one at a time in a safe order: hide and mute
+    /// first, unhide and unmute last, the blend after the opacity (see docs/automation.md).
+    /// A layer, target set, effects preset or transition the look names that this workspace
+    /// does not have: `NameLookupError` listing them all, nothing sent. Returns the `Command`s
+    /// sent.
+    #[twin]
+    #[pyo3(signature = (look, only=None))]
+    fn apply(
+        &self,
+        look: &Bound<'_, PyAny>,
+        only: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<FutureWork<Sent>> {
+        let look = look
+            .cast::<PyLook>()
+            .map_err(|_| expected("look", "a showctl.Look", look))?
+            .get()
+            .look
+            .clone();
+        let only = match only {
+            None => None,
+            Some(o) => Some(
+                o.try_iter()?
+                    .map(|x| args::text(&x?, "only"))
+                    .collect::<PyResult<Vec<_>>>()?,
+            ),
+        };
+        let client = self.client.clone();
+        Ok(Work(
+            async move {
+                let sent = showctl::media::look::apply(&client, &look, only.as_deref()).await?;
+                Ok(Sent(sent))
+            }
+            .boxed(),
+        ))
+    }
+
+    /// The same player (the same connections, mirrors and cooldown) whose commands pass the
+    /// cooldown on purpose: `player.without_cooldown().layer("Main").trigger(...)`. What it
+    /// sends still starts the cooldown for the other handles.
+    fn without_cooldown(&self, py: Python<'_>) -> PyResult<Py<PyMediaPlayer>> {
+        let client = self.client.without_cooldown();
+        let init = PyClassInitializer::from(PyClient::new(client.clone()))
+            .add_subclass(PyMediaPlayer { client });
+        Py::new(py, init)
+    }
+
+    /// The cooldown in seconds, or None when it is off.
+    #[getter]
+    fn cooldown(&self) -> Option<f64> {
+        self.client.cooldown().map(|d| d.as_secs_f64())
     }
 
     /// Any request: `path` relative to /api/0 (names are encoded, `%XX` kept), `json` a body

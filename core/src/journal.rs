@@ -46,6 +46,14 @@ struct Tally {
 
 tokio::task_local! {
     static TALLY: Arc<Mutex<Tally>>;
+    /// The sequence (its name) and the step a command runs as (see [`in_sequence`]).
+    static STEP: (Arc<str>, usize);
+}
+
+/// Run `fut` as step `index` of the sequence `name`: the records of its commands carry both
+/// (`sequence`, `step`).
+pub async fn in_sequence<T>(name: Arc<str>, index: usize, fut: impl Future<Output = T>) -> T {
+    STEP.scope((name, index), fut).await
 }
 
 fn with_tally(f: impl FnOnce(&mut Tally)) {
@@ -170,6 +178,10 @@ fn line(t: &Tally, when: SystemTime, started: Instant, err: Option<&Error>) -> S
         "read": t.read.clone(),
         "error": err.map(ToString::to_string),
     });
+    if let Ok((name, step)) = STEP.try_with(|s| s.clone()) {
+        record["sequence"] = json!(&*name);
+        record["step"] = json!(step);
+    }
     crate::scrub::scrub_value(&mut record, &t.secret);
     record.to_string()
 }

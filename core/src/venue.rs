@@ -187,7 +187,12 @@ pub fn of_file_or_data<S, E: From<Error>>(
 
 /// Read a venue from TOML text.
 pub fn parse_toml(text: &str, origin: &str, base: Option<&Path>, env: Env<'_>) -> Result<Venue> {
-    let value: Value = toml::from_str(text).map_err(|e| {
+    from_value(&toml_value(text, origin)?, origin, base, env)
+}
+
+/// TOML text as JSON; a refusal says where (`origin:line:col`).
+pub fn toml_value(text: &str, origin: &str) -> Result<Value> {
+    toml::from_str(text).map_err(|e| {
         let msg = e.message().trim_end();
         match e.span().map(|s| line_col(text, s.start)) {
             Some((line, col)) => {
@@ -195,8 +200,7 @@ pub fn parse_toml(text: &str, origin: &str, base: Option<&Path>, env: Env<'_>) -
             }
             None => Error::invalid(format!("{origin}: not valid TOML: {msg}")),
         }
-    })?;
-    from_value(&value, origin, base, env)
+    })
 }
 
 /// Read a venue from data shaped like the file (`{"sources": {...}, "defaults": {...}}`).

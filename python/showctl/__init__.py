@@ -54,7 +54,19 @@ from showctl._lists import LayerList, TransportList
 # automation (watch_transport, mirrors, batch)
 # isort: split
 from showctl import cmd
-from showctl._core import BatchResult, Command, MirrorStatus, TransportEvent, TransportWatch
+from showctl._core import (
+    BatchResult,
+    Command,
+    LayerLook,
+    Look,
+    MirrorStatus,
+    SequenceResult,
+    StepResult,
+    TransportEvent,
+    TransportWatch,
+    Wait,
+    WaitUntil,
+)
 
 # isort: split
 # simulator
@@ -92,6 +104,7 @@ from showctl.exceptions import (
     ConnectError,
     DecodeError,
     Delivery,
+    DoublePressError,
     ForbiddenError,
     MethodNotAllowedError,
     NameLookupError,
@@ -121,6 +134,7 @@ __all__ = [
     "CustomScore",
     "DecodeError",
     "Delivery",
+    "DoublePressError",
     "Effect",
     "EffectPreset",
     "EndpointResult",
@@ -134,8 +148,10 @@ __all__ = [
     "Layer",
     "LayerBlend",
     "LayerList",
+    "LayerLook",
     "LayerPreset",
     "LayerState",
+    "Look",
     "Media",
     "MediaPlayer",
     "MethodNotAllowedError",
@@ -155,6 +171,7 @@ __all__ = [
     "ScoreView",
     "ScoreWatch",
     "Scoreboard",
+    "SequenceResult",
     "ServerError",
     "ServiceUnavailableError",
     "ShowctlError",
@@ -163,6 +180,7 @@ __all__ = [
     "SoccerScore",
     "SourceReport",
     "SportMismatchError",
+    "StepResult",
     "TargetSet",
     "TeamScore",
     "TennisScore",
@@ -177,6 +195,8 @@ __all__ = [
     "Variable",
     "VenueReport",
     "VolleyballScore",
+    "Wait",
+    "WaitUntil",
     "__version__",
     "cmd",
     "probe_venue",

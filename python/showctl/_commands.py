@@ -26,6 +26,9 @@ FIELDS = (
     "confirm",
     "read",
     "error",
+    # A command run as a step of a named sequence (absent otherwise).
+    "sequence",
+    "step",
 )
 
 

@@ -659,6 +659,9 @@ def _scrub(text: str, key: str) -> str:
     characters only where it stands alone). For the command line's output.
     """
 
+def _read_toml(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The TOML file `path` as a dict (a sequence file of `showctl run`); a refusal says where."""
+
 def _operations() -> list[dict[str, Any]]:
     """The operation tables as data: one dict per operation (name, async_name, classes, scope,
     command, ids, arg, arg_type, default, confirm, returns, doc, endpoints), for the stub
@@ -1414,6 +1417,94 @@ class MediaPlayer(_Client):
 
         Awaitable twin.
         """
+    def sequence(
+        self,
+        steps: Iterable[Command | Wait | WaitUntil],
+        *,
+        halt_on_failure: bool = True,
+        name: str | None = None,
+    ) -> SequenceResult:
+        """Run `steps` (`showctl.Command`s, `cmd.wait(seconds)`, `cmd.wait_until(...)`) in order,
+        one after the other. Every layer, playlist and cue the steps name is first looked up
+        in the application (`NameLookupError` naming the step; nothing sent). With
+        `halt_on_failure` the first failing step ends the sequence; without it every step runs
+        (a failed command is reported, never sent again). `name` goes into each command's
+        record (the `showctl.commands` log). Cancelling stops between steps: a command in
+        flight finishes, nothing is sent after it, and the log (`showctl.sequence`) says which
+        steps ran. Returns a `SequenceResult`.
+        """
+    async def sequence_async(
+        self,
+        steps: Iterable[Command | Wait | WaitUntil],
+        *,
+        halt_on_failure: bool = True,
+        name: str | None = None,
+    ) -> SequenceResult:
+        """Run `steps` (`showctl.Command`s, `cmd.wait(seconds)`, `cmd.wait_until(...)`) in order,
+        one after the other. Every layer, playlist and cue the steps name is first looked up
+        in the application (`NameLookupError` naming the step; nothing sent). With
+        `halt_on_failure` the first failing step ends the sequence; without it every step runs
+        (a failed command is reported, never sent again). `name` goes into each command's
+        record (the `showctl.commands` log). Cancelling stops between steps: a command in
+        flight finishes, nothing is sent after it, and the log (`showctl.sequence`) says which
+        steps ran. Returns a `SequenceResult`.
+
+        Awaitable twin.
+        """
+    def check_sequence(self, steps: Iterable[Command | Wait | WaitUntil]) -> None:
+        """Look up in the application every layer, playlist and cue `steps` name, as `sequence()`
+        does first, and send nothing: `NameLookupError` names the first step that names one
+        that is not there.
+        """
+    async def check_sequence_async(self, steps: Iterable[Command | Wait | WaitUntil]) -> None:
+        """Look up in the application every layer, playlist and cue `steps` name, as `sequence()`
+        does first, and send nothing: `NameLookupError` names the first step that names one
+        that is not there.
+
+        Awaitable twin.
+        """
+    def look(self, layers: Iterable[int | str | Layer] | None = None) -> Look:
+        """The look of `layers` (indexes, names or UUIDs; None: every layer): opacity, hidden,
+        muted, layer blend, target set, effects preset, transition and its duration, read from
+        the application. A layer that is not there: `NameLookupError`.
+        """
+    async def look_async(self, layers: Iterable[int | str | Layer] | None = None) -> Look:
+        """The look of `layers` (indexes, names or UUIDs; None: every layer): opacity, hidden,
+        muted, layer blend, target set, effects preset, transition and its duration, read from
+        the application. A layer that is not there: `NameLookupError`.
+
+        Awaitable twin.
+        """
+    def apply(self, look: Look, only: Iterable[str] | None = None) -> list[Command]:
+        """Make the workspace look like `look` (a `Look`; `only`: the fields to apply, of
+        "hidden", "muted", "preset", "target_set", "effect_preset", "transition",
+        "transition_duration", "opacity", "blend"; None: all). Reads what is there and sends
+        only what differs, each command confirmed, one at a time in a safe order: hide and
+        mute first, unhide and unmute last, the blend after the opacity (see
+        docs/automation.md). A layer, target set, effects preset or transition the look names
+        that this workspace does not have: `NameLookupError` listing them all, nothing sent.
+        Returns the `Command`s sent.
+        """
+    async def apply_async(self, look: Look, only: Iterable[str] | None = None) -> list[Command]:
+        """Make the workspace look like `look` (a `Look`; `only`: the fields to apply, of
+        "hidden", "muted", "preset", "target_set", "effect_preset", "transition",
+        "transition_duration", "opacity", "blend"; None: all). Reads what is there and sends
+        only what differs, each command confirmed, one at a time in a safe order: hide and
+        mute first, unhide and unmute last, the blend after the opacity (see
+        docs/automation.md). A layer, target set, effects preset or transition the look names
+        that this workspace does not have: `NameLookupError` listing them all, nothing sent.
+        Returns the `Command`s sent.
+
+        Awaitable twin.
+        """
+    def without_cooldown(self) -> MediaPlayer:
+        """The same player (the same connections, mirrors and cooldown) whose commands pass the
+        cooldown on purpose: `player.without_cooldown().layer("Main").trigger(...)`. What it
+        sends still starts the cooldown for the other handles.
+        """
+    @property
+    def cooldown(self) -> float | None:
+        """The cooldown in seconds, or None when it is off."""
     def request(
         self,
         method: str,
@@ -1721,6 +1812,7 @@ class MediaPlayer(_Client):
         max_body: int | None = None,
         max_connections: int = 8,
         confirm_timeout: float = 0.5,
+        cooldown: float | None = None,
         mirrors: Iterable[
             str | tuple[str, str | None] | tuple[str, str | None, str | None] | MirrorSpec
         ]
@@ -1763,6 +1855,10 @@ class MediaPlayer(_Client):
                 200 (five reads, evenly spaced, the first at once) before raising
                 `NotConfirmedError`: half a second when not given. Must be a number of seconds
                 from 0 to 60.
+            cooldown: The double-press guard: a command identical to one answered less than
+                this many seconds ago (same method, path, query and body), or still waiting
+                for its answer, raises `DoublePressError` before anything is sent (above 0, at
+                most 3600; `None`: off). `without_cooldown()` passes it on purpose.
             mirrors: Extra targets that receive every command the primary accepted, in the
                 background: URLs, `(url, api_key[, tls_fingerprint])` tuples or dicts with
                 those keys (a URL alone takes the primary's key); `None` or `()`: none. See
@@ -2465,6 +2561,164 @@ class BatchResult:
         application may have acted; `"answered"`: it answered with an error, or a read-back
         did not confirm).
         """
+
+@final
+class Look:
+    """The look of some layers of a workspace: for each layer its opacity, hidden, muted, layer
+    blend, target set, effects preset, transition (None: the master) and transition duration.
+    `not_read_back` names what the API does not report and the look leaves out (the layer
+    preset, the effects). Saves to and loads from JSON (`to_dict`, `from_dict`, `save`,
+    `load`); two looks with the same content are `==`.
+    """
+
+    @property
+    def layers(self) -> list[LayerLook]:
+        """The layers' looks, in the order read."""
+    @property
+    def not_read_back(self) -> list[str]:
+        """What the look leaves out because the API does not report it."""
+    def to_dict(self) -> dict[str, Any]:
+        """The look as a dict of JSON values (what `save` writes)."""
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Look:
+        """A look from its dict (as `to_dict` gives it), checked: a refusal (`ValueError`) names
+        the field.
+        """
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the look to `path` as JSON."""
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Look:
+        """A look read from the JSON file `path` (as `save` writes it), checked like `from_dict`."""
+
+@final
+class LayerLook:
+    """One layer's look (see `Look`)."""
+
+    @property
+    def name(self) -> str | None:
+        """The layer's name, or None."""
+    @property
+    def uuid(self) -> str | None:
+        """The layer's UUID, or None (a look is applied to the layer with this UUID, else with
+        this name).
+        """
+    @property
+    def opacity(self) -> float:
+        """The layer's opacity, 0.0 to 1.0."""
+    @property
+    def hidden(self) -> bool:
+        """Whether the layer is hidden."""
+    @property
+    def muted(self) -> bool:
+        """Whether the layer is muted."""
+    @property
+    def blend(self) -> dict[str, Any] | None:
+        """The layer blend `{"type": ..., "base": {...}}`, or None (left as it is)."""
+    @property
+    def target_set(self) -> str | None:
+        """The target set's name, or None (no target set)."""
+    @property
+    def effect_preset(self) -> str | None:
+        """The effects preset's name, or None (none)."""
+    @property
+    def transition(self) -> dict[str, Any] | None:
+        """The transition `{"name": ..., "uuid": ...}`, or None (the master transition)."""
+    @property
+    def transition_duration(self) -> float:
+        """The layer's transition duration in seconds."""
+    @property
+    def preset(self) -> str | None:
+        """A layer preset to apply first (never read back: only in a look written by hand)."""
+
+@final
+class Wait:
+    """A step of a sequence: wait `seconds` (0 to 3600). Sends nothing; bad input raises
+    `ValueError` here.
+    """
+
+    def __new__(cls, seconds: float) -> Wait:
+        """Create one."""
+    @property
+    def seconds(self) -> float:
+        """The wait, in seconds."""
+
+@final
+class WaitUntil:
+    """A step of a sequence: read the layer's transport every `interval` seconds (0.05 at least)
+    until it is `state` ("playing", "stopped" or "empty") or, with `remaining=`, until media
+    is loaded with at most that many seconds remaining; for at most `timeout` seconds
+    (required, above 0, at most 3600), after which the step fails with `showctl.Timeout`.
+    Sends nothing; bad input raises `ValueError` here.
+    """
+
+    def __new__(
+        cls,
+        layer: int | str | Layer,
+        state: Literal["playing", "stopped", "empty"] | None = None,
+        *,
+        remaining: float | None = None,
+        timeout: float | None = None,
+        interval: float = 0.1,
+    ) -> WaitUntil:
+        """Create one."""
+    @property
+    def layer(self) -> str:
+        """The layer, as given (an index or a name/UUID)."""
+    @property
+    def timeout(self) -> float:
+        """The bound, in seconds."""
+
+@final
+class StepResult:
+    """What one step of a sequence met."""
+
+    @property
+    def index(self) -> int:
+        """Position of the step in the sequence."""
+    @property
+    def step(self) -> Command | Wait | WaitUntil:
+        """The step as given (a `Command`, `Wait` or `WaitUntil`)."""
+    @property
+    def ok(self) -> bool:
+        """True when the step did what it asked (a command answered, and confirmed when asked; a
+        wait on the transport saw its state in time).
+        """
+    @property
+    def error(self) -> ShowctlError | None:
+        """The exception the step met (a `ShowctlError`), or None."""
+    @property
+    def delivery(self) -> Delivery | None:
+        """For a command: `"answered"` when it is `ok`, else its error's (`"not_sent"`: nothing
+        went out; `"sent_no_answer"`: the application may have acted). None for a wait (it
+        sends nothing).
+        """
+    @property
+    def elapsed(self) -> float:
+        """Seconds the step took."""
+    @property
+    def value(self) -> Any:
+        """The value read back by a command sent with `confirm=True` (as read from JSON), else
+        None.
+        """
+
+@final
+class SequenceResult:
+    """What `sequence()` did."""
+
+    @property
+    def ok(self) -> bool:
+        """True when every step ran and each was ok."""
+    @property
+    def steps(self) -> list[StepResult]:
+        """One `StepResult` per step that ran, in order."""
+    @property
+    def stopped_at(self) -> int | None:
+        """The index of the step it stopped at (the failed step with `halt_on_failure`), or None
+        when every step ran.
+        """
+    @property
+    def name(self) -> str | None:
+        """The sequence's name, or None."""
 
 @final
 class RecordedRequest:

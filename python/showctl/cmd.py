@@ -11,13 +11,15 @@ sent.
 Command('POST /opacity/layer/Main {"value":0.5}')
 >>> cmd.mute()
 Command('POST /mute/workspace')
+>>> cmd.wait_until("Main", "playing", timeout=10)
+WaitUntil(layer "Main", playing, timeout=10)
 """
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Union
 
-from showctl._core import Command
+from showctl._core import Command, Wait, WaitUntil
 
 # One alias per command of the operation tables; commands written by hand (`request`) are
 # aliased below the generated section, and __all__ lists both.
@@ -52,6 +54,8 @@ __all__ = [
     "trigger_playlist_cue",
     "unhide",
     "unmute",
+    "wait",
+    "wait_until",
 ]
 
 select_playlist: Final = Command.select_playlist
@@ -85,3 +89,11 @@ pause: Final = Command.pause
 # end of generated
 
 request: Final = Command.request
+# The steps of MediaPlayer.sequence() besides commands: a fixed wait, and a wait on a layer's
+# transport (with its bound).
+wait: Final = Wait
+wait_until: Final = WaitUntil
+
+#: A step of ``MediaPlayer.sequence()``, for annotating a list of steps built before the call
+#: (``opening: list[cmd.Step] = [...]``).
+Step = Union[Command, Wait, WaitUntil]

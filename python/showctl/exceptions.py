@@ -18,6 +18,7 @@ __all__ = [
     "ConnectError",
     "DecodeError",
     "Delivery",
+    "DoublePressError",
     "ForbiddenError",
     "MethodNotAllowedError",
     "NameLookupError",
@@ -191,6 +192,15 @@ class NameLookupError(ShowctlError, LookupError):
 
 class ClientClosedError(ShowctlError):
     """The client was closed; nothing was sent."""
+
+    default_delivery: Delivery = "not_sent"
+
+
+class DoublePressError(ShowctlError):
+    """Refused by the client's ``cooldown``: the same command (same method, path, query and
+    body) was answered less than the cooldown ago, or is still waiting for its answer. Nothing
+    was sent; ``method`` and ``url`` name the command. ``player.without_cooldown()`` passes the
+    guard on purpose."""
 
     default_delivery: Delivery = "not_sent"
 

@@ -231,6 +231,8 @@ def commands() -> dict[str, list[str]]:
         "request": ["GET", "/data/layers"],
         "record": ["DIR"],
         "status": ["--venue", "v.toml"],
+        "run": ["show.toml"],
+        "look": ["save", "look.json"],
     }
     parser = build_parser()
     [sub] = [a for a in parser._actions if a.dest == "command"]

@@ -74,6 +74,14 @@ pub enum Error {
     /// A name looked up in the application's lists matched nothing, or more than one thing.
     #[error("{0}")]
     Lookup(String),
+    /// Refused by the client's cooldown: an identical command was answered less than the
+    /// cooldown ago, or is in flight. Nothing was sent.
+    #[error("{message}")]
+    DoublePress {
+        method: String,
+        url: String,
+        message: String,
+    },
     /// The client was closed; no request is sent.
     #[error("the client is closed: create a new client to send requests")]
     Closed,
@@ -204,7 +212,10 @@ impl Error {
             Error::Api { .. } | Error::Decode { .. } | Error::NotConfirmed { .. } => {
                 Delivery::Answered
             }
-            Error::InvalidInput(_) | Error::Lookup(_) | Error::Closed => Delivery::NotSent,
+            Error::InvalidInput(_)
+            | Error::Lookup(_)
+            | Error::Closed
+            | Error::DoublePress { .. } => Delivery::NotSent,
             Error::Internal(_) => Delivery::SentNoAnswer,
         }
     }

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
+use super::cooldown::{Cooldown, Pressed};
 use super::endpoints::{non_empty, Call};
 use super::mirror::{Mirror, MirrorStatus};
 use super::models::{LayerState, Playlist};
@@ -26,12 +27,17 @@ struct Inner {
     mirrors: Vec<Mirror>,
     /// Layers and playlists read for name lookups (see [`super::names`]).
     names: Names,
+    /// The double-press guard (see [`super::cooldown`]).
+    cooldown: Arc<Cooldown>,
 }
 
 /// A client of the media application (cheap to clone; clones share everything).
 #[derive(Clone)]
 pub struct MediaClient {
     inner: Arc<Inner>,
+    /// Whether this handle's commands are checked against the cooldown (false: the handle of
+    /// [`MediaClient::without_cooldown`]).
+    guarded: bool,
 }
 
 impl std::fmt::Debug for MediaClient {
@@ -60,8 +66,40 @@ impl MediaClient {
                 sender: Sender::new(transport),
                 mirrors,
                 names: Names::default(),
+                cooldown: Arc::default(),
             }),
+            guarded: true,
         }
+    }
+
+    /// Set the cooldown (`None`: off): see [`super::cooldown`]. Shared by every clone.
+    pub fn set_cooldown(&self, window: Option<Duration>) {
+        self.inner.cooldown.set(window);
+    }
+
+    /// The cooldown, or `None` when it is off.
+    pub fn cooldown(&self) -> Option<Duration> {
+        self.inner.cooldown.get()
+    }
+
+    /// The same client (sharing everything) whose commands pass the cooldown on purpose; they
+    /// still start it, so a guarded press of the same command right after is refused.
+    pub fn without_cooldown(&self) -> MediaClient {
+        MediaClient {
+            inner: self.inner.clone(),
+            guarded: false,
+        }
+    }
+
+    /// Whether this handle's commands are checked against the cooldown.
+    pub fn guarded(&self) -> bool {
+        self.guarded
+    }
+
+    /// Check a command against the cooldown before it is sent (see [`Cooldown::press`]).
+    pub fn press(&self, request: &Request) -> Result<Option<Pressed>> {
+        let url = || self.transport().url_of(request);
+        self.inner.cooldown.press(request, url, self.guarded)
     }
 
     /// A client whose commands also go to each of `mirrors` (sharing the primary's options).

@@ -348,6 +348,9 @@ pub async fn confirmed(client: &MediaClient, call: Call<()>, expect: &Expect) ->
                 let observed = expect.observe(client, cue.as_ref()).await;
                 if let Ok(o) = &observed {
                     crate::journal::read(&o.actual);
+                    let _ = READ.try_with(|r| {
+                        *r.lock().unwrap_or_else(|p| p.into_inner()) = Some(o.actual.clone())
+                    });
                 }
                 match observed {
                     Ok(o) if o.matched => return Ok(()),
@@ -418,6 +421,20 @@ async fn elsewhere(client: &MediaClient, cue: &Cue) -> String {
     )
 }
 
+tokio::task_local! {
+    /// The last value read back by the confirmed command running inside [`reading`].
+    static READ: Arc<std::sync::Mutex<Option<Value>>>;
+}
+
+/// Run the command `fut` and return, with its outcome, the last value it read back
+/// (`confirm=True`; `None` for a command not read back).
+pub async fn reading(fut: impl std::future::Future<Output = Result<()>>) -> Result<Option<Value>> {
+    let read = Arc::new(std::sync::Mutex::new(None));
+    READ.scope(read.clone(), fut).await?;
+    let value = read.lock().unwrap_or_else(|p| p.into_inner()).take();
+    Ok(value)
+}
+
 /// Send `call`, confirmed when an expectation is given.
 pub async fn send(client: &MediaClient, call: Call<()>, expect: Option<&Expect>) -> Result<()> {
     match expect {
@@ -429,7 +446,10 @@ pub async fn send(client: &MediaClient, call: Call<()>, expect: Option<&Expect>)
 impl Confirmable {
     /// Send the command, and read back when asked to ([`confirmed`]); its record: see
     /// [`crate::journal`].
+    /// A command identical to one answered within the client's cooldown is refused first
+    /// ([`super::cooldown`]).
     pub async fn send(self, client: &MediaClient) -> Result<()> {
+        let pressed = client.press(&self.call.request)?;
         let read_back = self.expect.is_some();
         let sent = async move {
             match &self.expect {
@@ -437,7 +457,11 @@ impl Confirmable {
                 None => client.run(self.call).await,
             }
         };
-        crate::journal::record(self.operation, read_back, sent).await
+        let out = crate::journal::record(self.operation, read_back, sent).await;
+        if let Some(p) = pressed {
+            p.finish(&out);
+        }
+        out
     }
 }
 
