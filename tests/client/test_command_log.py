@@ -28,6 +28,7 @@ FIELDS = [
     "method",
     "path",
     "application",
+    "target",
     "layer",
     "outcome",
     "delivery",

@@ -1,0 +1,166 @@
+"""A command the caller gives up before its outcome still has its one record on
+``showctl.commands``: an ``asyncio`` task cancelled by ``wait_for``, a blocking call and the
+command line interrupted by Ctrl-C. The record says ``abandoned`` with ``delivery`` as it stood
+(``sent_no_answer`` once the command went out, ``not_sent`` when nothing of it did), and its
+timestamp has the fixed width every record has. Counted against what the server received."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+import logging
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import showctl
+
+from tests.kit.clikit import env
+from tests.kit.fakeserver import FakeServer, stall
+from tests.kit.netkit import posix_signals, sigint_default
+from tests.kit.wait import until
+
+WHEN = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
+
+
+class Kept(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[dict[str, Any]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(json.loads(record.getMessage()))
+
+
+@pytest.fixture
+def kept() -> Iterator[Kept]:
+    logger = logging.getLogger("showctl.commands")
+    handler = Kept()
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    yield handler
+    logger.removeHandler(handler)
+    logger.setLevel(logging.NOTSET)
+
+
+def check_abandoned(line: dict[str, Any], path: str, delivery: str, attempts: int) -> None:
+    assert (line["outcome"], line["delivery"], line["path"]) == ("abandoned", delivery, path), line
+    assert (line["attempts"], line["status"], line["target"]) == (attempts, None, "primary"), line
+    assert "given up" in line["error"], line
+    assert WHEN.match(line["when"]), line
+    # Read on every supported Python (3.9 and 3.10 take only 3 or 6 digits).
+    datetime.datetime.fromisoformat(line["when"].replace("Z", "+00:00"))
+
+
+def test_a_command_cancelled_after_it_went_out_is_recorded(kept: Kept) -> None:
+    with FakeServer(stall()) as server:
+        player = showctl.MediaPlayer(server.url, timeout=30, retries=0)
+
+        async def give_up() -> None:
+            call = player.layer(0).trigger_async(0, "Abandoned")
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(call, 0.5)
+
+        asyncio.run(give_up())
+        # The application has it: it may run it.
+        assert len(server.requests) == 1 and server.requests[0].method == "POST"
+        player.close()
+    (line,) = kept.lines
+    check_abandoned(line, "/trigger/layer/0/playlist/0/cue/Abandoned", "sent_no_answer", 1)
+    assert line["operation"] == "trigger"
+
+
+def test_a_command_cancelled_before_it_went_out_is_recorded_not_sent(kept: Kept) -> None:
+    # One connection: the second command waits for it, and is given up while waiting.
+    with FakeServer(stall()) as server:
+        player = showctl.MediaPlayer(server.url, timeout=30, retries=0, max_connections=1)
+
+        async def give_up() -> None:
+            first = asyncio.ensure_future(player.layer(0).mute_async())
+            await asyncio.sleep(0)  # the first takes the connection
+            with pytest.raises(asyncio.TimeoutError):
+                await asyncio.wait_for(player.layer(1).mute_async(), 0.5)
+            first.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await first
+
+        asyncio.run(give_up())
+        assert [r.path for r in server.requests] == ["/api/0/mute/layer/0"]
+        player.close()
+    by_path = {line["path"]: line for line in kept.lines}
+    assert len(kept.lines) == 2, kept.lines
+    check_abandoned(by_path["/mute/layer/0"], "/mute/layer/0", "sent_no_answer", 1)
+    check_abandoned(by_path["/mute/layer/1"], "/mute/layer/1", "not_sent", 0)
+
+
+BLOCKING = """
+import logging, sys
+import showctl
+journal = logging.FileHandler(sys.argv[2], encoding="utf-8")
+journal.setFormatter(logging.Formatter("%(message)s"))
+logging.getLogger("showctl.commands").addHandler(journal)
+logging.getLogger("showctl.commands").setLevel(logging.INFO)
+player = showctl.MediaPlayer(sys.argv[1], timeout=60, retries=0)
+print("sending", flush=True)
+player.layer(0).set_opacity(0.34)
+"""
+
+
+def interrupted(argv: list[str], server: FakeServer) -> subprocess.CompletedProcess[str]:
+    """Run `argv`, and send it SIGINT (Ctrl-C) once the server has its command."""
+    proc = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+        preexec_fn=sigint_default,
+    )
+    try:
+        until(lambda: server.requests or proc.poll() is not None, "the command to arrive")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@posix_signals
+def test_a_blocking_call_interrupted_by_ctrl_c_leaves_its_record(tmp_path: Path) -> None:
+    log = tmp_path / "show.jsonl"
+    with FakeServer(stall()) as server:
+        done = interrupted(
+            [sys.executable, "-c", textwrap.dedent(BLOCKING), server.url, str(log)], server
+        )
+        assert len(server.requests) == 1
+    assert "KeyboardInterrupt" in done.stderr, done.stderr
+    (line,) = records(log)
+    check_abandoned(line, "/opacity/layer/0", "sent_no_answer", 1)
+
+
+@posix_signals
+def test_the_command_line_interrupted_by_ctrl_c_leaves_its_record(tmp_path: Path) -> None:
+    log = tmp_path / "show.jsonl"
+    with FakeServer(stall()) as server:
+        argv = [sys.executable, "-m", "showctl", "opacity", "0", "0.34"]
+        done = interrupted(
+            [*argv, "--url", server.url, "--timeout", "60", "--log", str(log)], server
+        )
+        assert [r.body for r in server.requests] == [b'{"value":0.34}']
+    assert done.returncode == 130, done.stderr
+    (line,) = records(log)
+    check_abandoned(line, "/opacity/layer/0", "sent_no_answer", 1)
+    assert line["operation"] == "set_opacity"
