@@ -40,7 +40,7 @@ def timed(call: Callable[[], object]) -> tuple[float, BaseException]:
 
 def backoff(retries: int) -> float:
     """The longest backoff delays before retries 1..retries (0.1 s doubling, +25 %)."""
-    return sum(min(0.1 * 2**a, 2.0) * 1.25 for a in range(retries))
+    return sum(min(0.1 * 2.0**a, 2.0) * 1.25 for a in range(retries))
 
 
 @pytest.mark.parametrize("retries", [0, 2])
@@ -51,10 +51,10 @@ def test_a_read_back_on_a_link_gone_silent_keeps_the_call_bound(retries: int) ->
         player.close()
         assert server.requests[0].method == "POST"
     bound = 1 * (retries + 1) + backoff(retries)
-    assert isinstance(error, showctl.NotConfirmedError), error
-    assert "could not be read back" in str(error) and "deadline" in str(error), error
     # Reached the deadline (not an early give-up), and kept it.
     assert bound - 0.05 <= took < bound + SLACK, (took, bound)
+    assert isinstance(error, showctl.NotConfirmedError), error
+    assert "could not be read back" in str(error) and "deadline" in str(error), error
 
 
 def test_confirm_timeout_longer_than_the_call_bound_is_the_read_back_s_own() -> None:
