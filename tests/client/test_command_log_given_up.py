@@ -164,3 +164,33 @@ def test_the_command_line_interrupted_by_ctrl_c_leaves_its_record(tmp_path: Path
     (line,) = records(log)
     check_abandoned(line, "/opacity/layer/0", "sent_no_answer", 1)
     assert line["operation"] == "set_opacity"
+
+
+@pytest.mark.parametrize("mirror_answers", [True, False])
+def test_close_returns_once_every_mirror_record_is_written(mirror_answers: bool) -> None:
+    """The show ends with ``close()`` and then the handler is removed: nothing of the mirrors'
+    is lost, whether the backup answers late or closing gives up on it."""
+    logger = logging.getLogger("showctl.commands")
+    with showctl.Simulator() as primary, showctl.Simulator() as slow, FakeServer(stall()) as stuck:
+        slow.delay(0.3)
+        backup = slow.url if mirror_answers else stuck.url
+        for _ in range(3):
+            handler = Kept()
+            logger.addHandler(handler)
+            logger.setLevel(logging.INFO)
+            player = showctl.MediaPlayer(primary.url, mirrors=[backup], timeout=0.5, retries=0)
+            player.layer(0).mute()
+            player.close()
+            logger.removeHandler(handler)  # the end of the show
+            logger.setLevel(logging.NOTSET)
+            by_target = {line["target"]: line for line in handler.lines}
+            assert len(handler.lines) == 2 and set(by_target) == {"primary", "mirror"}
+            mirror = by_target["mirror"]
+            assert mirror["application"] == backup + "/api/0" and mirror["path"] == "/mute/layer/0"
+            if mirror_answers:
+                assert (mirror["outcome"], mirror["delivery"]) == ("ok", "answered"), mirror
+            else:
+                # Timed out, or given up by close() (whichever came first), once sent: it may
+                # run, and the record says so.
+                assert mirror["outcome"] in ("error", "abandoned"), mirror
+                assert mirror["delivery"] == "sent_no_answer", mirror
