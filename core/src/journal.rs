@@ -236,7 +236,7 @@ impl Drop for Pending {
 
 /// A time as RFC 3339 in UTC, always to the microsecond (`2026-11-27T01:02:03.456780Z`: six
 /// digits, trailing zeros kept, so every record has the same width, sorts as text in time order
-/// and is read by `datetime.fromisoformat` on every supported Python).
+/// and is read by `datetime.fromisoformat` on every supported interpreter version).
 fn utc(at: SystemTime) -> String {
     let at = time::OffsetDateTime::from(at);
     format!(

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import datetime
 import json
-import logging
 import re
 import signal
 import subprocess
@@ -23,6 +22,7 @@ import pytest
 import showctl
 
 from tests.kit.clikit import env
+from tests.kit.commandlog import CommandLog, commands_logged
 from tests.kit.fakeserver import FakeServer, stall
 from tests.kit.netkit import posix_signals, sigint_default
 from tests.kit.wait import until
@@ -30,24 +30,10 @@ from tests.kit.wait import until
 WHEN = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 
 
-class Kept(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.lines: list[dict[str, Any]] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(json.loads(record.getMessage()))
-
-
 @pytest.fixture
-def kept() -> Iterator[Kept]:
-    logger = logging.getLogger("showctl.commands")
-    handler = Kept()
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    yield handler
-    logger.removeHandler(handler)
-    logger.setLevel(logging.NOTSET)
+def kept() -> Iterator[CommandLog]:
+    with commands_logged() as log:
+        yield log
 
 
 def check_abandoned(line: dict[str, Any], path: str, delivery: str, attempts: int) -> None:
@@ -59,7 +45,7 @@ def check_abandoned(line: dict[str, Any], path: str, delivery: str, attempts: in
     datetime.datetime.fromisoformat(line["when"].replace("Z", "+00:00"))
 
 
-def test_a_command_cancelled_after_it_went_out_is_recorded(kept: Kept) -> None:
+def test_a_command_cancelled_after_it_went_out_is_recorded(kept: CommandLog) -> None:
     with FakeServer(stall()) as server:
         player = showctl.MediaPlayer(server.url, timeout=30, retries=0)
 
@@ -72,12 +58,12 @@ def test_a_command_cancelled_after_it_went_out_is_recorded(kept: Kept) -> None:
         # The application has it: it may run it.
         assert len(server.requests) == 1 and server.requests[0].method == "POST"
         player.close()
-    (line,) = kept.lines
+    (line,) = kept.lines()
     check_abandoned(line, "/trigger/layer/0/playlist/0/cue/Abandoned", "sent_no_answer", 1)
     assert line["operation"] == "trigger"
 
 
-def test_a_command_cancelled_before_it_went_out_is_recorded_not_sent(kept: Kept) -> None:
+def test_a_command_cancelled_before_it_went_out_is_recorded_not_sent(kept: CommandLog) -> None:
     # One connection: the second command waits for it, and is given up while waiting.
     with FakeServer(stall()) as server:
         player = showctl.MediaPlayer(server.url, timeout=30, retries=0, max_connections=1)
@@ -94,8 +80,9 @@ def test_a_command_cancelled_before_it_went_out_is_recorded_not_sent(kept: Kept)
         asyncio.run(give_up())
         assert [r.path for r in server.requests] == ["/api/0/mute/layer/0"]
         player.close()
-    by_path = {line["path"]: line for line in kept.lines}
-    assert len(kept.lines) == 2, kept.lines
+    lines = kept.lines()
+    by_path = {line["path"]: line for line in lines}
+    assert len(lines) == 2, lines
     check_abandoned(by_path["/mute/layer/0"], "/mute/layer/0", "sent_no_answer", 1)
     check_abandoned(by_path["/mute/layer/1"], "/mute/layer/1", "not_sent", 0)
 
@@ -170,21 +157,17 @@ def test_the_command_line_interrupted_by_ctrl_c_leaves_its_record(tmp_path: Path
 def test_close_returns_once_every_mirror_record_is_written(mirror_answers: bool) -> None:
     """The show ends with ``close()`` and then the handler is removed: nothing of the mirrors'
     is lost, whether the backup answers late or closing gives up on it."""
-    logger = logging.getLogger("showctl.commands")
     with showctl.Simulator() as primary, showctl.Simulator() as slow, FakeServer(stall()) as stuck:
         slow.delay(0.3)
         backup = slow.url if mirror_answers else stuck.url
         for _ in range(3):
-            handler = Kept()
-            logger.addHandler(handler)
-            logger.setLevel(logging.INFO)
-            player = showctl.MediaPlayer(primary.url, mirrors=[backup], timeout=0.5, retries=0)
-            player.layer(0).mute()
-            player.close()
-            logger.removeHandler(handler)  # the end of the show
-            logger.setLevel(logging.NOTSET)
-            by_target = {line["target"]: line for line in handler.lines}
-            assert len(handler.lines) == 2 and set(by_target) == {"primary", "mirror"}
+            with commands_logged() as kept:  # removed as soon as close() returns
+                player = showctl.MediaPlayer(primary.url, mirrors=[backup], timeout=0.5)
+                player.layer(0).mute()
+                player.close()
+            lines = kept.lines()
+            by_target = {line["target"]: line for line in lines}
+            assert len(lines) == 2 and set(by_target) == {"primary", "mirror"}, lines
             mirror = by_target["mirror"]
             assert mirror["application"] == backup + "/api/0" and mirror["path"] == "/mute/layer/0"
             if mirror_answers:

@@ -16,19 +16,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import showctl
 
 from tests.kit.clikit import env
+from tests.kit.commandlog import CommandLog, commands_logged
 from tests.kit.nethosts import FaultProxy, Host, ProcessSimulator, hosts
 from tests.kit.netkit import sigint_default
 from tests.kit.wait import until
@@ -49,24 +48,10 @@ def one_host() -> Iterator[Host]:
         yield host
 
 
-class Kept(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.lines: list[dict[str, Any]] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.lines.append(json.loads(record.getMessage()))
-
-
 @pytest.fixture
-def journal() -> Iterator[Kept]:
-    logger = logging.getLogger("showctl.commands")
-    handler = Kept()
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    yield handler
-    logger.removeHandler(handler)
-    logger.setLevel(logging.NOTSET)
+def journal() -> Iterator[CommandLog]:
+    with commands_logged() as kept:
+        yield kept
 
 
 def serving(sim: ProcessSimulator) -> None:
@@ -98,7 +83,7 @@ def in_given_order(ran: list[float], given: list[float]) -> bool:
 
 
 def test_commands_given_up_on_a_frozen_application_run_and_are_recorded(
-    one_host: Host, journal: Kept, tmp_path: Path
+    one_host: Host, journal: CommandLog, tmp_path: Path
 ) -> None:
     app = one_host.process_simulator(plain=True)
     player = showctl.MediaPlayer(app.url, timeout=30, retries=0)
@@ -131,7 +116,7 @@ def test_commands_given_up_on_a_frozen_application_run_and_are_recorded(
     # The application ran both commands given up.
     assert ("POST", "/api/0/trigger/layer/0/playlist/0/cue/Abandoned") in ran, ran
     assert ("POST", "/api/0/opacity/layer/0") in ran, ran
-    records = journal.lines + [json.loads(x) for x in log.read_text().splitlines()]
+    records = journal.lines() + [json.loads(x) for x in log.read_text().splitlines()]
     # 0 commands run without a record, one record each.
     recorded = sorted("/api/0" + r["path"] for r in records)
     assert recorded == sorted(path for _, path in ran), (recorded, ran)
@@ -183,20 +168,29 @@ def test_a_command_given_up_in_a_pulled_cable_never_runs_after_a_later_one(
     player.close()
 
 
-def test_a_backup_never_runs_a_command_after_a_later_one(two_hosts: tuple[Host, Host]) -> None:
+def with_backup(
+    two_hosts: tuple[Host, Host],
+) -> tuple[showctl.MediaPlayer, ProcessSimulator, Callable[[float], None]]:
+    """A player whose backup (an application that runs what it reads) has taken 0.1."""
     primary_host, backup_host = two_hosts
     primary, backup = primary_host.simulator(), backup_host.process_simulator(plain=True)
     player = showctl.MediaPlayer(primary.url, mirrors=[backup.url], timeout=TIMEOUT, retries=0)
     layer = player.layer(0)
     layer.set_opacity(0.1)
     until(lambda: player.mirror_status()[0].sent == 1, "the backup to take 0.1")
+    return player, backup, layer.set_opacity
+
+
+def test_a_backup_never_runs_a_command_after_a_later_one(two_hosts: tuple[Host, Host]) -> None:
+    player, backup, set_opacity = with_backup(two_hosts)
+    backup_host = two_hosts[1]
     backup_host.unplug()
-    layer.set_opacity(0.2)  # goes out on the backup's kept connection, and times out
+    set_opacity(0.2)  # goes out on the backup's kept connection, and times out
     until(lambda: player.mirror_status()[0].unanswered == 1, "0.2 to go unanswered", 30)
-    layer.set_opacity(0.3)
+    set_opacity(0.3)
     out_long(backup_host)
     backup_host.plug()
-    layer.set_opacity(0.4)
+    set_opacity(0.4)
     until(lambda: player.mirror_status()[0].pending == 0, "the backup to catch up", 60)
     gone_from_this_machine(backup_host)
     ran = [value(b) for b in backup.posts()]
@@ -214,14 +208,9 @@ def test_a_backup_never_runs_a_command_after_a_later_one(two_hosts: tuple[Host, 
 def frozen_backup(
     two_hosts: tuple[Host, Host],
 ) -> tuple[showctl.MediaPlayer, ProcessSimulator, Callable[[float], None]]:
-    primary_host, backup_host = two_hosts
-    primary, backup = primary_host.simulator(), backup_host.process_simulator(plain=True)
-    player = showctl.MediaPlayer(primary.url, mirrors=[backup.url], timeout=TIMEOUT, retries=0)
-    layer = player.layer(0)
-    layer.set_opacity(0.1)
-    until(lambda: player.mirror_status()[0].sent == 1, "the backup to take 0.1")
+    player, backup, set_opacity = with_backup(two_hosts)
     backup.freeze()
-    return player, backup, layer.set_opacity
+    return player, backup, set_opacity
 
 
 def test_a_frozen_backup_runs_every_command_in_the_order_given(
