@@ -9,6 +9,7 @@ import datetime
 import json
 import logging
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -53,6 +54,9 @@ def check_common(line: dict[str, Any], url: str) -> None:
     assert list(line) == FIELDS
     assert line["method"] == "POST"
     assert line["application"] == url + "/api/0"
+    # Always six digits of microseconds: one width, text order is time order, and
+    # fromisoformat reads it on 3.9 and 3.10 too (they take only 3 or 6 digits).
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", line["when"]), line
     when = datetime.datetime.fromisoformat(line["when"].replace("Z", "+00:00"))
     assert when.utcoffset() == datetime.timedelta(0)
     now = datetime.datetime.now(datetime.timezone.utc)
