@@ -25,7 +25,7 @@ from tests.kit.clikit import env
 from tests.kit.commandlog import CommandLog, commands_logged
 from tests.kit.fakeserver import FakeServer, stall
 from tests.kit.netkit import posix_signals, sigint_default
-from tests.kit.wait import until
+from tests.kit.wait import until, until_async
 
 WHEN = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 
@@ -70,7 +70,7 @@ def test_a_command_cancelled_before_it_went_out_is_recorded_not_sent(kept: Comma
 
         async def give_up() -> None:
             first = asyncio.ensure_future(player.layer(0).mute_async())
-            await asyncio.sleep(0)  # the first takes the connection
+            await until_async(lambda: server.requests, "the first to take the connection")
             with pytest.raises(asyncio.TimeoutError):
                 await asyncio.wait_for(player.layer(1).mute_async(), 0.5)
             first.cancel()
