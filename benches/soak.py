@@ -363,7 +363,12 @@ def main(argv: list[str] | None = None) -> int:
         "errors": dict(soak.errors),
         "samples": [asdict(s) for s in samples],
         "rss_growth_mib": round(samples[-1].rss_mib - samples[0].rss_mib, 1) if samples else None,
-        "mirror": {"sent": backup.sent, "failed": backup.failed, "dropped": backup.dropped},
+        "mirror": {
+            "sent": backup.sent,
+            "failed": backup.failed,
+            "unanswered": backup.unanswered,
+            "dropped": backup.dropped,
+        },
         "failures": failures,
     }
     total = sum(soak.calls.values())
