@@ -330,10 +330,10 @@ def main(argv: list[str] | None = None) -> int:
     child.join(timeout=15)
 
     failures = list(soak.fatal)
-    if backup.failed or backup.dropped or backup.pending or not backup.sent:
+    if backup.failed or backup.unanswered or backup.dropped or backup.pending or not backup.sent:
         failures.append(
             f"the mirror missed commands: {backup.sent} sent, {backup.failed} failed, "
-            f"{backup.dropped} dropped, {backup.pending} pending"
+            f"{backup.unanswered} unanswered, {backup.dropped} dropped, {backup.pending} pending"
         )
     if stalled:
         failures.append(f"no progress in: {', '.join(sorted(stalled))}")
@@ -363,7 +363,12 @@ def main(argv: list[str] | None = None) -> int:
         "errors": dict(soak.errors),
         "samples": [asdict(s) for s in samples],
         "rss_growth_mib": round(samples[-1].rss_mib - samples[0].rss_mib, 1) if samples else None,
-        "mirror": {"sent": backup.sent, "failed": backup.failed, "dropped": backup.dropped},
+        "mirror": {
+            "sent": backup.sent,
+            "failed": backup.failed,
+            "unanswered": backup.unanswered,
+            "dropped": backup.dropped,
+        },
         "failures": failures,
     }
     total = sum(soak.calls.values())

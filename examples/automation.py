@@ -124,7 +124,7 @@ async def run(args: argparse.Namespace) -> int:
             ok = await show(player, args)
         for status in player.mirror_status():
             line = f"mirror {status.url}: sent {status.sent}, failed {status.failed}, "
-            line += f"dropped {status.dropped}"
+            line += f"unanswered {status.unanswered}, dropped {status.dropped}"
             if status.last_error is not None:
                 line += f" (last error: {status.last_error})"
             print(line)

@@ -121,8 +121,11 @@ pub(crate) struct PyMirrorStatus {
     healthy: bool,
     /// Commands the mirror answered with a 2xx.
     sent: u64,
-    /// Commands that failed on the mirror.
+    /// Commands that failed on the mirror without running (an error status, no connection).
     failed: u64,
+    /// Commands sent to the mirror that got no answer (a timeout, a reset, given up at close
+    /// once written): the mirror may have run them.
+    unanswered: u64,
     /// Commands never sent to the mirror (its queue was full, or the client was closed).
     dropped: u64,
     /// Commands queued or in flight.
@@ -145,6 +148,7 @@ impl PyMirrorStatus {
             healthy: st.healthy,
             sent: st.sent,
             failed: st.failed,
+            unanswered: st.unanswered,
             dropped: st.dropped,
             pending: st.pending,
         }

@@ -6,10 +6,18 @@
 //! what was read back. The key is never in it: the base URL never holds one, and the whole line is
 //! scrubbed of it (an application may echo it in an error body or a value read back).
 //!
-//! A command runs inside [`record`], which gathers what happened below it through a tokio task
-//! local: the transport adds each POST it sent ([`sent`]: attempts, path, application), the
-//! read-back adds the value it read ([`read`]). Nothing of this runs unless the logger is
-//! enabled for INFO ([`enabled`], a level check the logging bridge answers from its cache).
+//! A command runs inside [`record`] (a mirror's copy inside a [`Copy`]), which gathers
+//! what happened below it through a tokio task local: the transport names each POST as it goes
+//! out and says how far it got after every step ([`noting`]: path, application, delivery), and
+//! adds it once finished ([`sent`]: attempts); the read-back adds the value it read ([`read`]).
+//! Nothing of this runs unless the logger is enabled for INFO ([`enabled`], a level check the
+//! logging bridge answers from its cache).
+//!
+//! A command has exactly one record: written when it has its outcome, or, when the caller
+//! gives it up first (an `asyncio` task cancelled by `wait_for`, Ctrl-C in a blocking call, a
+//! mirror's copy abandoned at close), when its future is dropped: `outcome` `abandoned`, with
+//! `delivery` as it stood (`sent_no_answer` once any byte of the command went out). So a cue
+//! fired once is one record, whatever happened to the call.
 
 use std::future::Future;
 use std::sync::{Arc, Mutex};
@@ -17,7 +25,7 @@ use std::time::{Instant, SystemTime};
 
 use serde_json::{json, Value};
 
-use crate::error::{Error, Result};
+use crate::error::{Delivery, Error, Result};
 
 /// The `log` target of the records (the logger `showctl.commands` the binding forwards them to).
 pub const TARGET: &str = "showctl::commands";
@@ -42,6 +50,12 @@ struct Tally {
     /// The last value read back (`confirm=True`).
     read: Option<Value>,
     confirm: bool,
+    /// `"primary"` or `"mirror"`: which application the command went to.
+    target: &'static str,
+    /// How far the command's POSTs got, as they go (what a record written on drop says).
+    reached: Delivery,
+    /// A POST started and not finished (an attempt a dropped command leaves in flight).
+    in_flight: bool,
 }
 
 tokio::task_local! {
@@ -70,7 +84,40 @@ pub fn sent(base: &str, secret: &[u8], path: impl FnOnce() -> String, attempts: 
         t.application = Some(base.to_string());
         t.secret = secret.to_vec();
         t.answered = Some(Instant::now());
+        t.in_flight = false;
     });
+}
+
+/// Run `attempt`, one attempt of a request to the application at `base` (key `secret`) for
+/// `path`, telling the command it runs in, when it is a command (`post`) inside a [`record`],
+/// how far it got after each of its steps (`delivery`: the transport's own account). A command
+/// dropped mid-way is then recorded with its delivery as it stood. Costs a task-local lookup
+/// otherwise.
+pub async fn noting<F: Future>(
+    post: bool,
+    base: &str,
+    secret: &[u8],
+    path: impl FnOnce() -> String,
+    attempt: F,
+    delivery: impl Fn() -> Delivery,
+) -> F::Output {
+    if !post || !inside() {
+        return attempt.await;
+    }
+    with_tally(|t| {
+        t.path = Some(path());
+        t.application = Some(base.to_string());
+        t.secret = secret.to_vec();
+        t.in_flight = true;
+    });
+    let mut attempt = std::pin::pin!(attempt);
+    std::future::poll_fn(|cx| {
+        let polled = attempt.as_mut().poll(cx);
+        let now = delivery();
+        with_tally(|t| t.reached = t.reached.max(now));
+        polled
+    })
+    .await
 }
 
 /// Called by a confirmed command for each value it read back.
@@ -94,8 +141,8 @@ pub fn operation() -> &'static str {
 /// The operation of a command sent as a raw request.
 pub const RAW: &str = "request";
 
-/// Run the command `fut` (named `operation`; `confirm`: read back) and log its record, when
-/// the logger wants one; else just run it.
+/// Run the command `fut` (named `operation`; `confirm`: read back) sent to the primary and log
+/// its record, when the logger wants one; else just run it.
 pub async fn record<T>(
     operation: &'static str,
     confirm: bool,
@@ -104,9 +151,36 @@ pub async fn record<T>(
     if !enabled() || inside() {
         return fut.await;
     }
-    let when = SystemTime::now();
-    let started = Instant::now();
-    let tally = Arc::new(Mutex::new(Tally {
+    run(tally("primary", operation, confirm), true, fut).await
+}
+
+/// A mirror's copy of a command: its record (`"target": "mirror"`, logged when the logger
+/// wants it) and, whether logged or not, how far it got ([`Copy::reached`]), which its worker
+/// reads when it gives the copy up.
+pub struct Copy {
+    tally: Arc<Mutex<Tally>>,
+}
+
+impl Copy {
+    pub fn new(operation: &'static str) -> Self {
+        Copy {
+            tally: tally("mirror", operation, false),
+        }
+    }
+
+    /// Send the copy (`fut`) inside its record.
+    pub async fn run<T>(&self, fut: impl Future<Output = Result<T>>) -> Result<T> {
+        run(self.tally.clone(), enabled(), fut).await
+    }
+
+    /// How far the copy got, as it stands (`NotSent` until a byte of it went out).
+    pub fn reached(&self) -> Delivery {
+        self.tally.lock().unwrap_or_else(|p| p.into_inner()).reached
+    }
+}
+
+fn tally(target: &'static str, operation: &'static str, confirm: bool) -> Arc<Mutex<Tally>> {
+    Arc::new(Mutex::new(Tally {
         operation,
         attempts: 0,
         path: None,
@@ -115,19 +189,74 @@ pub async fn record<T>(
         answered: None,
         read: None,
         confirm,
-    }));
-    let out = TALLY.scope(tally.clone(), fut).await;
-    let tally = tally.lock().unwrap_or_else(|p| p.into_inner());
-    log::info!(target: TARGET, "{}", line(&tally, when, started, out.as_ref().err()));
+        target,
+        reached: Delivery::NotSent,
+        in_flight: false,
+    }))
+}
+
+/// Run `fut` gathering into `tally`; `log`: write its record (with the outcome, or on drop).
+async fn run<T>(
+    tally: Arc<Mutex<Tally>>,
+    log: bool,
+    fut: impl Future<Output = Result<T>>,
+) -> Result<T> {
+    let mut pending = Pending {
+        tally: tally.clone(),
+        when: SystemTime::now(),
+        started: Instant::now(),
+        written: !log,
+    };
+    let out = TALLY.scope(tally, fut).await;
+    if log {
+        pending.write(Some(out.as_ref().err()));
+    }
     out
 }
 
-/// A time as RFC 3339 in UTC, to the microsecond (`2026-11-27T01:02:03.456789Z`).
+/// A command whose record is not written yet: written by [`Pending::write`] with the outcome,
+/// or on drop (the future was dropped before its outcome) as `abandoned`.
+struct Pending {
+    tally: Arc<Mutex<Tally>>,
+    when: SystemTime,
+    started: Instant,
+    written: bool,
+}
+
+impl Pending {
+    /// Log the record: `Some(err)` the outcome (`None` ok), `None` abandoned.
+    fn write(&mut self, outcome: Option<Option<&Error>>) {
+        self.written = true;
+        let tally = self.tally.lock().unwrap_or_else(|p| p.into_inner());
+        let line = line(&tally, self.when, self.started, outcome);
+        drop(tally);
+        log::info!(target: TARGET, "{line}");
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if !self.written {
+            self.write(None);
+        }
+    }
+}
+
+/// A time as RFC 3339 in UTC, always to the microsecond (`2026-11-27T01:02:03.456780Z`: six
+/// digits, trailing zeros kept, so every record has the same width, sorts as text in time order
+/// and is read by `datetime.fromisoformat` on every supported interpreter version).
 fn utc(at: SystemTime) -> String {
     let at = time::OffsetDateTime::from(at);
-    let at = at.replace_nanosecond(at.microsecond() * 1000).unwrap_or(at);
-    at.format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z",
+        at.year(),
+        u8::from(at.month()),
+        at.day(),
+        at.hour(),
+        at.minute(),
+        at.second(),
+        at.microsecond()
+    )
 }
 
 /// The layer a path targets (`/opacity/layer/2` → 2, `/clear/layer/Main` → "Main"), as sent:
@@ -148,35 +277,50 @@ fn layer_of(path: &str) -> Value {
     Value::Null
 }
 
-/// The record of a finished command, as one line of JSON.
-fn line(t: &Tally, when: SystemTime, started: Instant, err: Option<&Error>) -> String {
+/// What a record written on drop says in `error`.
+const ABANDONED: &str = "the call was given up (cancelled, interrupted or closed) before the \
+                         command's outcome was known";
+
+/// The record of a command, as one line of JSON: `outcome` `Some(None)` ok, `Some(Some(e))`
+/// failed with `e`, `None` abandoned (its delivery as it stood when it was dropped).
+fn line(t: &Tally, when: SystemTime, started: Instant, outcome: Option<Option<&Error>>) -> String {
     let path = t.path.clone();
-    let (delivery, status) = match err {
-        None => ("answered", None),
-        Some(e) => (e.delivery().as_str(), e.status()),
+    let (result, delivery, status, error) = match outcome {
+        Some(None) => ("ok", Delivery::Answered, None, None),
+        Some(Some(e)) => ("error", e.delivery(), e.status(), Some(e.to_string())),
+        None => ("abandoned", t.reached, None, Some(ABANDONED.to_string())),
     };
-    let confirm = match (t.confirm, err) {
+    let confirm = match (t.confirm, outcome) {
         (false, _) => Value::Null,
-        (true, None) => json!("confirmed"),
-        (true, Some(Error::NotConfirmed { .. })) => json!("not_confirmed"),
-        (true, Some(_)) => json!("not_read"),
+        (true, Some(None)) => json!("confirmed"),
+        (true, Some(Some(Error::NotConfirmed { .. }))) => json!("not_confirmed"),
+        (true, _) => json!("not_read"),
     };
-    let latency = t.answered.unwrap_or_else(Instant::now) - started;
+    // A dropped command's attempt in flight counts once any byte of it went out.
+    let in_flight = outcome.is_none() && t.in_flight && t.reached > Delivery::NotSent;
+    let attempts = t.attempts + u32::from(in_flight);
+    let latency = match (t.answered, outcome) {
+        (Some(at), _) => Some(at - started),
+        (None, Some(_)) => Some(Instant::now() - started),
+        (None, None) => None,
+    };
+    let latency = latency.map(|l| (l.as_secs_f64() * 1e6).round() / 1e3);
     let mut record = json!({
         "when": utc(when),
         "operation": t.operation,
         "method": "POST",
         "path": path,
         "application": t.application,
+        "target": t.target,
         "layer": path.as_deref().map(layer_of).unwrap_or(Value::Null),
-        "outcome": if err.is_none() { "ok" } else { "error" },
-        "delivery": delivery,
+        "outcome": result,
+        "delivery": delivery.as_str(),
         "status": status,
-        "attempts": t.attempts,
-        "latency_ms": (latency.as_secs_f64() * 1e6).round() / 1e3,
+        "attempts": attempts,
+        "latency_ms": latency,
         "confirm": confirm,
         "read": t.read.clone(),
-        "error": err.map(ToString::to_string),
+        "error": error,
     });
     if let Ok((name, step)) = STEP.try_with(|s| s.clone()) {
         record["sequence"] = json!(&*name);
@@ -212,5 +356,28 @@ mod tests {
     fn times_are_utc_to_the_microsecond() {
         let at = SystemTime::UNIX_EPOCH + std::time::Duration::from_micros(1_790_000_000_123_456);
         assert_eq!(utc(at), "2026-09-21T14:13:20.123456Z");
+    }
+
+    #[test]
+    fn times_keep_their_trailing_zeros() {
+        let micros = |us: u64| SystemTime::UNIX_EPOCH + std::time::Duration::from_micros(us);
+        assert_eq!(
+            utc(micros(1_790_000_000_788_500)),
+            "2026-09-21T14:13:20.788500Z"
+        );
+        assert_eq!(
+            utc(micros(1_790_000_000_000_000)),
+            "2026-09-21T14:13:20.000000Z"
+        );
+        assert_eq!(
+            utc(micros(1_790_000_000_000_010)),
+            "2026-09-21T14:13:20.000010Z"
+        );
+        // Fixed width: text order is time order.
+        let texts: Vec<String> = [0, 10, 500_000, 788_500, 999_999]
+            .map(|us| utc(micros(1_790_000_000_000_000 + us)))
+            .to_vec();
+        assert!(texts.iter().all(|t| t.len() == texts[0].len()), "{texts:?}");
+        assert!(texts.windows(2).all(|w| w[0] < w[1]), "{texts:?}");
     }
 }

@@ -284,6 +284,15 @@ impl Transport {
     pub fn confirm_timeout(&self) -> Duration {
         self.clients.config.confirm_timeout
     }
+    /// The longest a call takes: `timeout × (retries + 1)` plus the longest backoff delays
+    /// between its attempts (docs/reliability.md's bound).
+    pub fn call_bound(&self) -> Duration {
+        let delays = (0..self.retries)
+            .map(|a| self.backoff_delay_max(a))
+            .sum::<Duration>();
+        self.timeout * (self.retries + 1) + delays
+    }
+
     pub fn close(&self) {
         self.closed.store(true, Ordering::SeqCst);
     }
@@ -367,10 +376,19 @@ impl Transport {
     }
 
     fn backoff_delay(&self, attempt: u32) -> Duration {
-        let base = self.backoff.as_secs_f64() * 2f64.powi(attempt.min(16) as i32);
-        let capped = base.min(2.0);
         let jitter = rand::random::<f64>() * 0.5 + 0.75; // 0.75 .. 1.25
-        Duration::from_secs_f64(capped * jitter)
+        Duration::from_secs_f64(self.backoff_capped(attempt) * jitter)
+    }
+
+    /// The backoff before retry `attempt + 1` without its jitter, in seconds.
+    fn backoff_capped(&self, attempt: u32) -> f64 {
+        let base = self.backoff.as_secs_f64() * 2f64.powi(attempt.min(16) as i32);
+        base.min(2.0)
+    }
+
+    /// The longest [`Self::backoff_delay`] can be.
+    fn backoff_delay_max(&self, attempt: u32) -> Duration {
+        Duration::from_secs_f64(self.backoff_capped(attempt) * 1.25)
     }
 
     /// One attempt, bounded by the timeout from waiting for a free connection to the last body
@@ -384,6 +402,21 @@ impl Transport {
         // On the heap: a blocking call runs this future on the caller's own thread, whose stack
         // may be small (a connection over TLS, racing its addresses, is a large future).
         let exchange = Box::pin(self.exchange(req, &path_and_query, &url, &progress));
+        // A command's record learns how far it got as it goes (written as it stood if the
+        // caller drops it: see `crate::journal`).
+        let (base, key, post) = (
+            self.target.base(),
+            self.target.secret(),
+            req.method == Method::Post,
+        );
+        let exchange = crate::journal::noting(
+            post,
+            base,
+            key,
+            || path_and_query.clone(),
+            exchange,
+            || progress.delivery(),
+        );
         let result = tokio::time::timeout(self.timeout, exchange).await;
         let out = match result {
             Ok(r) => r,

@@ -2315,7 +2315,12 @@ class MirrorStatus:
         """Commands the mirror answered with a 2xx."""
     @property
     def failed(self) -> int:
-        """Commands that failed on the mirror."""
+        """Commands that failed on the mirror without running (an error status, no connection)."""
+    @property
+    def unanswered(self) -> int:
+        """Commands sent to the mirror that got no answer (a timeout, a reset, given up at close
+        once written): the mirror may have run them.
+        """
     @property
     def dropped(self) -> int:
         """Commands never sent to the mirror (its queue was full, or the client was closed)."""

@@ -9,6 +9,7 @@ import datetime
 import json
 import logging
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 import showctl
 
+from tests.kit.commandlog import CommandLog, commands_logged
 from tests.kit.fakeserver import serve, serving, stall
 from tests.kit.netkit import free_port
 
@@ -28,6 +30,7 @@ FIELDS = [
     "method",
     "path",
     "application",
+    "target",
     "layer",
     "outcome",
     "delivery",
@@ -40,35 +43,20 @@ FIELDS = [
 ]
 
 
-class Kept(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.records: list[logging.LogRecord] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-    def lines(self) -> list[dict[str, Any]]:
-        return [json.loads(r.getMessage()) for r in self.records]
-
-
 @pytest.fixture
-def kept() -> Iterator[Kept]:
-    """The records of ``showctl.commands`` at INFO (set before any client is built, as the
-    bridge reads the level when a client is made)."""
-    logger = logging.getLogger("showctl.commands")
-    handler = Kept()
-    logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
-    yield handler
-    logger.removeHandler(handler)
-    logger.setLevel(logging.NOTSET)
+def kept() -> Iterator[CommandLog]:
+    """The records of ``showctl.commands`` at INFO."""
+    with commands_logged() as log:
+        yield log
 
 
 def check_common(line: dict[str, Any], url: str) -> None:
     assert list(line) == FIELDS
     assert line["method"] == "POST"
     assert line["application"] == url + "/api/0"
+    # Always six digits of microseconds: one width, text order is time order, and
+    # fromisoformat reads it on 3.9 and 3.10 too (they take only 3 or 6 digits).
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", line["when"]), line
     when = datetime.datetime.fromisoformat(line["when"].replace("Z", "+00:00"))
     assert when.utcoffset() == datetime.timedelta(0)
     now = datetime.datetime.now(datetime.timezone.utc)
@@ -76,7 +64,7 @@ def check_common(line: dict[str, Any], url: str) -> None:
     assert isinstance(line["latency_ms"], float) and line["latency_ms"] > 0
 
 
-def test_one_record_per_command_with_every_field(kept: Kept, sim: showctl.Simulator) -> None:
+def test_one_record_per_command_with_every_field(kept: CommandLog, sim: showctl.Simulator) -> None:
     with showctl.MediaPlayer(sim.url) as player:
         player.layer(1).set_opacity(0.25, confirm=True)
         player.layers()  # a read: no record
@@ -100,7 +88,7 @@ def test_one_record_per_command_with_every_field(kept: Kept, sim: showctl.Simula
     assert record.delivery == "answered" and record.confirm == "confirmed"  # type: ignore[attr-defined]
 
 
-def test_async_commands_are_recorded_alike(kept: Kept, sim: showctl.Simulator) -> None:
+def test_async_commands_are_recorded_alike(kept: CommandLog, sim: showctl.Simulator) -> None:
     async def run() -> None:
         async with showctl.MediaPlayer(sim.url) as player:
             await asyncio.gather(
@@ -121,7 +109,9 @@ def test_async_commands_are_recorded_alike(kept: Kept, sim: showctl.Simulator) -
         assert (line["outcome"], line["delivery"], line["attempts"]) == ("ok", "answered", 1)
 
 
-def test_a_batch_and_the_mirrors_record_each_command(kept: Kept, sim: showctl.Simulator) -> None:
+def test_a_batch_and_the_mirrors_record_each_command(
+    kept: CommandLog, sim: showctl.Simulator
+) -> None:
     with showctl.Simulator() as backup:
         backup_url = backup.url
         with showctl.MediaPlayer(sim.url, mirrors=[backup_url]) as player:  # close() drains
@@ -130,6 +120,7 @@ def test_a_batch_and_the_mirrors_record_each_command(kept: Kept, sim: showctl.Si
     by_app: dict[str, list[tuple[Any, ...]]] = {}
     for x in kept.lines():
         by_app.setdefault(x["application"], []).append((x["operation"], x["path"], x["status"]))
+        assert x["target"] == ("mirror" if x["application"] == backup_url + "/api/0" else "primary")
     for app in (sim.url, backup_url):
         assert sorted(by_app[app + "/api/0"]) == [
             ("mute", "/mute/layer/1", None),
@@ -137,7 +128,9 @@ def test_a_batch_and_the_mirrors_record_each_command(kept: Kept, sim: showctl.Si
         ]
 
 
-def test_each_step_of_a_fade_is_a_command_of_its_own(kept: Kept, sim: showctl.Simulator) -> None:
+def test_each_step_of_a_fade_is_a_command_of_its_own(
+    kept: CommandLog, sim: showctl.Simulator
+) -> None:
     with showctl.MediaPlayer(sim.url) as player:
         player.layer(1).set_opacity(0.0)
         player.layer(1).fade(1.0, 0.2, steps=4)
@@ -147,7 +140,7 @@ def test_each_step_of_a_fade_is_a_command_of_its_own(kept: Kept, sim: showctl.Si
     assert len(sent) >= 2 and lines[-1]["path"] == "/opacity/layer/1"
 
 
-def test_a_read_back_that_never_shows_is_recorded(kept: Kept) -> None:
+def test_a_read_back_that_never_shows_is_recorded(kept: CommandLog) -> None:
     with showctl.Simulator(apply_delay=2.0) as slow:
         with showctl.MediaPlayer(slow.url, confirm_timeout=0.1) as player:
             with pytest.raises(showctl.NotConfirmedError):
@@ -161,7 +154,7 @@ def test_a_read_back_that_never_shows_is_recorded(kept: Kept) -> None:
     assert line["read"] == 1.0 and "read back" in line["error"]
 
 
-def test_failures_say_whether_the_command_went_out(kept: Kept) -> None:
+def test_failures_say_whether_the_command_went_out(kept: CommandLog) -> None:
     refused = f"http://127.0.0.1:{free_port()}"
     with showctl.MediaPlayer(refused, retries=0) as player:
         with pytest.raises(showctl.ConnectError):
@@ -176,7 +169,7 @@ def test_failures_say_whether_the_command_went_out(kept: Kept) -> None:
     assert "timed out" in hung["error"]
 
 
-def test_retried_commands_count_their_attempts(kept: Kept) -> None:
+def test_retried_commands_count_their_attempts(kept: CommandLog) -> None:
     answers = iter([(503, b"{}"), (503, b"{}"), (200, b"")])
     with serving(serve(lambda seen: next(answers))) as url:
         with showctl.MediaPlayer(url, retry_commands=True, retries=2) as player:
@@ -185,7 +178,7 @@ def test_retried_commands_count_their_attempts(kept: Kept) -> None:
     assert (line["outcome"], line["attempts"]) == ("ok", 3)
 
 
-def test_the_key_is_never_in_a_record(kept: Kept) -> None:
+def test_the_key_is_never_in_a_record(kept: CommandLog) -> None:
     key = "s3cret-show-key"
 
     def echo(seen: Any) -> tuple[int, bytes]:
@@ -207,17 +200,10 @@ def test_the_key_is_never_in_a_record(kept: Kept) -> None:
 
 
 def test_nothing_is_recorded_when_the_logger_does_not_want_info(sim: showctl.Simulator) -> None:
-    logger = logging.getLogger("showctl.commands")
-    handler = Kept()
-    logger.addHandler(handler)
-    logger.setLevel(logging.WARNING)
-    try:
+    with commands_logged(logging.WARNING) as handler:
         with showctl.MediaPlayer(sim.url) as player:
             player.layer(1).set_opacity(0.5, confirm=True)
             player.layer(1).mute()
-    finally:
-        logger.removeHandler(handler)
-        logger.setLevel(logging.NOTSET)
     assert handler.records == []
 
 

@@ -36,7 +36,7 @@ def test_on_its_own_simulators() -> None:
         "fade done: 'Lower Third/Left' at 0",
         "event: time_remaining Main <= 1 s",
         "event: stopped Main countdown_10s.mov",
-        "failed 0, dropped 0",
+        "failed 0, unanswered 0, dropped 0",
     ]:
         assert line in out, out
 

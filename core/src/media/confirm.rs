@@ -4,8 +4,12 @@
 //! fails with [`Error::NotConfirmed`] (what was expected, what was read) when the value never
 //! shows.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
+
+use tokio::time::Instant;
 
 use serde_json::{json, Map, Value};
 
@@ -15,7 +19,7 @@ use super::endpoints::{Call, Endpoint};
 use super::expect::Expect;
 use super::models::{Cue, TransportState};
 use super::table::consts as ep;
-use crate::error::{Error, Result};
+use crate::error::{Delivery, Error, Result};
 use crate::ident::Ident;
 
 /// When the value is read back, after the command's 200, by default: five reads over half a
@@ -328,24 +332,54 @@ async fn layer_or_workspace<T>(
     }
 }
 
+/// When a confirmed call must end: `timeout × (retries + 1)` plus the backoff from its start
+/// (the bound of every call), or `confirm_timeout` after its command's answer when that is
+/// later. The read-back window and every read in it (a trigger's cue lookup too) share it.
+fn deadline(client: &MediaClient, started: Instant, answered: Instant) -> Instant {
+    let transport = client.transport();
+    (started + transport.call_bound()).max(answered + transport.confirm_timeout())
+}
+
 /// Send `call`, then read back until `expect` shows, at the times of [`read_back`] over the
-/// client's `confirm_timeout`. A read that
+/// client's `confirm_timeout`, every read within the call's one [`deadline`]. A read that
 /// fails is tried again at the next time; if the last one fails, the error says so. The
-/// command's own failure is returned as it is.
+/// command's own failure is returned as it is, at once.
 pub async fn confirmed(client: &MediaClient, call: Call<()>, expect: &Expect) -> Result<()> {
     let method = call.request.method.as_str();
     let url = client.transport().url_of(&call.request);
-    let (sent, cue) = tokio::join!(client.run(call), expect.cue(client));
+    let started = Instant::now();
+    // The cue (a trigger's) is read while the command goes, within the call's bound.
+    let bound = started + client.transport().call_bound();
+    let mut sending = std::pin::pin!(client.run(call));
+    let mut lookup = std::pin::pin!(tokio::time::timeout_at(bound, expect.cue(client)));
+    let (sent, cue) = until_sent(sending.as_mut(), lookup.as_mut()).await;
     sent?;
+    let deadline = deadline(client, started, Instant::now());
+    // (Still going: bounded by `bound`, which is not after the deadline.)
+    let cue = match cue {
+        Some(cue) => cue,
+        None => lookup.await,
+    };
+    let cue = cue.unwrap_or_else(|_| Err(cut(client, started, deadline)));
     let expected = expect.expected(cue.as_ref().ok().and_then(Option::as_ref));
     let mut last: Result<Value> = Ok(Value::Null);
     let schedule = read_back(client.transport().confirm_timeout());
+    let mut reads = 0;
     match &cue {
         Ok(cue) => {
-            let start = tokio::time::Instant::now();
+            let start = Instant::now();
             for at in schedule {
+                if start + at > deadline {
+                    break;
+                }
                 tokio::time::sleep_until(start + at).await;
-                let observed = expect.observe(client, cue.as_ref()).await;
+                let Ok(observed) =
+                    tokio::time::timeout_at(deadline, expect.observe(client, cue.as_ref())).await
+                else {
+                    last = Err(cut(client, started, deadline));
+                    break;
+                };
+                reads += 1;
                 if let Ok(o) = &observed {
                     crate::journal::read(&o.actual);
                     let _ = READ.try_with(|r| {
@@ -367,8 +401,7 @@ pub async fn confirmed(client: &MediaClient, call: Call<()>, expect: &Expect) ->
         Ok(actual) => {
             let message = format!(
                 "{method} {url} was answered 200, but {what} read back {actual}, not {expected} \
-                 ({} reads over {:.1} s)",
-                schedule.len(),
+                 ({reads} reads over {:.1} s)",
                 schedule[schedule.len() - 1].as_secs_f64()
             );
             (actual, message)
@@ -379,7 +412,9 @@ pub async fn confirmed(client: &MediaClient, call: Call<()>, expect: &Expect) ->
         ),
     };
     if let (Expect::Playing { layer: Some(_), .. }, Ok(Some(cue))) = (expect, &cue) {
-        message.push_str(&elsewhere(client, cue).await);
+        if let Ok(more) = tokio::time::timeout_at(deadline, elsewhere(client, cue)).await {
+            message.push_str(&more);
+        }
     }
     Err(Error::NotConfirmed {
         method: method.to_string(),
@@ -388,6 +423,39 @@ pub async fn confirmed(client: &MediaClient, call: Call<()>, expect: &Expect) ->
         expected: Box::new(expected),
         actual: Box::new(actual),
     })
+}
+
+/// Run the command `sent` and the lookup `cue` together until the command is done: its
+/// result, and the lookup's when it finished first (`None`: still going, or dropped because
+/// the command failed, whose error is the call's at once).
+async fn until_sent<S: Future, C: Future>(
+    mut sent: Pin<&mut S>,
+    mut cue: Pin<&mut C>,
+) -> (S::Output, Option<C::Output>) {
+    let mut looked_up = None;
+    loop {
+        tokio::select! {
+            out = sent.as_mut() => return (out, looked_up),
+            c = cue.as_mut(), if looked_up.is_none() => looked_up = Some(c),
+        }
+    }
+}
+
+/// The error of a read cut off by the call's deadline.
+fn cut(client: &MediaClient, started: Instant, deadline: Instant) -> Error {
+    let after = deadline.saturating_duration_since(started).as_secs_f64();
+    let transport = client.transport();
+    Error::Timeout {
+        method: "GET".into(),
+        url: transport.base_url().to_string(),
+        message: format!(
+            "no answer by the call's deadline, {after:.3}s after the command started \
+             (timeout × (retries + 1) plus the backoff, or confirm_timeout={:.3}s after the \
+             command's answer)",
+            transport.confirm_timeout().as_secs_f64()
+        ),
+        delivery: Delivery::SentNoAnswer,
+    }
 }
 
 /// For a trigger on a layer that did not show the cue: where it plays instead, when it does

@@ -7,6 +7,14 @@
 //! mirror and sent to the primary at once. A mirror's failures are logged (target
 //! `showctl::mirror`) and counted in its [`MirrorStatus`].
 //!
+//! A command the mirror may still run is never overtaken by a later one: after a command went
+//! out and got no answer (a timeout, a reset, a frozen application that has it in its buffers),
+//! the next command is held until the mirror answers a read again ([`FENCE`], tried every
+//! [`FENCE_EVERY`] at most), so the application is serving and has had the earlier command
+//! before the next one is sent. What the fence cannot rule out: a copy still in this machine's
+//! send queue that the kernel retransmits later, once a cut path returns (only an aborted
+//! connection drops it: the transport's concern).
+//!
 //! A burst (a `batch()` of thousands of commands, thousands of gathered `_async` calls) is
 //! queued whole and reaches a mirror that keeps up, every command and in order: the queue holds
 //! [`QUEUE`] commands (a few MB at most). Only a mirror that truly cannot keep up (one whose
@@ -16,18 +24,25 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use tokio::sync::{mpsc, watch};
 
 use super::sender::Sender;
-use crate::error::Error;
+use crate::error::{Delivery, Error};
 use crate::tls::resolve_pin;
 use crate::transport::{Request, Target};
 
 /// Commands a mirror may have waiting before more are dropped for it. Far above any burst a
 /// show sends (a queued command is a path and a small body).
 pub const QUEUE: usize = 65_536;
+
+/// The read that tells a mirror serves again after a command it got no answer to (a number of
+/// a few bytes; any answer, an error status included, will do).
+pub const FENCE: &str = "/transitionDuration/workspace";
+
+/// How often the fence is tried at most while the mirror does not answer it.
+pub const FENCE_EVERY: Duration = Duration::from_millis(250);
 
 /// A mirror as given: its URL, its key (`None`: the primary's) and its own pin (the text of
 /// a `tls_fingerprint`).
@@ -88,8 +103,11 @@ pub struct MirrorStatus {
     pub healthy: bool,
     /// Commands the mirror answered with a 2xx.
     pub sent: u64,
-    /// Commands that failed on the mirror (an error status, no connection, a timeout).
+    /// Commands that failed on the mirror without running: an error status, no connection.
     pub failed: u64,
+    /// Commands sent to the mirror that got no answer (a timeout after sending, a reset, or
+    /// given up at close once written): the mirror may have run them.
+    pub unanswered: u64,
     /// Commands never sent to the mirror: its queue was full, or the client was closed first.
     pub dropped: u64,
     /// Commands queued or in flight.
@@ -103,11 +121,12 @@ pub struct MirrorStatus {
 
 impl MirrorStatus {
     /// The fields its repr shows, in order (the times stay out of it).
-    pub const SHOWN: [&'static str; 7] = [
+    pub const SHOWN: [&'static str; 8] = [
         "url",
         "healthy",
         "sent",
         "failed",
+        "unanswered",
         "dropped",
         "pending",
         "last_error",
@@ -174,7 +193,11 @@ impl Shared {
                 (log::Level::Info, message)
             }
             Err(e) => {
-                st.failed += 1;
+                if e.delivery() == Delivery::SentNoAnswer {
+                    st.unanswered += 1;
+                } else {
+                    st.failed += 1;
+                }
                 let message = if st.healthy {
                     let hint = "the primary is not affected; see mirror_status()";
                     (log::Level::Warn, format!("mirror {}: {e} ({hint})", st.url))
@@ -216,11 +239,14 @@ impl Shared {
         self.done.send_modify(|d| *d += n);
     }
 
-    /// Count a command dropped because the mirror was closed before it was sent or answered:
-    /// the mirror missed it, so it is not healthy.
-    fn dropped_at_close(&self) {
+    /// Count a command given up because the mirror was closed: dropped when nothing of it went
+    /// out (`reached`), else unanswered (the mirror may run it). Not healthy either way.
+    fn given_up_at_close(&self, reached: Delivery) {
         let mut st = self.status();
-        st.dropped += 1;
+        match reached {
+            Delivery::NotSent => st.dropped += 1,
+            _ => st.unanswered += 1,
+        }
         st.healthy = false;
     }
 }
@@ -252,6 +278,7 @@ impl Mirror {
                     healthy: true,
                     sent: 0,
                     failed: 0,
+                    unanswered: 0,
                     dropped: 0,
                     pending: 0,
                     last_error: None,
@@ -337,21 +364,48 @@ impl Mirror {
     }
 }
 
-/// The worker: send each queued command in turn, record the outcome.
+/// The worker: send each queued command in turn, record the outcome; after a command that got
+/// no answer, hold the next until the fence is answered ([`fence`]).
 async fn work(shared: Arc<Shared>, mut rx: mpsc::Receiver<MirrorCopy>) {
     let mut closed = shared.closed.subscribe();
+    let mut unsure = false;
     while let Some(job) = rx.recv().await {
+        if unsure && !*closed.borrow() {
+            tokio::select! {
+                () = fence(&shared) => unsure = false,
+                _ = closed.wait_for(|c| *c) => {}
+            }
+        }
+        let copy = crate::journal::Copy::new(job.operation);
         let exchange = shared.sender.exchange(&job.request, job.fallback.as_ref());
-        let sent = crate::journal::record(job.operation, false, exchange);
+        let sent = copy.run(exchange);
         tokio::select! {
             result = sent, if !*closed.borrow() => match result {
-                // The transport was closed for `close` while this was on its way: dropped at
+                // The transport was closed for `close` while this was on its way: given up at
                 // close, not a failure of the mirror.
-                Err(crate::error::Error::Closed) => shared.dropped_at_close(),
-                result => shared.record(result.map(|_| ()), rx.len() as u64),
+                Err(Error::Closed) => shared.given_up_at_close(copy.reached()),
+                result => {
+                    unsure = matches!(&result, Err(e) if e.delivery() == Delivery::SentNoAnswer);
+                    shared.record(result.map(|_| ()), rx.len() as u64);
+                }
             },
-            _ = closed.wait_for(|c| *c) => shared.dropped_at_close(),
+            _ = closed.wait_for(|c| *c) => shared.given_up_at_close(copy.reached()),
         }
         shared.finish(1);
+    }
+}
+
+/// Return once the mirror answers the [`FENCE`] read (any status): it serves again, and a
+/// command it had in its buffers unanswered has had its turn. Tried again at most every
+/// [`FENCE_EVERY`], each try within the client's timeout.
+async fn fence(shared: &Shared) {
+    let read = Request::get(FENCE);
+    loop {
+        let started = tokio::time::Instant::now();
+        let answer = shared.sender.transport().attempt(&read).await;
+        if Delivery::of(&answer) == Delivery::Answered {
+            return;
+        }
+        tokio::time::sleep_until(started + FENCE_EVERY).await;
     }
 }

@@ -159,7 +159,9 @@ async fn a_full_queue_drops_commands_for_that_mirror_only() {
     let st = &c.mirror_status()[0];
     assert_eq!(st.pending, 0, "{st:?}");
     assert_eq!(st.sent, 0);
-    assert_eq!(st.failed + st.dropped, n as u64);
+    // The command in flight when closing gave up went out: unanswered, not dropped.
+    assert_eq!((st.failed, st.unanswered), (0, 1), "{st:?}");
+    assert_eq!(st.unanswered + st.dropped, n as u64, "{st:?}");
 }
 
 /// A burst far larger than any show sends at once (but within the queue) reaches a mirror that
@@ -207,9 +209,10 @@ fn a_mirror_may_not_repeat_a_url() {
     assert!(e.to_string().starts_with("mirrors[1]:"), "{e}");
 }
 
-/// `close()` drops what is in flight at once: counted, and the mirror is not healthy.
+/// `close()` gives up at once on what is in flight: a command the mirror already has is
+/// counted unanswered (it may run it), never dropped, and the mirror is not healthy.
 #[tokio::test]
-async fn a_command_dropped_at_close_leaves_the_mirror_unhealthy() {
+async fn a_command_given_up_at_close_once_written_is_unanswered_not_dropped() {
     let (primary, _) = serve(|_| Reply::ok("")).await;
     let (mirror, mirror_log) = serve(|_| Reply::ok("").after(Duration::from_secs(30))).await;
     let c = mirrored(&config(&primary), &[(&mirror, None)]);
@@ -229,8 +232,8 @@ async fn a_command_dropped_at_close_leaves_the_mirror_unhealthy() {
     }
     let st = &c.mirror_status()[0];
     assert_eq!(
-        (st.sent, st.failed, st.dropped, st.healthy),
-        (0, 0, 1, false),
+        (st.sent, st.failed, st.unanswered, st.dropped, st.healthy),
+        (0, 0, 1, 0, false),
         "{st:?}"
     );
 }
@@ -266,4 +269,60 @@ fn mirror_targets_take_the_primary_key_and_name_the_mirror_they_refuse() {
     let e = targets(vec![plain, bad], None).err().unwrap();
     assert!(matches!(e, Error::InvalidInput(_)), "{e:?}");
     assert!(e.to_string().starts_with("mirrors[1]: "), "{e}");
+}
+
+/// A command the mirror got and did not answer (it may still run it) is never overtaken: the
+/// next is held until the mirror answers the fence read again, then everything follows in order.
+#[tokio::test]
+async fn a_command_left_unanswered_holds_the_next_until_the_mirror_answers_again() {
+    let (primary, _) = serve(|_| Reply::ok("")).await;
+    let fences = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = fences.clone();
+    let (mirror, mirror_log) = serve(move |req| {
+        let late = Reply::ok("").after(Duration::from_secs(3));
+        if req.path == FENCE && seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) < 2 {
+            return late; // still not serving: the first two fences go unanswered
+        }
+        match req.value() == 0.2 {
+            true => late,
+            false => Reply::ok("0.5"),
+        }
+    })
+    .await;
+    let mut cfg = config(&primary);
+    cfg.timeout = Duration::from_millis(300);
+    let c = mirrored(&cfg, &[(&mirror, None)]);
+    for v in [0.1, 0.2, 0.3, 0.4] {
+        c.run(opacity(v)).await.unwrap();
+    }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while c.mirrors_busy() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the mirror never went on"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let post = |v: f64| format!("POST /opacity/layer/0 {{\"value\":{v}}}");
+    let fence = format!("GET {FENCE}");
+    let log = mirror_log.lock().unwrap().clone();
+    assert_eq!(
+        log,
+        [
+            post(0.1),
+            post(0.2),
+            fence.clone(),
+            fence.clone(),
+            fence,
+            post(0.3),
+            post(0.4)
+        ],
+        "held until the third fence was answered"
+    );
+    let st = &c.mirror_status()[0];
+    assert_eq!(
+        (st.sent, st.failed, st.unanswered, st.dropped, st.healthy),
+        (3, 0, 1, 0, true),
+        "{st:?}"
+    );
 }
