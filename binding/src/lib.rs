@@ -35,6 +35,7 @@ pub mod layer;
 pub mod models;
 pub mod option_table;
 pub mod options;
+pub mod osc;
 pub mod player;
 pub mod probe;
 pub mod rt;
@@ -70,6 +71,8 @@ mod _core {
     };
     #[pymodule_export]
     use super::options::{_client_options, _scrub, _url_env};
+    #[pymodule_export]
+    use super::osc::PyOscBridge;
     #[pymodule_export]
     use super::player::PyMediaPlayer;
     #[pymodule_export]

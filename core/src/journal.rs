@@ -46,6 +46,14 @@ struct Tally {
 
 tokio::task_local! {
     static TALLY: Arc<Mutex<Tally>>;
+    /// Who the commands sent below are sent for (the OSC bridge's sender), when not the caller.
+    static ORIGIN: String;
+}
+
+/// Run `fut` on behalf of `origin` (the OSC bridge names its sender: `osc udp 10.0.0.5:53001`):
+/// the record of each command `fut` sends carries it as `origin`.
+pub async fn on_behalf_of<T>(origin: String, fut: impl Future<Output = T>) -> T {
+    ORIGIN.scope(origin, fut).await
 }
 
 fn with_tally(f: impl FnOnce(&mut Tally)) {
@@ -170,6 +178,9 @@ fn line(t: &Tally, when: SystemTime, started: Instant, err: Option<&Error>) -> S
         "read": t.read.clone(),
         "error": err.map(ToString::to_string),
     });
+    if let Ok(origin) = ORIGIN.try_with(Clone::clone) {
+        record["origin"] = json!(origin);
+    }
     crate::scrub::scrub_value(&mut record, &t.secret);
     record.to_string()
 }

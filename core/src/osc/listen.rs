@@ -1,0 +1,379 @@
+//! The bridge's sockets: one port, UDP datagrams and TCP connections (SLIP frames), each
+//! packet checked (sender, rate, size) before it is decoded, and decoded by `rosc` into jobs
+//! for the senders' lanes ([`super::run`]).
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rosc::{OscPacket, OscTime};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream, UdpSocket};
+use tokio::sync::{mpsc, Semaphore};
+
+use super::run::{From, Job, Shared};
+use super::slip::{Frame, Framer};
+use super::{Options, Stats, MAX_DEPTH, TARGET};
+use crate::error::{Error, Result};
+
+/// A running bridge.
+pub(super) struct Running {
+    pub addr: SocketAddr,
+    shared: Arc<Shared>,
+}
+
+impl Running {
+    /// Stop reading, refuse what is queued, and wait (at most `grace`) for every task.
+    pub async fn stop(self, grace: Duration) {
+        self.shared.closing.send_replace(true);
+        self.shared.tasks.close();
+        if tokio::time::timeout(grace, self.shared.tasks.wait())
+            .await
+            .is_err()
+        {
+            log::warn!(
+                target: TARGET,
+                "osc: stopped with a command still being sent after {} s",
+                grace.as_secs_f64()
+            );
+        }
+    }
+}
+
+/// Tries at binding UDP on the port the kernel picked for TCP (`port=0`) before giving up.
+const PORT_TRIES: usize = 20;
+
+/// Bind TCP and UDP on one port and start reading.
+pub(super) fn start(o: &Options, shared: Arc<Shared>) -> Result<Running> {
+    let (tcp, udp) = bind(&o.host, o.port)?;
+    let addr = tcp
+        .local_addr()
+        .map_err(|e| Error::invalid(format!("host: {e}")))?;
+    let rt = crate::runtime::get();
+    let _entered = rt.enter();
+    let tcp = TcpListener::from_std(tcp).map_err(|e| Error::invalid(format!("host: {e}")))?;
+    let udp = Arc::new(UdpSocket::from_std(udp).map_err(|e| Error::invalid(format!("host: {e}")))?);
+    let _ = shared.udp.set(udp.clone());
+    shared.tasks.spawn(read_udp(shared.clone(), udp));
+    shared.tasks.spawn(accept(shared.clone(), tcp));
+    Ok(Running { addr, shared })
+}
+
+fn bind(host: &str, port: u16) -> Result<(std::net::TcpListener, std::net::UdpSocket)> {
+    let mut last = None;
+    for _ in 0..if port == 0 { PORT_TRIES } else { 1 } {
+        let tcp = crate::serve::bind(host, port).map_err(Error::invalid)?;
+        let at = tcp
+            .local_addr()
+            .map_err(|e| Error::invalid(format!("host: {e}")))?;
+        match std::net::UdpSocket::bind(at) {
+            Ok(udp) => {
+                udp.set_nonblocking(true)
+                    .map_err(|e| Error::invalid(format!("host: {e}")))?;
+                return Ok((tcp, udp));
+            }
+            Err(e) => last = Some((at, e)),
+        }
+    }
+    let (at, e) = last.expect("tried once at least");
+    Err(Error::invalid(format!(
+        "port: cannot listen for UDP on {at}: {e}"
+    )))
+}
+
+async fn read_udp(shared: Arc<Shared>, udp: Arc<UdpSocket>) {
+    let mut closing = shared.closing.subscribe();
+    let max = shared.limits.max_frame;
+    // One byte more than the bound: a datagram that fills it is over the bound.
+    let mut buf = vec![0u8; max + 1];
+    loop {
+        let got = tokio::select! {
+            _ = closing.wait_for(|c| *c) => return,
+            got = udp.recv_from(&mut buf) => got,
+        };
+        let (n, peer) = match got {
+            Ok(got) => got,
+            // An ICMP error of an earlier reply (the sender's port closed): nothing to read.
+            Err(_) => continue,
+        };
+        if !shared.allowed(peer, "udp") || !shared.admitted(peer) {
+            continue;
+        }
+        let from = From {
+            transport: "udp",
+            peer,
+            tcp: None,
+        };
+        Stats::add(&shared.stats.received);
+        if n > max {
+            Stats::add(&shared.stats.oversized);
+            shared.dropped(&from, format!("oversized: over the {max} bytes read"), n);
+            continue;
+        }
+        packet(&shared, from, &buf[..n]);
+    }
+}
+
+async fn accept(shared: Arc<Shared>, listener: TcpListener) {
+    let mut closing = shared.closing.subscribe();
+    let slots = Arc::new(Semaphore::new(shared.limits.max_connections));
+    let full_logged = AtomicBool::new(false);
+    loop {
+        let got = tokio::select! {
+            _ = closing.wait_for(|c| *c) => return,
+            got = listener.accept() => got,
+        };
+        let (stream, peer) = match got {
+            Ok(got) => got,
+            Err(e) => {
+                // Out of descriptors or the like: wait before accepting again, never spin.
+                log::warn!(target: TARGET, "osc: accepting a TCP connection failed: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        if !shared.allowed(peer, "tcp") {
+            continue;
+        }
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            Stats::add(&shared.stats.connections_refused);
+            if !full_logged.swap(true, Ordering::Relaxed) {
+                log::warn!(
+                    target: TARGET,
+                    "osc: {} TCP connections are open: more are closed as they come (one line \
+                     until one closes)",
+                    shared.limits.max_connections
+                );
+            }
+            continue;
+        };
+        full_logged.store(false, Ordering::Relaxed);
+        let s = shared.clone();
+        shared.tasks.spawn(async move {
+            connection(s, stream, peer).await;
+            drop(slot);
+        });
+    }
+}
+
+/// Frames written to one connection at most while it does not read them; more replies are
+/// dropped.
+const WRITE_QUEUE: usize = 64;
+
+async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
+    let _ = stream.set_nodelay(true);
+    let (mut read, mut write) = stream.into_split();
+    let (tx, mut rx) = mpsc::channel::<Vec<u8>>(WRITE_QUEUE);
+    let idle = shared.limits.idle;
+    let writer = shared.tasks.spawn(async move {
+        while let Some(frame) = rx.recv().await {
+            match tokio::time::timeout(idle, write.write_all(&frame)).await {
+                Ok(Ok(())) => {}
+                _ => break,
+            }
+        }
+    });
+    let from = From {
+        transport: "tcp",
+        peer,
+        tcp: Some(tx),
+    };
+    let mut closing = shared.closing.subscribe();
+    let mut framer = Framer::new(shared.limits.max_frame);
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut frames = Vec::new();
+    loop {
+        let n = tokio::select! {
+            _ = closing.wait_for(|c| *c) => break,
+            n = tokio::time::timeout(idle, read.read(&mut buf)) => match n {
+                Ok(Ok(0)) | Ok(Err(_)) => break,
+                Ok(Ok(n)) => n,
+                Err(_) => {
+                    log::info!(
+                        target: TARGET,
+                        "osc: TCP connection from {peer} closed: idle for {} s",
+                        idle.as_secs()
+                    );
+                    break;
+                }
+            },
+        };
+        framer.feed(&buf[..n], &mut frames);
+        for frame in frames.drain(..) {
+            if !shared.admitted(peer) {
+                continue;
+            }
+            Stats::add(&shared.stats.received);
+            match frame {
+                Frame::Packet(p) => packet(&shared, from.clone(), &p),
+                Frame::Oversized(len) => {
+                    Stats::add(&shared.stats.oversized);
+                    let max = shared.limits.max_frame;
+                    shared.dropped(&from, format!("oversized: {len} bytes, over {max}"), len);
+                }
+                Frame::Malformed => {
+                    Stats::add(&shared.stats.malformed);
+                    shared.dropped(&from, "malformed: a bad SLIP escape".into(), 0);
+                }
+            }
+        }
+    }
+    drop(from);
+    // The writer ends once the lanes have dropped their copies of the connection's sender
+    // (after the replies they still owe): a reply is never cut by the reader's end.
+    let _ = writer;
+}
+
+/// How deep bundles nest in `p` (0: a message), counted without decoding: the decoder
+/// recurses once per level, so a packet nested deeper than [`MAX_DEPTH`] is refused before it.
+pub(super) fn depth(p: &[u8]) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(p, 1usize)];
+    while let Some((p, d)) = stack.pop() {
+        if !p.starts_with(b"#bundle\0") {
+            continue;
+        }
+        deepest = deepest.max(d);
+        if deepest > MAX_DEPTH {
+            break;
+        }
+        let mut rest = p.get(16..).unwrap_or_default();
+        while let Some(size) = rest.get(..4) {
+            let n = u32::from_be_bytes(size.try_into().expect("4 bytes")) as usize;
+            let Some(element) = rest.get(4..4usize.saturating_add(n)) else {
+                break;
+            };
+            stack.push((element, d + 1));
+            rest = &rest[4 + n..];
+        }
+    }
+    deepest
+}
+
+/// OSC time tags count seconds from 1900; Unix time from 1970.
+const NTP_TO_UNIX: u64 = 2_208_988_800;
+
+/// A time tag as a time, `None` for "immediately" (`1`; `0` is read the same), or why it
+/// cannot be one (before 1970). Computed here: rosc's conversion panics on such a tag.
+pub(super) fn tag_time(t: OscTime) -> std::result::Result<Option<SystemTime>, String> {
+    if t.seconds == 0 && t.fractional <= 1 {
+        return Ok(None);
+    }
+    let secs = u64::from(t.seconds)
+        .checked_sub(NTP_TO_UNIX)
+        .ok_or_else(|| {
+            format!(
+                "its time tag ({}, {}) is before 1970",
+                t.seconds, t.fractional
+            )
+        })?;
+    let nanos = ((u64::from(t.fractional) * 1_000_000_000) >> 32) as u32;
+    Ok(Some(UNIX_EPOCH + Duration::new(secs, nanos)))
+}
+
+/// The messages of a packet, grouped by the time they run at (a bundle's messages together).
+fn groups(
+    p: OscPacket,
+    at: Option<SystemTime>,
+    out: &mut Vec<(
+        std::result::Result<Option<SystemTime>, String>,
+        Vec<rosc::OscMessage>,
+    )>,
+) {
+    match p {
+        OscPacket::Message(m) => match out.last_mut() {
+            Some((Ok(t), ms)) if *t == at => ms.push(m),
+            _ => out.push((Ok(at), vec![m])),
+        },
+        OscPacket::Bundle(b) => {
+            let when = match tag_time(b.timetag) {
+                Ok(None) => Ok(at),
+                Ok(Some(t)) => Ok(Some(t)),
+                Err(why) => Err(why),
+            };
+            match when {
+                Ok(t) => {
+                    // A group of its own, even at the same time as the one before.
+                    out.push((Ok(t), Vec::new()));
+                    for element in b.content {
+                        groups(element, t, out);
+                    }
+                }
+                Err(why) => {
+                    let mut ms = Vec::new();
+                    flatten(OscPacket::Bundle(b), &mut ms);
+                    out.push((Err(why), ms));
+                }
+            }
+        }
+    }
+}
+
+fn flatten(p: OscPacket, out: &mut Vec<rosc::OscMessage>) {
+    match p {
+        OscPacket::Message(m) => out.push(m),
+        OscPacket::Bundle(b) => b.content.into_iter().for_each(|e| flatten(e, out)),
+    }
+}
+
+/// Why a bundle's time is refused, if it is.
+fn too_far(at: SystemTime, shared: &Shared) -> Option<String> {
+    let now = SystemTime::now();
+    let limits = &shared.limits;
+    match at.duration_since(now) {
+        Ok(ahead) if ahead > limits.max_ahead => Some(format!(
+            "its time tag is {:.3} s ahead, over the {} s allowed",
+            ahead.as_secs_f64(),
+            limits.max_ahead.as_secs_f64()
+        )),
+        Ok(_) => None,
+        Err(e) if e.duration() > limits.max_late => Some(format!(
+            "its time tag passed {:.3} s ago: later than the {} s allowed, so it is not run",
+            e.duration().as_secs_f64(),
+            limits.max_late.as_secs_f64()
+        )),
+        Err(_) => None,
+    }
+}
+
+/// One packet read whole: decoded, grouped, and handed to its sender's lane.
+fn packet(shared: &Arc<Shared>, from: From, bytes: &[u8]) {
+    if depth(bytes) > MAX_DEPTH {
+        Stats::add(&shared.stats.malformed);
+        let why = format!("malformed: bundles nested deeper than {MAX_DEPTH}");
+        return shared.dropped(&from, why, bytes.len());
+    }
+    let decoded = match rosc::decoder::decode_udp(bytes) {
+        Ok(([], p)) => p,
+        Ok((rest, _)) => {
+            Stats::add(&shared.stats.malformed);
+            let why = format!("malformed: {} bytes after the packet", rest.len());
+            return shared.dropped(&from, why, bytes.len());
+        }
+        Err(e) => {
+            Stats::add(&shared.stats.malformed);
+            return shared.dropped(&from, format!("malformed: not OSC ({e})"), bytes.len());
+        }
+    };
+    let mut out = Vec::new();
+    groups(decoded, None, &mut out);
+    for (when, messages) in out {
+        if messages.is_empty() {
+            continue;
+        }
+        let job = |at| Job {
+            from: from.clone(),
+            messages,
+            at,
+        };
+        match when {
+            Err(why) => shared.refuse_all(job(None), &why),
+            Ok(None) => shared.dispatch(job(None)),
+            Ok(Some(at)) => match too_far(at, shared) {
+                Some(why) => shared.refuse_all(job(Some(at)), &why),
+                None => shared.dispatch(job(Some(at))),
+            },
+        }
+    }
+}
