@@ -261,7 +261,9 @@ impl<'a> Args<'a> {
         match self.take(what)? {
             OscType::Int(i) => Ok((*i).into()),
             OscType::Long(i) => Ok(*i as f64),
-            OscType::Float(f) => Ok((*f).into()),
+            // The decimal the sender typed (0.1 as float32 is 0.100000001490116...): the
+            // shortest text that reads back as the same float32.
+            OscType::Float(f) => Ok(f.to_string().parse().unwrap_or((*f).into())),
             OscType::Double(d) => Ok(*d),
             other => Err(self.wrong(&format!("{what}: a number"), other)),
         }

@@ -409,7 +409,7 @@ impl Shared {
         self.records.push(Value::Object(record), &self.stats);
         // Never a reply to a reply, nor outside the bridge's addresses: two bridges (or a desk
         // that echoes) would answer each other without end.
-        if self.reply && addr.starts_with(PREFIX) {
+        if self.reply && (addr == PREFIX || addr.starts_with(&format!("{PREFIX}/"))) {
             self.send_reply(from, addr, Value::Object(reply));
         }
     }
