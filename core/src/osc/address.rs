@@ -7,7 +7,7 @@
 //! when its name cannot be an OSC address segment (a space, a `/`, `#`, `*`, `,`, `?`, brackets
 //! or braces), as the first argument (`/showctl/layer/mute "Lower Third"`). Identifiers given as
 //! arguments are an int (an index) or a string (a name or a UUID; digits are sent as they are and
-//! the application reads them as an index), as the Python API takes them.
+//! the application reads them as an index), as the clients take them.
 
 use rosc::OscType;
 use serde_json::Value;

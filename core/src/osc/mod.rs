@@ -37,7 +37,7 @@ pub mod slip;
 
 pub use guard::{Allow, Passcode};
 
-/// The `log` target of the bridge's lines (the logger `showctl.osc` in Python).
+/// The `log` target of the bridge's lines (the embedder names its logger after it: `showctl.osc`).
 pub const TARGET: &str = "showctl::osc";
 
 /// Bundles nested deeper than this are refused before decoding.
