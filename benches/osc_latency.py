@@ -25,7 +25,6 @@ import socket
 import statistics
 import time
 from pathlib import Path
-from typing import Any
 
 import showctl
 from pythonosc.osc_message_builder import OscMessageBuilder
@@ -130,9 +129,8 @@ def main() -> None:
     for k, f in figures.items():
         extra = f"  (+{goals[k]['added_ms']:.3f} ms)" if k in goals else ""
         print(f"{k:8} median {f['median_ms']:.3f} ms  p90 {f['p90_ms']:.3f} ms{extra}")
-    print(
-        f"goal: at most +{GOAL_MS} ms: {'met' if all(g['met'] for g in goals.values()) else 'NOT met'}"
-    )
+    met = all(g["met"] for g in goals.values())
+    print(f"goal: at most +{GOAL_MS} ms: {'met' if met else 'NOT met'}")
 
 
 if __name__ == "__main__":
