@@ -318,3 +318,17 @@ def test_the_bridge_is_a_context_manager_and_refuses_bad_options(
         showctl.OscBridge(player, passcode="")
     with pytest.raises(TypeError):
         showctl.OscBridge("http://127.0.0.1:1")  # type: ignore[arg-type]
+
+
+def test_no_reply_to_a_reply_nor_outside_the_bridges_addresses(
+    sim: showctl.Simulator, bridge: showctl.OscBridge
+) -> None:
+    desk = osckit.udp(bridge.port)
+    desk.send_message("/reply/showctl/layer/0/mute", '{"status":"ok"}')
+    desk.send_message("/other/device/go", 1)
+    desk.send_message("/showctl/layer/0/mute", [])
+    # One sender's messages are answered in order: the first reply is the third message's.
+    assert osckit.udp_reply(desk)[0] == "/reply/showctl/layer/0/mute"
+    got = osckit.records(bridge, 3)
+    assert [r["status"] for r in got] == ["refused", "refused", "ok"], got
+    assert posts(sim) == ["/api/0/mute/layer/0"]

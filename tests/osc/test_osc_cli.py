@@ -63,7 +63,8 @@ def test_json_prints_one_escaped_line_per_message(sim: showctl.Simulator) -> Non
     # The strict simulator knows no such layer: the application answered 400.
     assert record["args"] == [HOSTILE] and record["status"] == "error", record
     assert record["delivery"] == "answered"
-    assert [r.path for r in sim.requests if r.method == "POST"][0] == "/api/0/mute/layer/0"
+    paths = [r.path for r in sim.requests if r.method == "POST"]
+    assert paths == ["/api/0/mute/layer/0", "/api/0/mute/layer/Lo%1B%5B31mwer%E2%80%AE"], paths
 
 
 def test_text_lines_say_what_happened_and_the_passcode_comes_from_the_environment(
