@@ -111,7 +111,7 @@ async fn read_udp(shared: Arc<Shared>, udp: Arc<UdpSocket>) {
             shared.dropped(&from, format!("oversized: over the {max} bytes read"), n);
             continue;
         }
-        packet(&shared, from, &buf[..n]);
+        guarded(&shared, from, &buf[..n]);
     }
 }
 
@@ -206,7 +206,7 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
             }
             Stats::add(&shared.stats.received);
             match frame {
-                Frame::Packet(p) => packet(&shared, from.clone(), &p),
+                Frame::Packet(p) => guarded(&shared, from.clone(), &p),
                 Frame::Oversized(len) => {
                     Stats::add(&shared.stats.oversized);
                     let max = shared.limits.max_frame;
@@ -334,6 +334,18 @@ fn too_far(at: SystemTime, shared: &Shared) -> Option<String> {
             limits.max_late.as_secs_f64()
         )),
         Err(_) => None,
+    }
+}
+
+/// [`packet`], a panic in it (in the decoder, say) caught: the packet is dropped with a
+/// record, and the socket goes on being read.
+fn guarded(shared: &Arc<Shared>, from: From, bytes: &[u8]) {
+    let keep = from.clone();
+    let run = std::panic::AssertUnwindSafe(|| packet(shared, from, bytes));
+    if std::panic::catch_unwind(run).is_err() {
+        Stats::add(&shared.stats.malformed);
+        let why = "malformed: reading it failed (a panic, caught)".to_string();
+        shared.dropped(&keep, why, bytes.len());
     }
 }
 
