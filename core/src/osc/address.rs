@@ -24,7 +24,7 @@ pub const PREFIX: &str = "/showctl";
 #[derive(Clone)]
 pub enum Action {
     /// A command of the media application (one POST).
-    Command(Confirmable),
+    Command(Box<Confirmable>),
     /// A read, whose value the reply carries.
     Read(Read),
 }
@@ -339,7 +339,8 @@ pub fn action(address: &str, args: &[OscType], confirm: bool) -> Result<Action> 
     };
     let segments: Vec<&str> = rest.split('/').collect();
     let unknown = || bad(address, "unknown address (the addresses: docs/osc.md)");
-    use Action::{Command, Read as R};
+    use Action::Read as R;
+    let command = |c: Confirmable| Action::Command(Box::new(c));
     let out = match segments.as_slice() {
         ["layer", op] => {
             let id = a.ident("layer")?;
@@ -353,27 +354,27 @@ pub fn action(address: &str, args: &[OscType], confirm: bool) -> Result<Action> 
             layer_action(&mut a, id, op, confirm)?
         }
         [op @ ("clear" | "mute" | "unmute" | "hide" | "unhide" | "play" | "pause")] => {
-            Command(both_command(op, None, confirm)?)
+            command(both_command(op, None, confirm)?)
         }
         ["trigger"] => {
             let (p, c) = (a.ident("playlist")?, a.ident("cue")?);
-            Command(workspace::trigger_playlist_cue(&p, &c, confirm)?)
+            command(workspace::trigger_playlist_cue(&p, &c, confirm)?)
         }
         ["trigger", "playlist"] => {
-            Command(workspace::trigger_playlist(&a.ident("playlist")?, confirm)?)
+            command(workspace::trigger_playlist(&a.ident("playlist")?, confirm)?)
         }
-        ["trigger", "cue"] => Command(workspace::trigger_cue(&a.ident("cue")?)?),
-        ["select", "playlist"] => Command(workspace::select_playlist(&a.ident("playlist")?)?),
-        ["transition"] => Command(workspace::set_workspace_transition(
+        ["trigger", "cue"] => command(workspace::trigger_cue(&a.ident("cue")?)?),
+        ["select", "playlist"] => command(workspace::select_playlist(&a.ident("playlist")?)?),
+        ["transition"] => command(workspace::set_workspace_transition(
             a.text("uuid")?,
             confirm,
         )?),
-        ["effect_preset"] => Command(workspace::set_workspace_effect_preset(
+        ["effect_preset"] => command(workspace::set_workspace_effect_preset(
             a.text_or_nil("uuid")?,
             confirm,
         )?),
         ["transition_duration"] if !a.more() => R(Read::TransitionDuration),
-        ["transition_duration"] => Command(workspace::set_workspace_transition_duration(
+        ["transition_duration"] => command(workspace::set_workspace_transition_duration(
             a.number("seconds")?,
             confirm,
         )?),
@@ -402,7 +403,7 @@ fn layer_action(a: &mut Args<'_>, id: Ident, op: &str, confirm: bool) -> Result<
     // The identifier is checked now (an empty name, an index below 0), whatever the operation.
     id.segment(crate::ident::Kind::Layer, "layer")?;
     let read = |what| Ok(Action::Read(Read::Layer(id.clone(), what)));
-    let command = |c: Result<Confirmable>| c.map(Action::Command);
+    let command = |c: Result<Confirmable>| c.map(|c| Action::Command(Box::new(c)));
     match op {
         "clear" | "mute" | "unmute" | "hide" | "unhide" | "play" | "pause" => {
             command(both_command(op, Some(&id), confirm))

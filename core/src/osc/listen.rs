@@ -221,8 +221,9 @@ async fn connection(shared: Arc<Shared>, stream: TcpStream, peer: SocketAddr) {
     }
     drop(from);
     // The writer ends once the lanes have dropped their copies of the connection's sender
-    // (after the replies they still owe): a reply is never cut by the reader's end.
-    let _ = writer;
+    // (after the replies they still owe): a reply is never cut by the reader's end. It is
+    // tracked with the bridge's tasks, which `stop` waits for.
+    drop(writer);
 }
 
 /// How deep bundles nest in `p` (0: a message), counted without decoding: the decoder
@@ -272,15 +273,14 @@ pub(super) fn tag_time(t: OscTime) -> std::result::Result<Option<SystemTime>, St
     Ok(Some(UNIX_EPOCH + Duration::new(secs, nanos)))
 }
 
+/// Messages to run at one time (`None`: at once), or refused with why.
+type Group = (
+    std::result::Result<Option<SystemTime>, String>,
+    Vec<rosc::OscMessage>,
+);
+
 /// The messages of a packet, grouped by the time they run at (a bundle's messages together).
-fn groups(
-    p: OscPacket,
-    at: Option<SystemTime>,
-    out: &mut Vec<(
-        std::result::Result<Option<SystemTime>, String>,
-        Vec<rosc::OscMessage>,
-    )>,
-) {
+fn groups(p: OscPacket, at: Option<SystemTime>, out: &mut Vec<Group>) {
     match p {
         OscPacket::Message(m) => match out.last_mut() {
             Some((Ok(t), ms)) if *t == at => ms.push(m),

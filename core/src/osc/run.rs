@@ -313,7 +313,7 @@ impl Shared {
         match action {
             Action::Command(c) => {
                 Stats::add(&self.stats.commands);
-                c.send(&self.media).await.map(|()| None)
+                (*c).send(&self.media).await.map(|()| None)
             }
             Action::Read(r) => {
                 Stats::add(&self.stats.reads);

@@ -33,7 +33,7 @@ async fn bridge(o: Options) -> (Simulator, Bridge) {
     let sim = Simulator::new(SimOptions::default()).unwrap();
     sim.start(crate::runtime::get().handle()).unwrap();
     let media = crate::media::MediaClient::new(Arc::new(
-        Transport::new(&Config::new(&sim.url().unwrap())).unwrap(),
+        Transport::new(&Config::new(sim.url().unwrap())).unwrap(),
     ));
     let b = Bridge::new(o, media, None).unwrap();
     b.start().unwrap();
