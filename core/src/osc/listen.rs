@@ -17,15 +17,33 @@ use super::slip::{Frame, Framer};
 use super::{Options, Stats, MAX_DEPTH, TARGET};
 use crate::error::{Error, Result};
 
-/// A running bridge.
+/// A running bridge. Dropped without [`Running::stop`], it still stops reading (its tasks see
+/// the bridge closing and end), without waiting for them.
 pub(super) struct Running {
     pub addr: SocketAddr,
     shared: Arc<Shared>,
+    /// The process that started it: in a child of `fork()` its tasks live in a runtime with no
+    /// threads, so nothing of it is stopped or woken there (the parent's bridge goes on).
+    pid: u32,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if self.pid == std::process::id() {
+            self.shared.closing.send_replace(true);
+        }
+    }
 }
 
 impl Running {
-    /// Stop reading, refuse what is queued, and wait (at most `grace`) for every task.
+    /// Stop reading, refuse what is queued, and wait (at most `grace`) for every task. In a
+    /// child of `fork()`, returns at once and leaves the parent's bridge alone (the child's
+    /// copies of the sockets stay open until it exits).
     pub async fn stop(self, grace: Duration) {
+        if self.pid != std::process::id() {
+            std::mem::forget(self);
+            return;
+        }
         self.shared.closing.send_replace(true);
         self.shared.tasks.close();
         if tokio::time::timeout(grace, self.shared.tasks.wait())
@@ -57,7 +75,11 @@ pub(super) fn start(o: &Options, shared: Arc<Shared>) -> Result<Running> {
     let _ = shared.udp.set(udp.clone());
     shared.tasks.spawn(read_udp(shared.clone(), udp));
     shared.tasks.spawn(accept(shared.clone(), tcp));
-    Ok(Running { addr, shared })
+    Ok(Running {
+        addr,
+        shared,
+        pid: std::process::id(),
+    })
 }
 
 fn bind(host: &str, port: u16) -> Result<(std::net::TcpListener, std::net::UdpSocket)> {

@@ -298,3 +298,25 @@ fn walk(p: &OscPacket) {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bridge_dropped_without_stop_stops_reading() {
+    let (sim, b) = bridge(options()).await;
+    let port = b.port();
+    drop(b);
+    // Its port is free again once its tasks have ended: binding it (TCP and UDP) succeeds.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let tcp = std::net::TcpListener::bind(("127.0.0.1", port));
+        let udp = std::net::UdpSocket::bind(("127.0.0.1", port));
+        if tcp.is_ok() && udp.is_ok() {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "port {port} still taken after 5 s"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    sim.stop().await;
+}
