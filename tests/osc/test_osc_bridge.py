@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import socket
 import subprocess
 import time
@@ -20,6 +21,7 @@ from pythonosc.osc_message import OscMessage
 from pythonosc.osc_message_builder import OscMessageBuilder
 
 from tests.kit import osckit
+from tests.kit.netkit import needs_fork
 from tests.kit.wait import until
 
 
@@ -331,4 +333,28 @@ def test_no_reply_to_a_reply_nor_outside_the_bridges_addresses(
     assert osckit.udp_reply(desk)[0] == "/reply/showctl/layer/0/mute"
     got = osckit.records(bridge, 3)
     assert [r["status"] for r in got] == ["refused", "refused", "ok"], got
+    assert posts(sim) == ["/api/0/mute/layer/0"]
+
+
+@needs_fork
+def test_a_forked_child_leaves_the_parents_bridge_alone(
+    sim: showctl.Simulator, bridge: showctl.OscBridge
+) -> None:
+    pid = os.fork()
+    if pid == 0:  # the child: stop() returns at once, the parent's bridge is not touched
+        code = 1
+        try:
+            started = time.monotonic()
+            bridge.stop()
+            # Waiting for the parent's tasks (which never run here) would take the grace of
+            # stop(): the client's timeout and a second.
+            code = 0 if not bridge.running and time.monotonic() - started < 1 else 3
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert bridge.running
+    desk = osckit.udp(bridge.port)
+    desk.send_message("/showctl/layer/0/mute", [])
+    assert osckit.udp_reply(desk)[1]["status"] == "ok"
     assert posts(sim) == ["/api/0/mute/layer/0"]
