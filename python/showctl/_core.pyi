@@ -2707,6 +2707,7 @@ class Feed:
     async def __aexit__(self, *args: object) -> None:
         """Close (end of ``async with``)."""
 
+@final
 class OscBridge:
     """An OSC bridge: QLab, a lighting desk or TouchOSC drive the media application (and read the
     scoreboard) over OSC, UDP or TCP (OSC 1.1 SLIP framing) on one port.
