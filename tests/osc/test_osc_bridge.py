@@ -358,3 +358,14 @@ def test_a_forked_child_leaves_the_parents_bridge_alone(
     desk.send_message("/showctl/layer/0/mute", [])
     assert osckit.udp_reply(desk)[1]["status"] == "ok"
     assert posts(sim) == ["/api/0/mute/layer/0"]
+
+
+def test_text_from_the_network_is_escaped_in_the_log(
+    bridge: showctl.OscBridge, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="showctl.osc"):
+        osckit.udp(bridge.port).send_message("/showctl/\x1b]0;owned\x07", [])
+        assert osckit.records(bridge, 1)[0]["status"] == "refused"
+    logged = [r.getMessage() for r in caplog.records if r.name == "showctl.osc"]
+    assert len(logged) == 1 and "refused" in logged[0], logged
+    assert "\x1b" not in logged[0] and "\x07" not in logged[0], logged

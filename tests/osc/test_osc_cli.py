@@ -101,3 +101,11 @@ def test_usage_errors() -> None:
     result = clikit.showctl_cli("osc", "--media", "http://127.0.0.1:1", "--allow", "nope")
     assert result.returncode == 2
     assert 'allow[0]: "nope" is not an IP address' in clikit.one_error_line(result)
+
+
+def test_allow_takes_several_senders(sim: showctl.Simulator) -> None:
+    with osc_cli(
+        "--media", sim.url, "--json", "--allow", "10.0.0.0/8", "127.0.0.1", "--allow", "::1"
+    ) as proc:
+        first = json.loads(line(proc))
+    assert first["allow"] == ["10.0.0.0/8", "127.0.0.1/32", "::1/128"]

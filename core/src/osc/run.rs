@@ -379,7 +379,8 @@ impl Shared {
                 target: TARGET,
                 "osc: {addr:?} from {} refused: {}",
                 from.peer,
-                o.error.as_deref().unwrap_or_default()
+                // Its text may hold the address or arguments as sent: escaped for a terminal.
+                o.error.as_deref().unwrap_or_default().escape_debug()
             );
         }
         let mut reply = Map::new();

@@ -135,9 +135,10 @@ def register(commands: Subcommands) -> None:
     p.add_argument(
         "--allow",
         metavar="NET",
-        action="append",
-        help="a sender's address or network allowed (repeat for more; default: this machine "
-        "only); other senders are dropped unread",
+        action="extend",
+        nargs="+",
+        help="senders' addresses or networks allowed (one or more, or the option repeated; "
+        "default: this machine only); other senders are dropped unread",
     )
     p.add_argument(
         "--rate", type=_rate, default=100.0, help="messages per second per sender (default 100)"
