@@ -30,6 +30,7 @@ use crate::media::MediaClient;
 use crate::score::Scoreboard;
 
 pub mod address;
+pub mod decode;
 pub mod guard;
 mod listen;
 mod run;
