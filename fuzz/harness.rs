@@ -328,3 +328,18 @@ pub fn scrub(key: &str, body: &[u8]) {
         String::from_utf8_lossy(head)
     );
 }
+
+/// The OSC bridge's decoding path on arbitrary bytes (`showctl::osc::decode::read`, then each
+/// message through the address space): a packet is read or refused, never a panic; a message
+/// the address space takes as a command names one request under /api/0's paths.
+pub fn osc_packet(data: &[u8]) {
+    use showctl::osc::address::{action, Action};
+    for (_, messages) in showctl::osc::decode::read(data).unwrap_or_default() {
+        for m in messages {
+            if let Ok(Action::Command(c)) = action(&m.addr, &m.args, false) {
+                let path = &c.call.request.path;
+                assert!(path.starts_with('/') && !path.contains(".."), "{path}");
+            }
+        }
+    }
+}

@@ -55,7 +55,8 @@ for path in sorted(pathlib.Path("tests/recordings").rglob("*.json")):
 print(f"{n} recordings")
 EOF
 
-for target in decoders identifiers; do
+mkdir -p fuzz/corpus/osc
+for target in decoders identifiers osc; do
     step "cargo-fuzz: $target for ${budget}s"
     status=0
     cargo +nightly fuzz run "$target" "fuzz/corpus/$target" -- \

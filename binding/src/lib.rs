@@ -36,6 +36,7 @@ pub mod look;
 pub mod models;
 pub mod option_table;
 pub mod options;
+pub mod osc;
 pub mod player;
 pub mod probe;
 pub mod rt;
@@ -74,6 +75,8 @@ mod _core {
     };
     #[pymodule_export]
     use super::options::{_client_options, _scrub, _url_env};
+    #[pymodule_export]
+    use super::osc::PyOscBridge;
     #[pymodule_export]
     use super::player::PyMediaPlayer;
     #[pymodule_export]

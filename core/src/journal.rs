@@ -62,12 +62,20 @@ tokio::task_local! {
     static TALLY: Arc<Mutex<Tally>>;
     /// The sequence (its name) and the step a command runs as (see [`in_sequence`]).
     static STEP: (Arc<str>, usize);
+    /// Who the commands sent below are sent for (the OSC bridge's sender), when not the caller.
+    static ORIGIN: String;
 }
 
 /// Run `fut` as step `index` of the sequence `name`: the records of its commands carry both
 /// (`sequence`, `step`).
 pub async fn in_sequence<T>(name: Arc<str>, index: usize, fut: impl Future<Output = T>) -> T {
     STEP.scope((name, index), fut).await
+}
+
+/// Run `fut` on behalf of `origin` (the OSC bridge names its sender: `osc udp 10.0.0.5:53001`):
+/// the record of each command `fut` sends carries it as `origin`.
+pub async fn on_behalf_of<T>(origin: String, fut: impl Future<Output = T>) -> T {
+    ORIGIN.scope(origin, fut).await
 }
 
 fn with_tally(f: impl FnOnce(&mut Tally)) {
@@ -325,6 +333,9 @@ fn line(t: &Tally, when: SystemTime, started: Instant, outcome: Option<Option<&E
     if let Ok((name, step)) = STEP.try_with(|s| s.clone()) {
         record["sequence"] = json!(&*name);
         record["step"] = json!(step);
+    }
+    if let Ok(origin) = ORIGIN.try_with(Clone::clone) {
+        record["origin"] = json!(origin);
     }
     crate::scrub::scrub_value(&mut record, &t.secret);
     record.to_string()

@@ -13,6 +13,7 @@ pub mod json;
 pub mod media;
 pub mod memory;
 pub mod operation;
+pub mod osc;
 pub mod poll;
 pub mod probe;
 pub mod runtime;

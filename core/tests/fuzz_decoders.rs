@@ -404,6 +404,27 @@ fn identifiers_stay_one_segment() {
 }
 
 #[test]
+fn osc_packets_are_read_or_refused() {
+    let started = Instant::now();
+    let prefix = prop_oneof![
+        Just(Vec::new()),
+        Just(b"/showctl/layer/".to_vec()),
+        Just(b"#bundle\0".to_vec()),
+    ];
+    let packet =
+        (prefix, proptest::collection::vec(any::<u8>(), 0..512)).prop_map(|(mut p, rest)| {
+            p.extend(rest);
+            p
+        });
+    proptest!(config(3000), |(data in packet)| harness::osc_packet(&data));
+    eprintln!(
+        "fuzz osc: {} packets in {:.1?}",
+        cases(3000),
+        started.elapsed()
+    );
+}
+
+#[test]
 fn request_paths_and_params_stay_in_place() {
     static ACCEPTED: AtomicUsize = AtomicUsize::new(0);
     static TRIED: AtomicUsize = AtomicUsize::new(0);

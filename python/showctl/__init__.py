@@ -77,6 +77,10 @@ from showctl._core import RecordedRequest, Simulator
 from showctl._core import Feed, ScoreEvent, ScoreEventWatch, ScoreView, TeamScore
 
 # isort: split
+# the OSC bridge
+from showctl._core import OscBridge
+
+# isort: split
 # Each command record also carries its fields as attributes (showctl.commands).
 from showctl import _commands  # noqa: F401
 
@@ -161,6 +165,7 @@ __all__ = [
     "NameLookupError",
     "NotConfirmedError",
     "NotFoundError",
+    "OscBridge",
     "Playlist",
     "ProbeReport",
     "Recorded",

@@ -17,6 +17,7 @@ FIELDS = (
     "method",
     "path",
     "application",
+    "target",
     "layer",
     "outcome",
     "delivery",
@@ -29,6 +30,8 @@ FIELDS = (
     # A command run as a step of a named sequence (absent otherwise).
     "sequence",
     "step",
+    # A command the OSC bridge sent for a sender (absent otherwise).
+    "origin",
 )
 
 

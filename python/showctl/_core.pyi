@@ -2965,3 +2965,78 @@ class Feed:
         """Return the object itself (``async with``)."""
     async def __aexit__(self, *args: object) -> None:
         """Close (end of ``async with``)."""
+
+@final
+class OscBridge:
+    """An OSC bridge: QLab, a lighting desk or TouchOSC drive the media application (and read the
+    scoreboard) over OSC, UDP or TCP (OSC 1.1 SLIP framing) on one port.
+
+    `OscBridge(player, scoreboard=None, *, port=53000, host="127.0.0.1", allow=None,
+    passcode=None, rate=100.0, reply=True, confirm=False)`:
+
+    - `player`: the `MediaPlayer` the commands go through (its options, mirrors and command
+      log); `scoreboard`: the `Scoreboard` that `/showctl/scores` reads, if any.
+    - `port`: UDP and TCP (0 picks a free port: see `port`); `host`: the address listened on.
+    - `allow`: the senders taken, addresses or networks (`["192.168.1.0/24", "10.0.0.5"]`);
+      `None`: this machine only. Others are dropped unread, logged once per sender.
+    - `passcode`: when given, every message carries it as its first argument (compared in
+      constant time, never shown); others are refused.
+    - `rate`: messages per second per sender address (a second's worth may come at once).
+    - `reply`: answer each message at `/reply` + its address with one JSON string (`status`,
+      `delivery`, `data` for a read, `error`).
+    - `confirm`: read back the commands that can be (the clients' `confirm=True`).
+
+    Addresses and examples: docs/osc.md.
+    """
+
+    def __new__(
+        cls,
+        player: MediaPlayer,
+        scoreboard: Scoreboard | None = None,
+        *,
+        port: int = 53000,
+        host: str = "127.0.0.1",
+        allow: list[str] | None = None,
+        passcode: str | None = None,
+        rate: float = 100.0,
+        reply: bool = True,
+        confirm: bool = False,
+    ) -> Self:
+        """A bridge to ``player`` (and ``scoreboard``), listening once started (``with`` or
+        ``start()``). The class's documentation explains every parameter.
+        """
+    def start(self) -> Self:
+        """Listen (a no-op when listening) and return the bridge."""
+    def stop(self) -> None:
+        """Stop listening: nothing is read after this; messages queued and not yet sent are
+        refused (their records say so); a command being sent is waited for. A no-op when
+        stopped.
+        """
+    def close(self) -> None:
+        """The same as `stop()`."""
+    @property
+    def running(self) -> bool:
+        """True between ``start()`` and ``stop()``."""
+    @property
+    def port(self) -> int:
+        """The port listened on, UDP and TCP (the requested one until started)."""
+    @property
+    def host(self) -> str:
+        """The address listened on."""
+    @property
+    def allow(self) -> list[str]:
+        """The senders allowed, as networks (`["127.0.0.0/8", "::1/128"]` by default)."""
+    def next_message(self, timeout: float = 1.0) -> dict[str, Any] | None:
+        """The record of the next message received, oldest first (a dict: `when`, `transport`,
+        `sender`, `address`, `args`, `status`, `delivery`, `data`, `error`, `elapsed_ms`), or
+        None when none comes within `timeout` seconds. The last 1000 are kept.
+        """
+    def stats(self) -> dict[str, int]:
+        """What the bridge counted since it was made (a dict of counts: `received`, `commands`,
+        `reads`, `ok`, `failed`, `refused`, `not_allowed`, `over_rate`, `malformed`,
+        `oversized`, `connections_refused`, `records_lost`).
+        """
+    def __enter__(self) -> Self:
+        """Return the object itself (``with``)."""
+    def __exit__(self, *args: object) -> None:
+        """Close (end of ``with``)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 import showctl
-from showctl.cli import demo, media_commands, preshow, score_commands, sequence, servers, venues
+from showctl.cli import demo, media_commands, osc, preshow, score_commands, sequence, servers, venues
 from showctl.cli.connection import add_connection_options
 from showctl.cli.subcommands import Parser, Subcommands, json_option, log_option, url_help
 
@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     log_option(parser, suppress=False)
     parser.add_argument("--version", action="version", version=f"showctl {showctl.__version__}")
     commands = Subcommands(parser)
-    for module in (servers, demo, score_commands, media_commands, sequence, preshow, venues):
+    for module in (servers, demo, score_commands, media_commands, sequence, preshow, venues, osc):
         module.register(commands)
     commands.json_everywhere()
     return parser
