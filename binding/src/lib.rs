@@ -42,6 +42,7 @@ pub mod score_events;
 pub mod score_models;
 pub mod score_view;
 pub mod scoreboard;
+mod signatures;
 pub mod simulator;
 pub mod table;
 pub mod tree;
@@ -108,6 +109,7 @@ mod _core {
             let cls = m.getattr(class)?;
             cls.setattr(format!("{name}_async"), cls.getattr(name)?)?;
         }
+        signatures::install_before_3_10(py)?;
         Ok(())
     }
 }
