@@ -14,7 +14,7 @@ from typing import Any
 
 import showctl
 
-from tests.kit.clikit import env, showctl_cli
+from tests.kit.clikit import env, lines_json, showctl_cli
 from tests.kit.netkit import sigint_default
 
 KEY = "cli-K3Y-echoed-4242"
@@ -130,3 +130,20 @@ def test_a_key_on_the_command_line_is_warned_about_once() -> None:
         # From the environment: no warning.
         quiet = showctl_cli("layers", "--url", sim.url, environ=env(SHOWCTL_API_KEY=KEY))
         assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+
+
+def test_with_json_the_key_warning_is_inside_the_one_json_object_on_stderr() -> None:
+    warning = "--api-key on the command line can be read by every user of this machine"
+    with showctl.Simulator(api_key=KEY) as sim:
+        done = showctl_cli("--json", "layers", "--url", sim.url, "--api-key", KEY)
+        assert done.returncode == 0, done.stderr
+        assert len(lines_json(done.stdout)) == 4  # the layers, as without the key warning
+        [after] = lines_json(done.stderr)
+        assert list(after) == ["warnings"] and after["warnings"][0].startswith(warning)
+        # A failure: its error object carries the warning; nothing else is on stderr.
+        failed = showctl_cli("--json", "layers", "--url", sim.url, "--api-key", "wrong-key")
+        assert failed.returncode == 1
+        [error] = lines_json(failed.stderr)
+        assert error["type"] == "UnauthorizedError" and error["delivery"] == "answered"
+        assert [w[: len(warning)] for w in error["warnings"]] == [warning]
+        assert KEY not in failed.stderr and "wrong-key" not in failed.stderr

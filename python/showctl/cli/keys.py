@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from typing import TextIO, cast
 
 from showctl import _core
 from showctl.cli.errors import UsageError
+from showctl.cli.output import warn
 
 #: The environment variable of the key every client reads (the client resolves it itself).
 KEY_ENV = "SHOWCTL_API_KEY"
@@ -71,12 +71,11 @@ def resolve(args: argparse.Namespace) -> None:
                 setattr(args, f"{dest}_from", SOURCE_KEY_ENV[dest])
     if on_argv:
         names = " and ".join(on_argv)
-        print(
-            f"showctl: warning: {names} on the command line can be read by every user of this "
+        warn(
+            args,
+            f"{names} on the command line can be read by every user of this "
             f"machine while the command runs (ps, /proc/PID/cmdline); pass {on_argv[0]}-file "
             "FILE or set the environment variable instead",
-            file=sys.stderr,
-            flush=True,
         )
 
 

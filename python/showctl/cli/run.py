@@ -41,7 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         keys.resolve(args)
         with _command_log(getattr(args, "log", None)):
-            return _run_scrubbed(args)
+            code = _run_scrubbed(args)
+        _warnings_after(args)
+        return code
     except (UsageError, ValueError) as e:
         _fail(f"error: {cli_message(str(e))}", args)
         return EXIT_USAGE
@@ -189,13 +191,23 @@ def _fail(
     delivery: Delivery | None = "not_sent",
 ) -> None:
     """The error line on stderr; with ``--json``, a JSON object: ``error`` (the line),
-    ``type`` (the exception's class) and ``delivery`` (``not_sent`` for a usage error, null
-    where it cannot be told)."""
+    ``type`` (the exception's class), ``delivery`` (``not_sent`` for a usage error, null
+    where it cannot be told) and, when there were any, ``warnings``."""
     line = " ".join(message.split())
     if getattr(args, "json", False):
-        print(dumps({"error": line, "type": kind, "delivery": delivery}), file=sys.stderr)
+        error: dict[str, object] = {"error": line, "type": kind, "delivery": delivery}
+        if getattr(args, "warnings", None):
+            error["warnings"] = args.warnings
+        print(dumps(error), file=sys.stderr)
         return
     print(f"showctl: {safe(line)}", file=sys.stderr)
+
+
+def _warnings_after(args: argparse.Namespace) -> None:
+    """With ``--json``, the warnings kept while the command ran (``output.warn``), as the one
+    JSON object on stderr: ``{"warnings": [...]}``."""
+    if getattr(args, "warnings", None):
+        print(dumps({"warnings": args.warnings}), file=sys.stderr)
 
 
 def _silence_stdout() -> None:
