@@ -23,7 +23,8 @@ def main() -> None:
         loudest = player.layer(np.argmax(levels))  # numpy's intp: an index
         loudest.set_opacity(Fraction(1, 2))  # a numbers.Real
         loudest.fade(np.float32(0.25), Fraction(1, 10), steps=np.int64(2))
-        player.batch([cmd.mute(np.int64(1)), cmd.set_opacity(np.int8(2), np.float64(0.75))])
+        player.batch([cmd.mute(np.int64(1))])
+        player.layer(np.int8(2)).set_opacity(np.float64(0.75))
         player.trigger_playlist_cue(np.int64(0), np.uint8(1))
         for request in sim.requests:
             if request.method == "POST":

@@ -147,3 +147,16 @@ def test_with_json_the_key_warning_is_inside_the_one_json_object_on_stderr() -> 
         assert error["type"] == "UnauthorizedError" and error["delivery"] == "answered"
         assert [w[: len(warning)] for w in error["warnings"]] == [warning]
         assert KEY not in failed.stderr and "wrong-key" not in failed.stderr
+
+
+def test_with_json_a_logged_warning_is_inside_the_one_json_object_too() -> None:
+    # A key shorter than 8 characters: the core logs a warning on the `showctl` logger, which
+    # Python would print as a plain line before the JSON object.
+    with showctl.Simulator(api_key="k3y") as sim:
+        done = showctl_cli("--json", "layers", "--url", sim.url, environ=env(SHOWCTL_API_KEY="k3y"))
+        assert done.returncode == 0, done.stderr
+        [after] = lines_json(done.stderr)
+        [warning] = after["warnings"]
+        assert warning.startswith("the API key is 3 characters long")
+        text = showctl_cli("layers", "--url", sim.url, environ=env(SHOWCTL_API_KEY="k3y"))
+        assert text.stderr.startswith("the API key is 3 characters long"), text.stderr

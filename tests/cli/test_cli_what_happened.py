@@ -162,6 +162,14 @@ def test_a_failed_read_before_the_trigger_says_the_trigger_was_not_sent() -> Non
         assert posts(server) == []
 
 
+def test_a_refused_connection_before_the_trigger_still_says_the_trigger_was_not_sent() -> None:
+    done = showctl_cli("trigger", "Opening", "0", "--url", f"127.0.0.1:{free_port()}")
+    assert done.returncode == 1
+    assert one_error_line(done).startswith(
+        "showctl: reading the cue failed, so the trigger was not sent: cannot connect to "
+    )
+
+
 def test_a_stalled_read_before_the_trigger_ends_at_the_timeout_with_nothing_sent() -> None:
     with FakeServer(stall()) as server:
         began = time.monotonic()

@@ -14,7 +14,7 @@ from typing import TextIO
 from showctl.cli import keys
 from showctl.cli.connection import cli_message, key_source, option
 from showctl.cli.errors import EXIT_APP, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
-from showctl.cli.output import dumps, safe
+from showctl.cli.output import dumps, safe, warn
 from showctl.cli.parser import build_parser
 from showctl.exceptions import ConnectError, Delivery, ShowctlError, UnauthorizedError
 
@@ -40,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_OK
         keys.resolve(args)
-        with _command_log(getattr(args, "log", None)):
+        with _command_log(getattr(args, "log", None)), _json_log_warnings(args):
             code = _run_scrubbed(args)
         _warnings_after(args)
         return code
@@ -125,6 +125,36 @@ def _command_log(path: str | None) -> Iterator[None]:
         handler.stream.close()
 
 
+class _KeptWarnings(logging.Handler):
+    """The warnings showctl logs, kept for the one JSON object of ``--json`` (``warn``)."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        super().__init__(logging.WARNING)
+        self.args = args
+
+    def emit(self, record: logging.LogRecord) -> None:
+        warn(self.args, record.getMessage())
+
+
+@contextmanager
+def _json_log_warnings(args: argparse.Namespace) -> Iterator[None]:
+    """With ``--json``, the warnings showctl logs while the command runs (a short API key...)
+    go into the one JSON object on stderr, not before it as plain lines (Python prints a
+    warning of a logger without a handler). The commands that listen (``simulate``, ``feed``)
+    log as they run, warnings included: they have no end to wait for."""
+    listens = getattr(getattr(args, "func", None), "__module__", "") == "showctl.cli.servers"
+    if not getattr(args, "json", False) or listens:
+        yield
+        return
+    handler = _KeptWarnings(args)
+    logger = logging.getLogger("showctl")
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+
+
 def _open_log(path: str) -> TextIO:
     """``path`` opened for appending, created with mode 0600 (less the umask); a symbolic link
     is refused, so the file cannot be redirected elsewhere."""
@@ -155,9 +185,13 @@ def _connect_line(e: ConnectError) -> str:
         return cli_message(text)
     origin = e.url.split("/api/", 1)[0]
     note = text[text.rfind(" (") :] if text.endswith(" attempts)") else ""
+    # What a command put before its request's failure ("reading the cue failed, so the
+    # trigger was not sent: GET ...") stays.
+    request = f"{e.method} {e.url}"
+    lead = text[: text.index(request)] if e.method and request in text else ""
     return (
-        f"cannot connect to {origin}: connection refused (is the application running, "
-        f"with its API enabled, on this port?){note}"
+        f"{cli_message(lead)}cannot connect to {origin}: connection refused (is the "
+        f"application running, with its API enabled, on this port?){note}"
     )
 
 
