@@ -34,7 +34,10 @@ find_python() {
 
 echo "building the abi3 wheel once (dev profile)"
 rm -rf target/pythons/wheel
-python -m maturin build --quiet --profile dev -o target/pythons/wheel >/dev/null
+# pip builds it with pyproject.toml's build backend, as .ci/run's install does (a clean clone
+# has no maturin of its own in .venv).
+MATURIN_PEP517_ARGS="--profile dev" python -m pip wheel -q --disable-pip-version-check --no-deps \
+    -w target/pythons/wheel .
 wheel=$(ls target/pythons/wheel/showctl-*-abi3-*.whl)
 echo "wheel: $(basename "$wheel")"
 
