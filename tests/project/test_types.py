@@ -12,6 +12,7 @@ import asyncio
 import gc
 import inspect
 import json
+import os
 import pydoc
 import shutil
 import subprocess
@@ -31,12 +32,17 @@ PYRIGHT = shutil.which("basedpyright", path=str(Path(sys.executable).parent))
 
 def pyright(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     assert PYRIGHT is not None, "basedpyright (the test extra) is not installed next to Python"
+    # `--verifytypes` looks for the package with the `python` on PATH (it ignores
+    # `--pythonpath`): this one first, however pytest was started.
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    environ = {**os.environ, "PATH": path}
     return subprocess.run(
         [PYRIGHT, "--pythonpath", sys.executable, *args],
         capture_output=True,
         text=True,
         cwd=cwd,
         timeout=120,
+        env=environ,
     )
 
 
