@@ -32,6 +32,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +113,14 @@ def generated_members() -> dict[str, list[str]]:
         out.setdefault(name, []).extend(
             f"@property\ndef {field}(self) -> {ty}: ..." for field, ty in fields
         )
-    return out
+    return {cls: [_accepting_source(src) for src in sources] for cls, sources in out.items()}
+
+
+def _accepting_source(source: str) -> str:
+    """A generated member's source with its parameters widened (``ACCEPTED``)."""
+    node = ast.parse(source).body[0]
+    _accepting(node)
+    return ast.unparse(node)
 
 
 def client_options(cls: str) -> list[dict[str, Any]]:
@@ -240,6 +248,10 @@ def runtime_doc(owner: Any, name: str | None) -> str | None:
             member = inspect.getattr_static(owner, name)
         except AttributeError:
             return None
+        if isinstance(member, types.WrapperDescriptorType):
+            # A slot (`__contains__`, `__len__`...): its doc is CPython's, worded differently
+            # by version (3.13: "Return bool(key in self)."); the stub keeps its own words.
+            return None
         doc = getattr(member, "__doc__", None)
         if isinstance(member, (staticmethod, classmethod)):
             doc = member.__func__.__doc__
@@ -280,10 +292,38 @@ def _with_docstring(node: ast.stmt, doc: str | None, indent: int) -> None:
 
 SOURCE: list[str] = []
 
+#: How a parameter's plain type is written in the stubs: what the extension takes at run time
+#: (README: "Integers with `__index__` (numpy's) are taken wherever an int is, and any
+#: `numbers.Real` wherever a number is"), so that `player.layer(np.argmax(levels))` and
+#: `set_opacity(Fraction(1, 2))` type-check. Return types and properties stay plain.
+ACCEPTED = {"int": "SupportsIndex", "float": "SupportsFloat"}
+
+
+def _widened(annotation: ast.expr) -> ast.expr:
+    """``annotation`` with each plain ``int`` and ``float`` of it, alone or in a union, written
+    as the protocol of what is accepted (inside a subscript, such as ``Callable[[int], ...]``,
+    nothing changes)."""
+    if isinstance(annotation, ast.Name) and annotation.id in ACCEPTED:
+        return ast.Name(ACCEPTED[annotation.id], ast.Load())
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return ast.BinOp(_widened(annotation.left), ast.BitOr(), _widened(annotation.right))
+    return annotation
+
+
+def _accepting(node: ast.stmt) -> None:
+    """Widen the parameters of a function (``ACCEPTED``), in place."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return
+    a = node.args
+    for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
+        if arg.annotation is not None:
+            arg.annotation = _widened(arg.annotation)
+
 
 def _emit_function(node: ast.stmt, indent: str) -> str:
-    """A member as source, with the comment that ended its line in the input (a ``# type:
-    ignore`` must stay)."""
+    """A member as source (its parameters widened: ``ACCEPTED``), with the comment that ended
+    its line in the input (a ``# type: ignore`` must stay)."""
+    _accepting(node)
     text = ast.unparse(node)
     end = getattr(node, "end_lineno", None)
     if end is not None and end <= len(SOURCE) and getattr(node, "lineno", None) == end:
@@ -358,6 +398,7 @@ def generate_stub(source: str) -> str:
             parts.append(_emit_class(node, generated.get(node.name, []), _core))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             _with_docstring(node, runtime_doc(_core, node.name), 4)
+            _accepting(node)
             parts.append(ast.unparse(node))
         else:
             parts.append(ast.unparse(node))

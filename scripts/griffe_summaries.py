@@ -1,11 +1,17 @@
-"""A griffe extension for the API reference (mkdocs.yml): each docstring's first line becomes
-its first sentence.
+"""The griffe extensions of the API reference (mkdocs.yml): each docstring's first line becomes
+its first sentence, and each constructor is shown.
 
 mkdocstrings shows the first line of a docstring as the summary of a member, and the stubs'
 docstrings wrap at 100 columns, so a summary stopped mid-sentence ("at most concurrency at a").
 Here the first paragraph is rejoined and broken after its first sentence: a line break inside a
 Markdown paragraph renders as a space, so the page shows the same text, and the summary tables
-show a whole sentence."""
+show a whole sentence.
+
+The native classes are made by ``__new__`` (the stubs say so, as the extension does), and
+mkdocstrings shows a constructor only as ``__init__`` (``merge_init_into_class``): for a class
+with a ``__new__`` and no ``__init__``, ``NewAsInit`` gives the reference an ``__init__`` with the
+same parameters (the instance first, as ``self``) and docstring, so the class's signature and
+its parameters (``timeout``, ``mirrors``, ``max_connections``...) appear on its entry."""
 
 from __future__ import annotations
 
@@ -50,3 +56,25 @@ class FirstSentenceSummaries(griffe.Extension):
         for member in obj.members.values():
             if not member.is_alias:
                 self._visit(member, seen)  # type: ignore[arg-type]
+
+
+class NewAsInit(griffe.Extension):
+    """A class made by ``__new__`` alone gets an ``__init__`` like it (see the module's text)."""
+
+    def on_class_members(self, *, cls: griffe.Class, **kwargs: Any) -> None:
+        new = cls.members.get("__new__")
+        if not isinstance(new, griffe.Function) or "__init__" in cls.members:
+            return
+        params = list(new.parameters)
+        if params:
+            first = params[0]
+            params[0] = griffe.Parameter("self", annotation=None, kind=first.kind)
+        init = griffe.Function(
+            "__init__",
+            lineno=new.lineno,
+            endlineno=new.endlineno,
+            parameters=griffe.Parameters(*params),
+            returns="None",
+            docstring=new.docstring,
+        )
+        cls.set_member("__init__", init)

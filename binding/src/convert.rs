@@ -307,6 +307,11 @@ fn scalar(obj: &Bound<'_, PyAny>) -> Result<Option<Value>, Why> {
     {
         return Ok(None);
     }
+    // numpy's bool (`np.True_`) is JSON's `true`, as a bool is: before `__index__`, which
+    // numpy 1.x and 2.0 give it (it went out as 1) and later numpys refuse.
+    if let Ok(b) = obj.extract::<bool>() {
+        return Ok(Some(Value::Bool(b)));
+    }
     if let Some(i) = as_index(obj)? {
         return int(&i).map(Some);
     }

@@ -196,4 +196,18 @@ impl AsyncTwin {
     fn __repr__(&self, py: Python<'_>) -> String {
         format!("<async method {}>", self.qualname.bind(py))
     }
+
+    /// `_is_coroutine`: asyncio's mark of a coroutine function that is not a Python function,
+    /// which `asyncio.iscoroutinefunction` reads (its only way on CPython 3.9, whose `inspect`
+    /// accepts real functions only; APScheduler asks asyncio). Looked up when asked for, so
+    /// `import showctl` does not import asyncio.
+    fn __getattr__(&self, py: Python<'_>, name: &str) -> PyResult<Py<PyAny>> {
+        if name == "_is_coroutine" {
+            let coroutines = py.import(intern!(py, "asyncio.coroutines"))?;
+            return Ok(coroutines.getattr(intern!(py, "_is_coroutine"))?.unbind());
+        }
+        Err(pyo3::exceptions::PyAttributeError::new_err(format!(
+            "'async_method' object has no attribute '{name}'"
+        )))
+    }
 }

@@ -45,6 +45,7 @@ pub mod score_models;
 pub mod score_view;
 pub mod scoreboard;
 pub mod sequence;
+mod signatures;
 pub mod simulator;
 pub mod table;
 pub mod tree;
@@ -117,6 +118,7 @@ mod _core {
             let cls = m.getattr(class)?;
             cls.setattr(format!("{name}_async"), cls.getattr(name)?)?;
         }
+        signatures::install_before_3_10(py)?;
         Ok(())
     }
 }

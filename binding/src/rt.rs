@@ -170,20 +170,16 @@ impl ContextExt for ShowRuntime {
     }
 }
 
-/// `async def run(start): return await start()`: turns the asyncio future that `start` makes
-/// into a real coroutine, so the `_async` methods behave as the `async def` of their stubs
-/// (`asyncio.run(board.scores_async())` works, nothing starts before the first `await`).
+/// `showctl._awaitable.run`, `async def run(start): return await start()`: turns the asyncio
+/// future that `start` makes into a real coroutine, so the `_async` methods behave as the
+/// `async def` of their stubs (`asyncio.run(board.scores_async())` works, nothing starts before
+/// the first `await`). A file of the package, so a traceback through it names a file that is
+/// there.
 static RUN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 fn run_helper(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
     RUN.get_or_try_init(py, || {
-        let module = PyModule::from_code(
-            py,
-            c"async def run(start):\n    return await start()\n",
-            c"showctl/_run.py",
-            c"showctl._run",
-        )?;
-        Ok(module.getattr("run")?.unbind())
+        Ok::<_, PyErr>(py.import("showctl._awaitable")?.getattr("run")?.unbind())
     })
     .map(|f| f.bind(py))
 }

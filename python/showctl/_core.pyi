@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
-from typing import Any, Literal, TypeVar, final
+from typing import Any, Literal, SupportsFloat, SupportsIndex, TypeVar, final
 
 from typing_extensions import Self, disjoint_base
 
@@ -552,12 +552,12 @@ class _Client:
 class Scoreboard(_Client):
     """Client for the scoreboard application."""
 
-    def watch(self, interval: float = 0.5) -> ScoreWatch:
+    def watch(self, interval: SupportsFloat = 0.5) -> ScoreWatch:
         """Poll every `interval` seconds; yield the first record, then each one that differs. The
         watch is an iterator and an async iterator: `watch_async` is the same method under its
         async name.
         """
-    def watch_async(self, interval: float = 0.5) -> ScoreWatch:
+    def watch_async(self, interval: SupportsFloat = 0.5) -> ScoreWatch:
         """Poll every `interval` seconds; yield the first record, then each one that differs. The
         watch is an iterator and an async iterator: `watch_async` is the same method under its
         async name.
@@ -574,12 +574,12 @@ class Scoreboard(_Client):
 
         Awaitable twin.
         """
-    def watch_events(self, interval: float = 0.5) -> ScoreEventWatch:
+    def watch_events(self, interval: SupportsFloat = 0.5) -> ScoreEventWatch:
         """Poll every `interval` seconds and yield typed changes: scores, period, possession,
         sport, other fields, poll failed and recovered. The watch is an iterator and an async
         iterator: `watch_events_async` is the same method under its async name.
         """
-    def watch_events_async(self, interval: float = 0.5) -> ScoreEventWatch:
+    def watch_events_async(self, interval: SupportsFloat = 0.5) -> ScoreEventWatch:
         """Poll every `interval` seconds and yield typed changes: scores, period, possession,
         sport, other fields, poll failed and recovered. The watch is an iterator and an async
         iterator: `watch_events_async` is the same method under its async name.
@@ -597,14 +597,14 @@ class Scoreboard(_Client):
         url: str | None = None,
         api_key: str | None = None,
         *,
-        timeout: float = 5.0,
+        timeout: SupportsFloat = 5.0,
         verify: bool = True,
         ca_cert: str | os.PathLike[str] | None = None,
         tls_fingerprint: str | None = None,
-        retries: int = 2,
+        retries: SupportsIndex = 2,
         retry_commands: bool = False,
-        max_body: int | None = None,
-        max_connections: int = 8,
+        max_body: SupportsIndex | None = None,
+        max_connections: SupportsIndex = 8,
     ) -> Self:
         """Create the client: the options are checked here, and nothing is sent until the first
         call.
@@ -698,7 +698,7 @@ def _probe_venue(
     *,
     sources: dict[str, dict[str, Any]] | None = None,
     defaults: dict[str, Any] | None = None,
-    concurrency: int = 8,
+    concurrency: SupportsIndex = 8,
 ) -> Any:
     """Probe every source of a venue at once (at most `concurrency` at a time)."""
 
@@ -707,7 +707,7 @@ def _probe_venue_async(
     *,
     sources: dict[str, dict[str, Any]] | None = None,
     defaults: dict[str, Any] | None = None,
-    concurrency: int = 8,
+    concurrency: SupportsIndex = 8,
 ) -> Any:
     """Async twin of [`_probe_venue`]."""
 
@@ -1329,7 +1329,7 @@ class TransportState:
 class MediaPlayer(_Client):
     """Client for the media playback application."""
 
-    def layer(self, id: int | str) -> Layer:
+    def layer(self, id: SupportsIndex | str) -> Layer:
         """A handle on one layer (an index, a name or a UUID). Sends nothing; a negative index or
         an empty name is refused here.
         """
@@ -1340,7 +1340,7 @@ class MediaPlayer(_Client):
         the next lookup reads them again.
         """
     def watch_transport(
-        self, interval: float = 0.5, thresholds: Sequence[float] = ...
+        self, interval: SupportsFloat = 0.5, thresholds: Sequence[float] = ...
     ) -> TransportWatch:
         """Poll GET /transportState/workspace every `interval` seconds (0.05 at least) and yield
         a `TransportEvent` per change on a layer: "started", "stopped", "media_changed",
@@ -1351,7 +1351,7 @@ class MediaPlayer(_Client):
         iterator: `watch_transport_async` is the same method under its async name.
         """
     def watch_transport_async(
-        self, interval: float = 0.5, thresholds: Sequence[float] = ...
+        self, interval: SupportsFloat = 0.5, thresholds: Sequence[float] = ...
     ) -> TransportWatch:
         """Poll GET /transportState/workspace every `interval` seconds (0.05 at least) and yield
         a `TransportEvent` per change on a layer: "started", "stopped", "media_changed",
@@ -1401,14 +1401,16 @@ class MediaPlayer(_Client):
 
         Awaitable twin.
         """
-    def batch(self, commands: Iterable[Command], concurrency: int = 16) -> list[BatchResult]:
+    def batch(
+        self, commands: Iterable[Command], concurrency: SupportsIndex = 16
+    ) -> list[BatchResult]:
         """Send many commands (`showctl.Command`, see `showctl.cmd`) at most `concurrency` at a
         time, in one call. Returns a `BatchResult` per command, in order: one failure never
         stops or hides another. No order is kept between the commands. A command built with
         `confirm=True` is read back like the method of the same name.
         """
     async def batch_async(
-        self, commands: Iterable[Command], concurrency: int = 16
+        self, commands: Iterable[Command], concurrency: SupportsIndex = 16
     ) -> list[BatchResult]:
         """Send many commands (`showctl.Command`, see `showctl.cmd`) at most `concurrency` at a
         time, in one call. Returns a `BatchResult` per command, in order: one failure never
@@ -1537,16 +1539,16 @@ class MediaPlayer(_Client):
 
         Awaitable twin.
         """
-    def playlist(self, id: int | str) -> Playlist:
+    def playlist(self, id: SupportsIndex | str) -> Playlist:
         """GET /data/playlist/{id}: one playlist (index -1 is the video input playlist)."""
-    async def playlist_async(self, id: int | str) -> Playlist:
+    async def playlist_async(self, id: SupportsIndex | str) -> Playlist:
         """GET /data/playlist/{id}: one playlist (index -1 is the video input playlist).
 
         Awaitable twin.
         """
-    def cue(self, playlist_id: int | str, cue_id: int | str) -> Cue:
+    def cue(self, playlist_id: SupportsIndex | str, cue_id: SupportsIndex | str) -> Cue:
         """GET /data/playlist/{p}/cue/{c}: a cue summary."""
-    async def cue_async(self, playlist_id: int | str, cue_id: int | str) -> Cue:
+    async def cue_async(self, playlist_id: SupportsIndex | str, cue_id: SupportsIndex | str) -> Cue:
         """GET /data/playlist/{p}/cue/{c}: a cue summary.
 
         Awaitable twin.
@@ -1635,41 +1637,51 @@ class MediaPlayer(_Client):
 
         Awaitable twin.
         """
-    def select_playlist(self, id: int | str) -> None:
+    def select_playlist(self, id: SupportsIndex | str) -> None:
         """POST /select/playlist/{id} (the index counts top-level playlists only)."""
-    async def select_playlist_async(self, id: int | str) -> None:
+    async def select_playlist_async(self, id: SupportsIndex | str) -> None:
         """POST /select/playlist/{id} (the index counts top-level playlists only).
 
         Awaitable twin.
         """
-    def trigger_cue(self, id: int | str) -> None:
+    def trigger_cue(self, id: SupportsIndex | str) -> None:
         """POST /trigger/cue/{id}: a cue of the selected playlist. In the field the application
         takes an index here (a name is answered with 400).
         """
-    async def trigger_cue_async(self, id: int | str) -> None:
+    async def trigger_cue_async(self, id: SupportsIndex | str) -> None:
         """POST /trigger/cue/{id}: a cue of the selected playlist. In the field the application
         takes an index here (a name is answered with 400).
 
         Awaitable twin.
         """
-    def trigger_playlist(self, id: int | str, *, confirm: bool = False) -> None:
+    def trigger_playlist(self, id: SupportsIndex | str, *, confirm: bool = False) -> None:
         """POST /trigger/playlist/{id}: the first cue of the playlist. `confirm=True`: read back
         until some layer plays that cue (its `playingItem`, with `playingMedia`).
         """
-    async def trigger_playlist_async(self, id: int | str, *, confirm: bool = False) -> None:
+    async def trigger_playlist_async(
+        self, id: SupportsIndex | str, *, confirm: bool = False
+    ) -> None:
         """POST /trigger/playlist/{id}: the first cue of the playlist. `confirm=True`: read back
         until some layer plays that cue (its `playingItem`, with `playingMedia`).
 
         Awaitable twin.
         """
     def trigger_playlist_cue(
-        self, playlist_id: int | str, cue_id: int | str, *, confirm: bool = False
+        self,
+        playlist_id: SupportsIndex | str,
+        cue_id: SupportsIndex | str,
+        *,
+        confirm: bool = False,
     ) -> None:
         """POST /trigger/playlist/{p}/cue/{c}. `confirm=True`: read back until some layer plays
         the cue.
         """
     async def trigger_playlist_cue_async(
-        self, playlist_id: int | str, cue_id: int | str, *, confirm: bool = False
+        self,
+        playlist_id: SupportsIndex | str,
+        cue_id: SupportsIndex | str,
+        *,
+        confirm: bool = False,
     ) -> None:
         """POST /trigger/playlist/{p}/cue/{c}. `confirm=True`: read back until some layer plays
         the cue.
@@ -1716,12 +1728,14 @@ class MediaPlayer(_Client):
 
         Awaitable twin.
         """
-    def set_workspace_transition_duration(self, seconds: float, *, confirm: bool = False) -> None:
+    def set_workspace_transition_duration(
+        self, seconds: SupportsFloat, *, confirm: bool = False
+    ) -> None:
         """POST /transitionDuration/workspace with {"value": seconds}, 0.0 to 5.0.
         `confirm=True`: read back until the duration shows.
         """
     async def set_workspace_transition_duration_async(
-        self, seconds: float, *, confirm: bool = False
+        self, seconds: SupportsFloat, *, confirm: bool = False
     ) -> None:
         """POST /transitionDuration/workspace with {"value": seconds}, 0.0 to 5.0.
         `confirm=True`: read back until the duration shows.
@@ -1803,16 +1817,16 @@ class MediaPlayer(_Client):
         url: str | None = None,
         api_key: str | None = None,
         *,
-        timeout: float = 5.0,
+        timeout: SupportsFloat = 5.0,
         verify: bool = True,
         ca_cert: str | os.PathLike[str] | None = None,
         tls_fingerprint: str | None = None,
-        retries: int = 2,
+        retries: SupportsIndex = 2,
         retry_commands: bool = False,
-        max_body: int | None = None,
-        max_connections: int = 8,
-        confirm_timeout: float = 0.5,
-        cooldown: float | None = None,
+        max_body: SupportsIndex | None = None,
+        max_connections: SupportsIndex = 8,
+        confirm_timeout: SupportsFloat = 0.5,
+        cooldown: SupportsFloat | None = None,
         mirrors: Iterable[
             str | tuple[str, str | None] | tuple[str, str | None, str | None] | MirrorSpec
         ]
@@ -1880,26 +1894,30 @@ class Layer:
         """Equal when both address the same identifier on the same client."""
     def __hash__(self) -> int:
         """The hash of what ``==`` compares: equal objects hash the same."""
-    def adjust_opacity(self, delta: float, *, confirm: bool = False) -> float:
+    def adjust_opacity(self, delta: SupportsFloat, *, confirm: bool = False) -> float:
         """Read the opacity, add `delta` (-1.0 to 1.0), clamp to 0.0–1.0 and set it; returns the
         value set. Two requests: another controller may change the opacity between them.
         `confirm=True`: read back until the new value shows.
         """
-    async def adjust_opacity_async(self, delta: float, *, confirm: bool = False) -> float:
+    async def adjust_opacity_async(self, delta: SupportsFloat, *, confirm: bool = False) -> float:
         """Read the opacity, add `delta` (-1.0 to 1.0), clamp to 0.0–1.0 and set it; returns the
         value set. Two requests: another controller may change the opacity between them.
         `confirm=True`: read back until the new value shows.
 
         Awaitable twin.
         """
-    def fade(self, to: float, seconds: float, steps: int | None = None) -> None:
+    def fade(
+        self, to: SupportsFloat, seconds: SupportsFloat, steps: SupportsIndex | None = None
+    ) -> None:
         """Fade the opacity from its current value to `to` (0.0–1.0) over `seconds`, in `steps`
         evenly spaced in time (20 a second when None, 50 a second at most); the last lands
         exactly on `to` at `seconds`. Steps the application answers too late for are skipped
         so the fade ends on time. Cancel with asyncio cancellation or Ctrl-C: the opacity
         stays where the fade was.
         """
-    async def fade_async(self, to: float, seconds: float, steps: int | None = None) -> None:
+    async def fade_async(
+        self, to: SupportsFloat, seconds: SupportsFloat, steps: SupportsIndex | None = None
+    ) -> None:
         """Fade the opacity from its current value to `to` (0.0–1.0) over `seconds`, in `steps`
         evenly spaced in time (20 a second when None, 50 a second at most); the last lands
         exactly on `to` at `seconds`. Steps the application answers too late for are skipped
@@ -1999,7 +2017,13 @@ class Layer:
 
         Awaitable twin.
         """
-    def trigger(self, playlist_id: int | str, cue_id: int | str, *, confirm: bool = False) -> None:
+    def trigger(
+        self,
+        playlist_id: SupportsIndex | str,
+        cue_id: SupportsIndex | str,
+        *,
+        confirm: bool = False,
+    ) -> None:
         """POST /trigger/layer/{id}/playlist/{p}/cue/{c}: a cue on this layer. In the field the
         application ignores the layer and plays the cue on its own configured layer (an
         untargeted cue on the layer selected with `target=True`). `confirm=True`: read back
@@ -2007,7 +2031,11 @@ class Layer:
         present); when it plays on another layer instead, `NotConfirmedError` says which.
         """
     async def trigger_async(
-        self, playlist_id: int | str, cue_id: int | str, *, confirm: bool = False
+        self,
+        playlist_id: SupportsIndex | str,
+        cue_id: SupportsIndex | str,
+        *,
+        confirm: bool = False,
     ) -> None:
         """POST /trigger/layer/{id}/playlist/{p}/cue/{c}: a cue on this layer. In the field the
         application ignores the layer and plays the cue on its own configured layer (an
@@ -2017,12 +2045,12 @@ class Layer:
 
         Awaitable twin.
         """
-    def set_opacity(self, value: float, *, confirm: bool = False) -> None:
+    def set_opacity(self, value: SupportsFloat, *, confirm: bool = False) -> None:
         """POST /opacity/layer/{id} with {"value": value}; 0.0 to 1.0 (the application would
         clamp silently, so anything else is refused). `confirm=True`: read back until the
         opacity is the value (in single precision, as the application keeps it).
         """
-    async def set_opacity_async(self, value: float, *, confirm: bool = False) -> None:
+    async def set_opacity_async(self, value: SupportsFloat, *, confirm: bool = False) -> None:
         """POST /opacity/layer/{id} with {"value": value}; 0.0 to 1.0 (the application would
         clamp silently, so anything else is refused). `confirm=True`: read back until the
         opacity is the value (in single precision, as the application keeps it).
@@ -2119,33 +2147,35 @@ class Layer:
 
         Awaitable twin.
         """
-    def set_transition_duration(self, seconds: float, *, confirm: bool = False) -> None:
+    def set_transition_duration(self, seconds: SupportsFloat, *, confirm: bool = False) -> None:
         """POST /transitionDuration/layer/{id} with {"value": seconds}, 0.0 to 5.0.
         `confirm=True`: read back until the duration shows.
         """
-    async def set_transition_duration_async(self, seconds: float, *, confirm: bool = False) -> None:
+    async def set_transition_duration_async(
+        self, seconds: SupportsFloat, *, confirm: bool = False
+    ) -> None:
         """POST /transitionDuration/layer/{id} with {"value": seconds}, 0.0 to 5.0.
         `confirm=True`: read back until the duration shows.
 
         Awaitable twin.
         """
-    def go_to(self, seconds: float) -> None:
+    def go_to(self, seconds: SupportsFloat) -> None:
         """Move the playhead (observed in the field, 3.3+; not in the API document): `seconds` ≥
         0 from the start (POST /goToStart/layer/{id}?offset=S), below 0 from the end (POST
         /goToEnd/layer/{id}?offset=|S|); -0.0 is the very end.
         """
-    async def go_to_async(self, seconds: float) -> None:
+    async def go_to_async(self, seconds: SupportsFloat) -> None:
         """Move the playhead (observed in the field, 3.3+; not in the API document): `seconds` ≥
         0 from the start (POST /goToStart/layer/{id}?offset=S), below 0 from the end (POST
         /goToEnd/layer/{id}?offset=|S|); -0.0 is the very end.
 
         Awaitable twin.
         """
-    def skip(self, seconds: float) -> None:
+    def skip(self, seconds: SupportsFloat) -> None:
         """Skip forwards (seconds > 0) or backwards (seconds < 0) (observed in the field, 3.3+;
         not in the API document): POST /skip/layer/{id}?forwards=true|false&offset=|S|.
         """
-    async def skip_async(self, seconds: float) -> None:
+    async def skip_async(self, seconds: SupportsFloat) -> None:
         """Skip forwards (seconds > 0) or backwards (seconds < 0) (observed in the field, 3.3+;
         not in the API document): POST /skip/layer/{id}?forwards=true|false&offset=|S|.
 
@@ -2371,21 +2401,21 @@ class Command:
         """Any POST: `path` relative to /api/0, `json` a body, `params` the query."""
     # generated by scripts/gen_stubs.py from the extension: do not edit by hand
     @staticmethod
-    def select_playlist(id: int | str) -> Command:
+    def select_playlist(id: SupportsIndex | str) -> Command:
         """POST /select/playlist/{id} (the index counts top-level playlists only)."""
     @staticmethod
-    def trigger_cue(id: int | str) -> Command:
+    def trigger_cue(id: SupportsIndex | str) -> Command:
         """POST /trigger/cue/{id}: a cue of the selected playlist. In the field the application
         takes an index here (a name is answered with 400).
         """
     @staticmethod
-    def trigger_playlist(id: int | str, *, confirm: bool = False) -> Command:
+    def trigger_playlist(id: SupportsIndex | str, *, confirm: bool = False) -> Command:
         """POST /trigger/playlist/{id}: the first cue of the playlist. `confirm=True`: read back
         until some layer plays that cue (its `playingItem`, with `playingMedia`).
         """
     @staticmethod
     def trigger_playlist_cue(
-        playlist_id: int | str, cue_id: int | str, *, confirm: bool = False
+        playlist_id: SupportsIndex | str, cue_id: SupportsIndex | str, *, confirm: bool = False
     ) -> Command:
         """POST /trigger/playlist/{p}/cue/{c}. `confirm=True`: read back until some layer plays
         the cue.
@@ -2409,20 +2439,22 @@ class Command:
         `confirm=True`: read back until the workspace has that transition.
         """
     @staticmethod
-    def set_workspace_transition_duration(seconds: float, *, confirm: bool = False) -> Command:
+    def set_workspace_transition_duration(
+        seconds: SupportsFloat, *, confirm: bool = False
+    ) -> Command:
         """POST /transitionDuration/workspace with {"value": seconds}, 0.0 to 5.0.
         `confirm=True`: read back until the duration shows.
         """
     @staticmethod
-    def select(layer: int | str | Layer, target: bool = False) -> Command:
+    def select(layer: SupportsIndex | str | Layer, target: bool = False) -> Command:
         """POST /select/layer/{id}?target=true|false: select the layer for the preview and layer
         options; with `target=True` it is also targeted.
         """
     @staticmethod
     def trigger(
-        layer: int | str | Layer,
-        playlist_id: int | str,
-        cue_id: int | str,
+        layer: SupportsIndex | str | Layer,
+        playlist_id: SupportsIndex | str,
+        cue_id: SupportsIndex | str,
         *,
         confirm: bool = False,
     ) -> Command:
@@ -2433,21 +2465,26 @@ class Command:
         present); when it plays on another layer instead, `NotConfirmedError` says which.
         """
     @staticmethod
-    def set_opacity(layer: int | str | Layer, value: float, *, confirm: bool = False) -> Command:
+    def set_opacity(
+        layer: SupportsIndex | str | Layer, value: SupportsFloat, *, confirm: bool = False
+    ) -> Command:
         """POST /opacity/layer/{id} with {"value": value}; 0.0 to 1.0 (the application would
         clamp silently, so anything else is refused). `confirm=True`: read back until the
         opacity is the value (in single precision, as the application keeps it).
         """
     @staticmethod
     def set_blend_mode(
-        layer: int | str | Layer, name: str | BlendMode, *, confirm: bool = False
+        layer: SupportsIndex | str | Layer, name: str | BlendMode, *, confirm: bool = False
     ) -> Command:
         """POST /blendMode/layer/{id} with {"value": name}: a name or a `BlendMode`.
         `confirm=True`: read back until the layer has that blend mode.
         """
     @staticmethod
     def set_blend(
-        layer: int | str | Layer, blend: LayerBlend | dict[str, Any], *, confirm: bool = False
+        layer: SupportsIndex | str | Layer,
+        blend: LayerBlend | dict[str, Any],
+        *,
+        confirm: bool = False,
     ) -> Command:
         """POST /blend/layer/{id} with {"type": ..., "base": {...}}: a `LayerBlend` or a dict,
         checked against the layer blend table (Standard: modeIndex, opacity, name; Alpha Matte
@@ -2456,22 +2493,28 @@ class Command:
         back until the blend shows.
         """
     @staticmethod
-    def apply_preset(layer: int | str | Layer, name: str | LayerPreset) -> Command:
+    def apply_preset(layer: SupportsIndex | str | Layer, name: str | LayerPreset) -> Command:
         """POST /layerPreset/layer/{id} with {"value": name}: a name or a `LayerPreset`."""
     @staticmethod
     def set_target_set(
-        layer: int | str | Layer, name_or_none: str | TargetSet | None, *, confirm: bool = False
+        layer: SupportsIndex | str | Layer,
+        name_or_none: str | TargetSet | None,
+        *,
+        confirm: bool = False,
     ) -> Command:
         """POST /targetSet/layer/{id} with {"value": name}: a name or a `TargetSet`; None sends
         no body (no target set). `confirm=True`: read back until the layer has that target set
         (or none).
         """
     @staticmethod
-    def set_effect(layer: int | str | Layer, effect: Effect | dict[str, Any]) -> Command:
+    def set_effect(layer: SupportsIndex | str | Layer, effect: Effect | dict[str, Any]) -> Command:
         """POST /effects/layer/{id} with {"effect": {...}}: an `Effect` or a dict with a "uuid"."""
     @staticmethod
     def set_effect_preset(
-        layer: int | str | Layer, name_or_none: str | EffectPreset | None, *, confirm: bool = False
+        layer: SupportsIndex | str | Layer,
+        name_or_none: str | EffectPreset | None,
+        *,
+        confirm: bool = False,
     ) -> Command:
         """POST /effectsPreset/layer/{id} with {"value": name} ({"value": null} for None): a name
         or an `EffectPreset`. `confirm=True`: read back until the layer has that preset (or
@@ -2479,7 +2522,7 @@ class Command:
         """
     @staticmethod
     def set_transition(
-        layer: int | str | Layer,
+        layer: SupportsIndex | str | Layer,
         transition_or_none: str | Transition | None,
         *,
         confirm: bool = False,
@@ -2490,54 +2533,60 @@ class Command:
         """
     @staticmethod
     def set_transition_duration(
-        layer: int | str | Layer, seconds: float, *, confirm: bool = False
+        layer: SupportsIndex | str | Layer, seconds: SupportsFloat, *, confirm: bool = False
     ) -> Command:
         """POST /transitionDuration/layer/{id} with {"value": seconds}, 0.0 to 5.0.
         `confirm=True`: read back until the duration shows.
         """
     @staticmethod
-    def go_to(layer: int | str | Layer, seconds: float) -> Command:
+    def go_to(layer: SupportsIndex | str | Layer, seconds: SupportsFloat) -> Command:
         """Move the playhead (observed in the field, 3.3+; not in the API document): `seconds` ≥
         0 from the start (POST /goToStart/layer/{id}?offset=S), below 0 from the end (POST
         /goToEnd/layer/{id}?offset=|S|); -0.0 is the very end.
         """
     @staticmethod
-    def skip(layer: int | str | Layer, seconds: float) -> Command:
+    def skip(layer: SupportsIndex | str | Layer, seconds: SupportsFloat) -> Command:
         """Skip forwards (seconds > 0) or backwards (seconds < 0) (observed in the field, 3.3+;
         not in the API document): POST /skip/layer/{id}?forwards=true|false&offset=|S|.
         """
     @staticmethod
-    def clear(layer: int | str | Layer | None = None, *, confirm: bool = False) -> Command:
+    def clear(
+        layer: SupportsIndex | str | Layer | None = None, *, confirm: bool = False
+    ) -> Command:
         """POST /clear/workspace or /clear/layer/{id}. `confirm=True`: read back until nothing
         plays (`playingMedia` absent) on the layer, or on any layer.
         """
     @staticmethod
-    def mute(layer: int | str | Layer | None = None, *, confirm: bool = False) -> Command:
+    def mute(layer: SupportsIndex | str | Layer | None = None, *, confirm: bool = False) -> Command:
         """POST /mute/workspace or /mute/layer/{id}. `confirm=True`: read back until the layer
         (every layer) is muted.
         """
     @staticmethod
-    def unmute(layer: int | str | Layer | None = None, *, confirm: bool = False) -> Command:
+    def unmute(
+        layer: SupportsIndex | str | Layer | None = None, *, confirm: bool = False
+    ) -> Command:
         """POST /unmute/workspace or /unmute/layer/{id}. `confirm=True`: read back until the
         layer (every layer) is not muted.
         """
     @staticmethod
-    def hide(layer: int | str | Layer | None = None, *, confirm: bool = False) -> Command:
+    def hide(layer: SupportsIndex | str | Layer | None = None, *, confirm: bool = False) -> Command:
         """POST /hide/workspace or /hide/layer/{id}. `confirm=True`: read back until the layer
         (every layer) is hidden.
         """
     @staticmethod
-    def unhide(layer: int | str | Layer | None = None, *, confirm: bool = False) -> Command:
+    def unhide(
+        layer: SupportsIndex | str | Layer | None = None, *, confirm: bool = False
+    ) -> Command:
         """POST /unhide/workspace or /unhide/layer/{id}. `confirm=True`: read back until the
         layer (every layer) is not hidden.
         """
     @staticmethod
-    def play(layer: int | str | Layer | None = None) -> Command:
+    def play(layer: SupportsIndex | str | Layer | None = None) -> Command:
         """POST /play/workspace or /play/layer/{id} (observed in the field, 3.3+; not in the API
         document).
         """
     @staticmethod
-    def pause(layer: int | str | Layer | None = None) -> Command:
+    def pause(layer: SupportsIndex | str | Layer | None = None) -> Command:
         """POST /pause/workspace or /pause/layer/{id} (observed in the field, 3.3+; not in the
         API document).
         """
@@ -2641,7 +2690,7 @@ class Wait:
     `ValueError` here.
     """
 
-    def __new__(cls, seconds: float) -> Wait:
+    def __new__(cls, seconds: SupportsFloat) -> Wait:
         """Create one."""
     @property
     def seconds(self) -> float:
@@ -2658,12 +2707,12 @@ class WaitUntil:
 
     def __new__(
         cls,
-        layer: int | str | Layer,
+        layer: SupportsIndex | str | Layer,
         state: Literal["playing", "stopped", "empty"] | None = None,
         *,
-        remaining: float | None = None,
-        timeout: float | None = None,
-        interval: float = 0.1,
+        remaining: SupportsFloat | None = None,
+        timeout: SupportsFloat | None = None,
+        interval: SupportsFloat = 0.1,
     ) -> WaitUntil:
         """Create one."""
     @property
@@ -2765,17 +2814,17 @@ class Simulator:
 
     def __new__(
         cls,
-        port: int = 0,
+        port: SupportsIndex = 0,
         api_key: str | None = None,
         workspace: str | os.PathLike[str] | dict[str, Any] | None = None,
         *,
         strict: bool = False,
-        apply_delay: float = 0.0,
+        apply_delay: SupportsFloat = 0.0,
         host: str = "127.0.0.1",
-        header_timeout: float = 30.0,
+        header_timeout: SupportsFloat = 30.0,
         blend_route: bool = False,
         read_content_type: str | None = None,
-        score_tick: float | None = None,
+        score_tick: SupportsFloat | None = None,
     ) -> Self:
         """Create a simulator: a stand-in for the media playback and scoreboard applications on a
         loopback port.
@@ -2830,11 +2879,11 @@ class Simulator:
         """The requests received, oldest first (the last 10 000)."""
     def clear_requests(self) -> None:
         """Forget the requests recorded so far (`requests` starts empty again)."""
-    def fail_next(self, status: int, times: int = 1) -> None:
+    def fail_next(self, status: SupportsIndex, times: SupportsIndex = 1) -> None:
         """The next `times` requests answer `status` (300–599) instead; 0 cancels."""
-    def delay(self, seconds: float) -> None:
+    def delay(self, seconds: SupportsFloat) -> None:
         """Delay every answer by `seconds` (0 removes the delay)."""
-    def drop_next(self, times: int = 1) -> None:
+    def drop_next(self, times: SupportsIndex = 1) -> None:
         """Close the connection of the next `times` requests without answering; 0 cancels."""
     def set_score(self, field: str, value: Any) -> None:
         """Set a field of the active score record (`"game1.team1Goals"` for a Custom game)."""
@@ -2891,16 +2940,16 @@ class Feed:
         media: str | FeedSource | None = None,
         scoreboard: str | FeedSource | None = None,
         *,
-        interval: float | None = None,
-        port: int = 0,
+        interval: SupportsFloat | None = None,
+        port: SupportsIndex = 0,
         host: str = "127.0.0.1",
         write: str | os.PathLike[str] | None = None,
         api_key: str | None = None,
-        timeout: float | None = None,
+        timeout: SupportsFloat | None = None,
         verify: bool | None = None,
         ca_cert: str | os.PathLike[str] | None = None,
         tls_fingerprint: str | None = None,
-        header_timeout: float = 30.0,
+        header_timeout: SupportsFloat = 30.0,
         venue: str | os.PathLike[str] | None = None,
         sources: dict[str, dict[str, Any]] | None = None,
         defaults: dict[str, Any] | None = None,
@@ -2920,7 +2969,7 @@ class Feed:
         source has answered once or failed (at most `timeout` seconds; a source that does not
         answer within two intervals is marked stale, with why).
         """
-    def wait_ready(self, timeout: float | None = None) -> bool:
+    def wait_ready(self, timeout: SupportsFloat | None = None) -> bool:
         """Wait until every source has answered once or failed, for at most `timeout` seconds (by
         default the feed's `timeout`); returns whether they all did. `start()` and `with`
         already wait.
@@ -2994,11 +3043,11 @@ class OscBridge:
         player: MediaPlayer,
         scoreboard: Scoreboard | None = None,
         *,
-        port: int = 53000,
+        port: SupportsIndex = 53000,
         host: str = "127.0.0.1",
         allow: list[str] | None = None,
         passcode: str | None = None,
-        rate: float = 100.0,
+        rate: SupportsFloat = 100.0,
         reply: bool = True,
         confirm: bool = False,
     ) -> Self:
@@ -3026,7 +3075,7 @@ class OscBridge:
     @property
     def allow(self) -> list[str]:
         """The senders allowed, as networks (`["127.0.0.0/8", "::1/128"]` by default)."""
-    def next_message(self, timeout: float = 1.0) -> dict[str, Any] | None:
+    def next_message(self, timeout: SupportsFloat = 1.0) -> dict[str, Any] | None:
         """The record of the next message received, oldest first (a dict: `when`, `transport`,
         `sender`, `address`, `args`, `status`, `delivery`, `data`, `error`, `elapsed_ms`), or
         None when none comes within `timeout` seconds. The last 1000 are kept.

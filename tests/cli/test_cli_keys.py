@@ -18,7 +18,7 @@ import showctl
 from showctl.cli import keys
 from showctl.cli.parser import build_parser
 
-from tests.kit.clikit import env, showctl_cli
+from tests.kit.clikit import env, lines_json, showctl_cli
 from tests.kit.netkit import sigint_default
 
 KEY = "cli-K3Y-echoed-4242"
@@ -178,3 +178,33 @@ def test_a_key_file_others_may_read_is_refused_before_anything_is_sent(
         key_file.chmod(0o600)
         done = showctl_cli("layers", "--url", sim.url, "--api-key-file", str(key_file))
         assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
+def test_with_json_the_key_warning_is_inside_the_one_json_object_on_stderr() -> None:
+    warning = "--api-key on the command line can be read by every user of this machine"
+    with showctl.Simulator(api_key=KEY) as sim:
+        done = showctl_cli("--json", "layers", "--url", sim.url, "--api-key", KEY)
+        assert done.returncode == 0, done.stderr
+        assert len(lines_json(done.stdout)) == 4  # the layers, as without the key warning
+        [after] = lines_json(done.stderr)
+        assert list(after) == ["warnings"] and after["warnings"][0].startswith(warning)
+        # A failure: its error object carries the warning; nothing else is on stderr.
+        failed = showctl_cli("--json", "layers", "--url", sim.url, "--api-key", "wrong-key")
+        assert failed.returncode == 1
+        [error] = lines_json(failed.stderr)
+        assert error["type"] == "UnauthorizedError" and error["delivery"] == "answered"
+        assert [w[: len(warning)] for w in error["warnings"]] == [warning]
+        assert KEY not in failed.stderr and "wrong-key" not in failed.stderr
+
+
+def test_with_json_a_logged_warning_is_inside_the_one_json_object_too() -> None:
+    # A key shorter than 8 characters: the core logs a warning on the `showctl` logger, which
+    # Python would print as a plain line before the JSON object.
+    with showctl.Simulator(api_key="k3y") as sim:
+        done = showctl_cli("--json", "layers", "--url", sim.url, environ=env(SHOWCTL_API_KEY="k3y"))
+        assert done.returncode == 0, done.stderr
+        [after] = lines_json(done.stderr)
+        [warning] = after["warnings"]
+        assert warning.startswith("the API key is 3 characters long")
+        text = showctl_cli("layers", "--url", sim.url, environ=env(SHOWCTL_API_KEY="k3y"))
+        assert text.stderr.startswith("the API key is 3 characters long"), text.stderr

@@ -26,6 +26,7 @@ from showctl.cli.parser import build_parser
 from showctl.cli.status import score_lines
 
 from tests.kit.clikit import at, cli_in_process, env, lines_json, one_error_line, showctl_cli, start
+from tests.kit.fakeserver import FakeServer, Seen, close_at_once, forward, serve, stall
 from tests.kit.netkit import free_port
 
 EXAMPLE_VENUE = Path(__file__).parents[2] / "examples" / "venue.toml"
@@ -133,6 +134,154 @@ def test_the_cue_sheet_reports_where_each_cue_plays(sim: showctl.Simulator, tmp_
         "ok    trigger 'Opening'/'Countdown' on the workspace: plays on layer 1 (Main)",
     ]
     assert plays(sim, "Background") == "keynote_loop.mov"
+
+
+# 1b. What `trigger` and `opacity --fade` say is about the command: a read before it that fails
+# says it was not sent (within the command's deadline); a read after it was answered never
+# turns it into a failure. Against scripted servers that count what they received.
+
+
+def posts(server: FakeServer) -> list[str]:
+    return [line for line in server.lines() if line.startswith("POST")]
+
+
+def test_a_failed_read_before_the_trigger_says_the_trigger_was_not_sent() -> None:
+    with FakeServer(close_at_once()) as server:
+        done = showctl_cli("--json", "trigger", "Opening", "Countdown", "--url", server.url)
+        assert done.returncode == 1
+        [error] = lines_json(done.stderr)  # one JSON object, nothing else
+        assert error["delivery"] == "not_sent" and error["type"] == "ConnectError"
+        assert error["error"].startswith("reading the cue failed, so the trigger was not sent: ")
+        assert error["error"].endswith("; not sent: safe to run again")
+        assert "may have acted" not in error["error"]
+        assert posts(server) == [] and server.connections == 3  # the read, tried 3 times
+        text = showctl_cli("trigger", "Opening", "0", "--layer", "Main", "--url", server.url)
+        assert one_error_line(text).startswith(
+            "showctl: reading the cue failed, so the trigger was not sent: GET "
+        )
+        assert posts(server) == []
+
+
+def test_a_refused_connection_before_the_trigger_still_says_the_trigger_was_not_sent() -> None:
+    done = showctl_cli("trigger", "Opening", "0", "--url", f"127.0.0.1:{free_port()}")
+    assert done.returncode == 1
+    assert one_error_line(done).startswith(
+        "showctl: reading the cue failed, so the trigger was not sent: cannot connect to "
+    )
+
+
+def test_a_stalled_read_before_the_trigger_ends_at_the_timeout_with_nothing_sent() -> None:
+    with FakeServer(stall()) as server:
+        began = time.monotonic()
+        done = showctl_cli(
+            "--json", "trigger", "Opening", "0", "--url", server.url, "--timeout", "1"
+        )
+        took = time.monotonic() - began
+        assert done.returncode == 1
+        [error] = lines_json(done.stderr)
+        assert error["type"] == "Timeout" and error["delivery"] == "not_sent"
+        assert error["error"] == (
+            "reading the cue took longer than 1 s (the timeout), so the trigger was not sent; "
+            "not sent: safe to run again"
+        )
+        assert posts(server) == []
+    # One deadline for what comes before the trigger: the read's three attempts of 1 s each
+    # (retries=2) would take 3 s and more.
+    assert took < 2.9, took
+
+
+def test_a_failed_select_before_the_trigger_says_the_trigger_was_not_sent(
+    sim: showctl.Simulator,
+) -> None:
+    def answer(seen: Seen) -> tuple[int, bytes]:
+        if "/select/layer/" in seen.target:
+            return 503, b""
+        return forward(sim.url)(seen)
+
+    with FakeServer(serve(answer)) as server:
+        done = showctl_cli("trigger", "Opening", "0", "--layer", "Main", "--url", server.url)
+        line = one_error_line(done)
+        assert done.returncode == 1
+        assert line.startswith(
+            "showctl: targeting the layer failed, so the trigger was not sent: 503 "
+        )
+        assert line.endswith("retry later; not sent: safe to run again")
+        assert [p.split()[1].split("?")[0] for p in posts(server)] == ["/api/0/select/layer/Main"]
+
+
+def failing_after_the_trigger(sim: showctl.Simulator, reads_that_work: int) -> FakeServer:
+    """A server in front of `sim` whose transport reads after the trigger's POST answer 503,
+    once `reads_that_work` of them have been answered."""
+    state = {"triggered": False, "reads": 0}
+
+    def answer(seen: Seen) -> tuple[int, bytes]:
+        if seen.method == "POST" and "/trigger/" in seen.target:
+            state["triggered"] = True
+        elif state["triggered"] and "/transportState/" in seen.target:
+            state["reads"] += 1
+            if state["reads"] > reads_that_work:
+                return 503, b""
+        return forward(sim.url)(seen)
+
+    return FakeServer(serve(answer))
+
+
+def test_a_failed_read_after_an_answered_trigger_is_a_warning_not_a_failure(
+    sim: showctl.Simulator,
+) -> None:
+    # The read-back sees the cue playing, then the read of where it plays gets 503s.
+    with failing_after_the_trigger(sim, reads_that_work=1) as server:
+        done = showctl_cli("trigger", "Opening", "Countdown", "--url", server.url)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == (
+            "ok: triggered cue 'Countdown' of playlist 'Opening': the read-back saw it playing\n"
+        )
+        [warning] = done.stderr.splitlines()
+        assert warning.startswith(
+            "showctl: warning: where it plays could not be read afterwards: 503 Service "
+            "Unavailable for GET "
+        )
+        assert len(posts(server)) == 1
+    assert plays(sim, "Main") == "countdown_10s.mov"
+    with failing_after_the_trigger(sim, reads_that_work=1) as server:
+        done = showctl_cli("--json", "trigger", "Opening", "1", "--layer", "0", "--url", server.url)
+        assert done.returncode == 0, done.stderr
+        assert done.stderr == ""
+        [line] = lines_json(done.stdout)
+        assert line["ok"] is True and line["plays_on"] is None
+        assert line["read_back_error"].startswith("where it plays could not be read afterwards")
+        assert [p.split()[1] for p in posts(server)] == [
+            "/api/0/select/layer/0?target=true",
+            "/api/0/trigger/layer/0/playlist/Opening/cue/1",
+        ]
+
+
+def test_a_trigger_answered_with_no_read_back_at_all_is_still_a_success(
+    sim: showctl.Simulator,
+) -> None:
+    with failing_after_the_trigger(sim, reads_that_work=0) as server:
+        done = showctl_cli("trigger", "Opening", "Countdown", "--url", server.url)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == (
+            "ok: triggered cue 'Countdown' of playlist 'Opening': the trigger was answered 200\n"
+        )
+        [warning] = done.stderr.splitlines()
+        assert warning.startswith("showctl: warning: whether it plays could not be read back: ")
+        assert len(posts(server)) == 1
+
+
+def test_a_fade_whose_first_read_fails_says_no_step_was_sent() -> None:
+    with FakeServer(close_at_once()) as server:
+        done = showctl_cli(
+            "--json", "opacity", "0", "0.5", "--fade", "1", "--url", server.url, "--retries", "0"
+        )
+        assert done.returncode == 1
+        [error] = lines_json(done.stderr)
+        assert error["delivery"] == "not_sent"
+        assert error["error"].startswith(
+            "reading the opacity to fade from failed, so no step of the fade was sent: GET "
+        )
+        assert posts(server) == [] and server.connections == 1
 
 
 # 2. --max-body, and the exceptions the options' documentation names.

@@ -158,3 +158,18 @@ def test_fanout_reports_each_player() -> None:
         assert lines[2] == f"{c.url}  ok    playing countdown_10s.mov"
         again = run("fanout.py", a.url, b.url, "--layer", "1", "--playlist", "0", "--cue", "1")
         assert again.returncode == 0, again.stdout
+
+
+def test_numpy_numbers_are_sent_as_the_numbers_they_hold() -> None:
+    """examples/numpy_numbers.py: numpy's integers and floats and a Fraction as arguments (the
+    stubs accept them: .ci/run's mypy --strict checks examples/), and what went out."""
+    done = run("numpy_numbers.py")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        'POST /api/0/opacity/layer/1 {"value":0.5}',
+        'POST /api/0/opacity/layer/1 {"value":0.375}',
+        'POST /api/0/opacity/layer/1 {"value":0.25}',
+        "POST /api/0/mute/layer/1 -",
+        'POST /api/0/opacity/layer/2 {"value":0.75}',
+        "POST /api/0/trigger/playlist/0/cue/1 -",
+    ]

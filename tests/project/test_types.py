@@ -1,7 +1,8 @@
 """What a type checker and an async framework see of showctl: every exported name has a known
 type for pyright (``--verifytypes``), docs/testing.md's cue sheet passes pyright's strict mode,
-the exceptions' attributes are precisely typed, and the ``_async`` twins are coroutine
-functions to ``inspect``.
+the exceptions' attributes are precisely typed, the ``_async`` twins are coroutine functions
+to asyncio (and to ``inspect`` from 3.10), their tracebacks name files that exist, and the
+constructors have signatures on every Python.
 
 pyright's checker runs from basedpyright (the test extra), which ships it in its wheel."""
 
@@ -11,14 +12,19 @@ import asyncio
 import gc
 import inspect
 import json
+import os
+import pydoc
 import shutil
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 import pytest
 import showctl
 from pytest_examples import find_examples
+
+from tests.kit.netkit import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 PYRIGHT = shutil.which("basedpyright", path=str(Path(sys.executable).parent))
@@ -26,12 +32,17 @@ PYRIGHT = shutil.which("basedpyright", path=str(Path(sys.executable).parent))
 
 def pyright(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     assert PYRIGHT is not None, "basedpyright (the test extra) is not installed next to Python"
+    # `--verifytypes` looks for the package with the `python` on PATH (it ignores
+    # `--pythonpath`): this one first, however pytest was started.
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    environ = {**os.environ, "PATH": path}
     return subprocess.run(
         [PYRIGHT, "--pythonpath", sys.executable, *args],
         capture_output=True,
         text=True,
         cwd=cwd,
         timeout=120,
+        env=environ,
     )
 
 
@@ -111,17 +122,76 @@ TWINS = sorted(
 
 
 def test_the_async_twins_are_coroutine_functions() -> None:
-    """CPython 3.9's inspect accepts only real functions (`AsyncTwin`, binding/src/jobs.rs): there
-    the twins are not reported, and everything else about them holds."""
+    """To asyncio on every Python (`_is_coroutine`, asyncio's mark for a coroutine function that
+    is not a Python function: APScheduler asks asyncio). To `inspect` on CPython 3.10 and later:
+    CPython 3.9's `inspect.iscoroutinefunction` accepts real Python functions only, and a twin
+    is a native callable (`AsyncTwin`, binding/src/jobs.rs), so that its arguments are checked
+    at the call."""
     assert len(TWINS) >= 70, TWINS
-    reported = {
-        twin: inspect.iscoroutinefunction(
-            getattr(getattr(showctl, twin.split(".")[0]), twin.split(".")[1])
-        )
-        for twin in TWINS
+    twins = {
+        twin: getattr(getattr(showctl, twin.split(".")[0]), twin.split(".")[1]) for twin in TWINS
     }
+    assert [twin for twin, f in twins.items() if not asyncio.iscoroutinefunction(f)] == []
     expected = sys.version_info >= (3, 10)
-    assert [twin for twin, is_coroutine in reported.items() if is_coroutine != expected] == []
+    assert [t for t, f in twins.items() if inspect.iscoroutinefunction(f) != expected] == []
+
+
+def test_a_scheduler_that_asks_asyncio_awaits_a_twin_and_the_cue_is_sent() -> None:
+    """What APScheduler's AsyncIOScheduler does with a job: await it when asyncio says it is a
+    coroutine function, else call it (and a twin called so sends nothing: "coroutine ... was
+    never awaited")."""
+
+    async def run_job(job: object, *args: object) -> None:
+        assert callable(job)
+        if asyncio.iscoroutinefunction(job):
+            await job(*args)
+        else:
+            job(*args)
+
+    async def show(url: str) -> None:
+        async with showctl.MediaPlayer(url) as player:
+            await run_job(player.trigger_playlist_cue_async, "Opening", "Countdown")
+            await run_job(player.layer("Main").set_opacity_async, 0.5)
+
+    with showctl.Simulator() as sim:
+        asyncio.run(show(sim.url))
+        assert [r.path for r in sim.requests if r.method == "POST"] == [
+            "/api/0/trigger/playlist/Opening/cue/Countdown",
+            "/api/0/opacity/layer/Main",
+        ]
+
+
+def test_an_async_calls_traceback_names_files_that_exist() -> None:
+    async def fail() -> None:
+        async with showctl.MediaPlayer(f"127.0.0.1:{free_port()}", retries=0) as player:
+            await player.layers_async()
+
+    with pytest.raises(showctl.ConnectError) as failed:
+        asyncio.run(fail())
+    files = [frame.filename for frame in traceback.extract_tb(failed.value.__traceback__)]
+    assert any(Path(f).name == "_awaitable.py" for f in files), files
+    assert [f for f in files if not Path(f).is_file()] == []
+
+
+def test_the_constructors_have_signatures_on_every_python() -> None:
+    """`inspect.signature`, `help()` and Jupyter's `?` show the constructors' parameters, on
+    CPython 3.9 too (binding/src/signatures.rs)."""
+    expected = {
+        showctl.MediaPlayer: ("url", "mirrors", "confirm_timeout", "max_connections"),
+        showctl.Scoreboard: ("url", "retries", "max_body", "max_connections"),
+        showctl.Simulator: ("port", "workspace", "strict", "apply_delay"),
+        showctl.Feed: ("media", "scoreboard", "venue", "defaults"),
+    }
+    for cls, names in expected.items():
+        parameters = inspect.signature(cls).parameters
+        assert [n for n in names if n not in parameters] == [], cls
+        shown = pydoc.render_doc(cls, renderer=pydoc.plaintext)
+        assert f"{names[0]}={parameters[names[0]].default!r}" in shown, cls
+    assert str(inspect.signature(showctl.Scoreboard)) == (
+        "(url=None, api_key=None, *, timeout=5.0, verify=True, ca_cert=None, "
+        "tls_fingerprint=None, retries=2, retry_commands=False, max_body=None, "
+        "max_connections=8)"
+    )
 
 
 def test_a_twin_checks_its_arguments_at_the_call() -> None:
@@ -153,7 +223,7 @@ def test_a_twin_sends_and_returns_as_the_native_method() -> None:
     async def use(url: str) -> tuple[int, float]:
         async with showctl.MediaPlayer(url) as player:
             bound = player.layer("Main").set_opacity_async
-            assert inspect.iscoroutinefunction(bound)
+            assert asyncio.iscoroutinefunction(bound)
             await bound(0.25, confirm=True)
             with pytest.raises(ValueError, match="value: must be a finite number"):
                 await player.layer("Main").set_opacity_async(1.5)

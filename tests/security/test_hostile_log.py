@@ -34,7 +34,7 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def after_show_reader() -> Callable[[str, str], list[dict[str, Any]]]:
-    """`sent(path, log)`, the after-show reader of docs/show-day.md, as the page writes it."""
+    """`sent(path, log=...)`, the after-show reader of docs/show-day.md, as the page writes it."""
     text = (ROOT / "docs" / "show-day.md").read_text(encoding="utf-8")
     found = re.search(r"^def sent\(.*?^\s+return .*?$", text, re.S | re.M)
     assert found, "docs/show-day.md has its after-show reader, def sent(...)"
@@ -104,20 +104,20 @@ def test_a_full_disk_changes_nothing_the_command_did_or_reports(
         done = cli("--log", str(log), "--json", *args, "--url", sim.url)
         assert done.returncode == reference.returncode == code, done.stderr
         assert "Logging error" not in done.stderr and "Traceback" not in done.stderr
-        lines = done.stderr.splitlines()
-        [warning] = [x for x in lines if x.startswith("showctl: warning:")]
-        error = [x for x in lines if x != warning]
-        assert warning == (
-            f"showctl: warning: --log: {records} of this command could not be written to {log} "
+        # With --json, stderr is one JSON object and the warning is in it (``warnings``):
+        # alone after a success, beside the error's own fields after a failure.
+        [line] = done.stderr.splitlines()
+        told = json.loads(line)
+        assert told.pop("warnings") == [
+            f"--log: {records} of this command could not be written to {log} "
             "(No space left on device); the command itself is unaffected (its result and exit "
             "code are as if the record had been written)"
-        )
+        ]
         if code == 0:
-            assert done.stdout == reference.stdout and error == []
+            assert done.stdout == reference.stdout and told == {}
         else:
-            [line] = error
-            assert json.loads(line) == json.loads(reference.stderr), line
-            assert json.loads(line)["delivery"] == "answered", line
+            assert told == json.loads(reference.stderr), line
+            assert told["delivery"] == "answered", line
         # The record cut short was taken back: the file is as it was.
         assert log.read_bytes() == before
     # Each command was sent once each time, as with the log on a disk with room.
@@ -125,9 +125,9 @@ def test_a_full_disk_changes_nothing_the_command_did_or_reports(
     filler.unlink()
     again = cli("--log", str(log), "mute", "3", "--url", sim.url)
     assert again.returncode == 0 and again.stderr == "", again.stderr
-    assert sent("/mute/layer/3", str(log))[-1]["outcome"] == "ok"
-    assert sent("/mute/layer/1", str(log))[-1]["outcome"] == "ok"
-    assert sent("/mute/layer/2", str(log)) == []
+    assert sent("/mute/layer/3", log=str(log))[-1]["outcome"] == "ok"
+    assert sent("/mute/layer/1", log=str(log))[-1]["outcome"] == "ok"
+    assert sent("/mute/layer/2", log=str(log)) == []
 
 
 def test_a_record_never_starts_on_a_line_left_unfinished(

@@ -16,11 +16,11 @@ from __future__ import annotations
 import argparse
 import os
 import stat
-import sys
 from typing import TextIO, cast
 
 from showctl import _core
 from showctl.cli.errors import UsageError
+from showctl.cli.output import warn
 
 #: The environment variable of the key every client reads (the client resolves it itself).
 KEY_ENV = "SHOWCTL_API_KEY"
@@ -96,12 +96,11 @@ def resolve(args: argparse.Namespace) -> None:
         names = " and ".join(flag_of(d) for d in on_argv)
         files = " and ".join(flag_of(d) + "-file FILE" for d in on_argv)
         envs = " and ".join(_env_of(d) for d in on_argv)
-        print(
-            f"showctl: warning: {names} on the command line can be read by every user of this "
+        warn(
+            args,
+            f"{names} on the command line can be read by every user of this "
             f"machine while the command runs (ps, /proc/PID/cmdline); pass {files} or set "
             f"{envs} instead",
-            file=sys.stderr,
-            flush=True,
         )
 
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import os
 import stat
-import sys
 
 from showctl.cli.errors import UsageError
 from showctl.cli.output import safe
@@ -125,14 +124,13 @@ class CommandLog(logging.Handler):
         finally:
             super().close()
 
-    def report(self) -> None:
-        """One line on stderr when records were lost (none otherwise)."""
-        if self.lost:
-            records = "1 record" if self.lost == 1 else f"{self.lost} records"
-            print(
-                f"showctl: warning: --log: {records} of this command could not be written to "
-                f"{safe(self.path)} ({safe(self.why)}); the command itself is unaffected (its "
-                "result and exit code are as if the record had been written)",
-                file=sys.stderr,
-                flush=True,
-            )
+    def report(self) -> str | None:
+        """The warning to give when records were lost (``None`` when none was)."""
+        if not self.lost:
+            return None
+        records = "1 record" if self.lost == 1 else f"{self.lost} records"
+        return (
+            f"--log: {records} of this command could not be written to "
+            f"{safe(self.path)} ({safe(self.why)}); the command itself is unaffected (its "
+            "result and exit code are as if the record had been written)"
+        )

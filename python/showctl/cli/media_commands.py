@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import sys
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, NamedTuple, TypeVar
 
 import showctl
-from showctl.cli.connection import media
+from showctl.cli.connection import cli_message, media
 from showctl.cli.errors import EXIT_APP, EXIT_OK, UsageError
 from showctl.cli.output import (
     TRANSPORT_HEADERS,
@@ -86,36 +88,26 @@ def _done(args: argparse.Namespace, what: str, **fields: Any) -> int:
 #: default half second.
 TRIGGER_READ_BACK = 2.0
 
+T = TypeVar("T")
+
 
 def cmd_trigger(args: argparse.Namespace) -> int:
     """Trigger a cue and say where it plays. The application ignores the layer a trigger names
     (a cue plays on its own configured layer, else on the targeted one), so `--layer` targets
     the layer first; the layers that play the cue are read back, not assumed."""
     with media(args, confirm_timeout=TRIGGER_READ_BACK) as player:
-        cue = player.cue(args.playlist, args.cue)
-        if args.layer is None:
-            player.trigger_playlist_cue(args.playlist, args.cue, confirm=True)
-        else:
-            layer = player.layer(args.layer)
-            layer.select(target=True)
-            try:
-                layer.trigger(args.playlist, args.cue, confirm=True)
-            except showctl.NotConfirmedError:
-                if not _playing(player, cue):
-                    raise  # it plays nowhere: the read-back's own message says so
-        playing = _playing(player, cue)
-    named = "" if cue.name in (None, args.cue) else f" ({cue.name})"
+        done = asyncio.run(_trigger(args, player))
+    named = "" if done.cue.name in (None, args.cue) else f" ({done.cue.name})"
     what = f"cue {args.cue!r}{named} of playlist {args.playlist!r}"
+    fields: dict[str, Any] = {"layer": args.layer, "playlist": args.playlist, "cue": args.cue}
+    if done.playing is None:
+        return _unread(args, what, done, fields)
+    playing = done.playing
     where = ", ".join(f"{i} ({name})" for i, name, _ in playing)
     layers = "layers" if len(playing) > 1 else "layer"
     if not playing:  # seen playing by the read-back, ended before the next read
         layers, where = "no layer", "any more (it ended right after it was seen playing)"
-    fields: dict[str, Any] = {
-        "layer": args.layer,
-        "playlist": args.playlist,
-        "cue": args.cue,
-        "plays_on": [{"index": i, "name": name, "uuid": uuid} for i, name, uuid in playing],
-    }
+    fields["plays_on"] = [{"index": i, "name": name, "uuid": uuid} for i, name, uuid in playing]
     if args.layer is None:
         return _done(args, f"triggered {what}: it plays on {layers} {where}", **fields)
     if any(_is_layer(args.layer, *p) for p in playing):
@@ -139,13 +131,130 @@ def cmd_trigger(args: argparse.Namespace) -> int:
     return EXIT_APP
 
 
-def _playing(player: showctl.MediaPlayer, cue: showctl.Cue) -> list[tuple[int, str, str]]:
+def _unread(args: argparse.Namespace, what: str, done: Triggered, fields: dict[str, Any]) -> int:
+    """The trigger was answered 200, and where the cue plays could not be read afterwards: a
+    success (exit 0: running it again would restart the cue on air), with the failed read as a
+    warning (with ``--json``: ``plays_on`` null and ``read_back_error``, nothing on stderr)."""
+    on = "" if args.layer is None else f" on layer {args.layer!r}"
+    if done.seen:
+        said = f"triggered {what}: the read-back saw it playing{on}"
+        warning = f"where it plays could not be read afterwards: {done.unread}"
+    else:
+        said = f"triggered {what}: the trigger was answered 200"
+        warning = f"whether it plays could not be read back: {done.unread}"
+    warning = " ".join(cli_message(warning).split())
+    if args.json:
+        emit_json(
+            {
+                "ok": True,
+                "command": args.command,
+                **fields,
+                "plays_on": None,
+                "read_back_error": warning,
+            }
+        )
+        return EXIT_OK
+    print(safe(f"ok: {said}"))
+    print(safe(f"showctl: warning: {warning}"), file=sys.stderr)
+    return EXIT_OK
+
+
+Playing = list[tuple[int, str, str]]
+
+
+class Triggered(NamedTuple):
+    """What `trigger` learnt: the cue, the layers that play it (None: that read failed, and
+    `unread` says why), and whether the read-back saw it playing."""
+
+    cue: showctl.Cue
+    playing: Playing | None
+    seen: bool
+    unread: str
+
+
+#: How `NotConfirmedError` ends when its read-back could not read (not when it read that the
+#: cue did not play): `... was answered 200, but the cue playing on ... could not be read back: `.
+_READ_BACK_FAILED = " could not be read back: "
+
+
+async def _trigger(args: argparse.Namespace, player: showctl.MediaPlayer) -> Triggered:
+    """Read the cue, target the layer (with `--layer`), trigger, and read where the cue plays.
+
+    What comes before the trigger shares one deadline, the client's timeout (what the trigger
+    itself may take): when it fails or runs out, the trigger was not sent and the error says
+    so. A read after the trigger was answered never turns it into a failure."""
+    deadline = player.timeout
+    cue = await _before(player.cue_async(args.playlist, args.cue), deadline, "reading the cue")
+    if args.layer is None:
+        send = player.trigger_playlist_cue_async(args.playlist, args.cue, confirm=True)
+    else:
+        layer = player.layer(args.layer)
+        await _before(
+            layer.select_async(target=True),
+            deadline,
+            "targeting the layer",
+            "the layer may be the targeted one now",
+        )
+        send = layer.trigger_async(args.playlist, args.cue, confirm=True)
+    try:
+        await send
+    except showctl.NotConfirmedError as not_confirmed:
+        # Answered 200, not seen where it was expected: where does it play?
+        playing, unread = await _after(_playing(player, cue), deadline)
+        if playing:
+            return Triggered(cue, playing, False, "")
+        text = str(not_confirmed)
+        if playing is None and not_confirmed.actual is None and _READ_BACK_FAILED in text:
+            # No read after the trigger worked: whether it plays is not known.
+            return Triggered(cue, None, False, f"{text.split(_READ_BACK_FAILED, 1)[1]}; {unread}")
+        raise  # it was read, and it plays nowhere: the read-back's own message says so
+    playing, unread = await _after(_playing(player, cue), deadline)
+    return Triggered(cue, playing, True, unread)
+
+
+async def _before(call: Awaitable[T], deadline: float, step: str, acted: str = "") -> T:
+    """A step before the trigger, within `deadline` seconds; its failure is the command's,
+    with the trigger not sent (`acted`: what the step's own request may have done)."""
+    try:
+        return await asyncio.wait_for(call, deadline)
+    except showctl.ShowctlError as e:
+        raise _not_sent(e, f"{step} failed, so the trigger was not sent", acted) from None
+    except asyncio.TimeoutError:
+        raise showctl.Timeout(
+            f"{step} took longer than {deadline:g} s (the timeout), so the trigger was not sent",
+            delivery="not_sent",
+        ) from None
+
+
+def _not_sent(e: showctl.ShowctlError, what: str, acted: str = "") -> showctl.ShowctlError:
+    """`e`, the failure of a step before a command, as the failure of that command, which was
+    not sent: `what` first, then `e`'s own message, then `acted` (what `e`'s own request may
+    have done) when that request went out and got no answer."""
+    maybe = f" ({acted})" if acted and e.delivery == "sent_no_answer" else ""
+    e.message = f"{what}: {e.message}{maybe}"
+    e.args = (e.message,)
+    e.delivery = "not_sent"
+    return e
+
+
+async def _after(call: Awaitable[T], deadline: float) -> tuple[T | None, str]:
+    """A read after the trigger was answered, within `deadline` seconds: (its result, "") or
+    (None, why it failed)."""
+    try:
+        return await asyncio.wait_for(call, deadline), ""
+    except showctl.ShowctlError as e:
+        return None, str(e)
+    except asyncio.TimeoutError:
+        return None, f"no answer within {deadline:g} s (the timeout)"
+
+
+async def _playing(player: showctl.MediaPlayer, cue: showctl.Cue) -> Playing:
     """(index, name, UUID) of each layer that plays `cue`: its `playingItem` is the cue and it
     has media (`playingItem` alone is the last cue that touched the layer, never cleared)."""
     want = (cue.uuid or "").lower()
     return [
         (i, ts.layer.name or "", ts.layer.uuid or "")
-        for i, ts in enumerate(player.transport_state())
+        for i, ts in enumerate(await player.transport_state_async())
         if ts.layer is not None
         and ts.playing_media is not None
         and ts.playing_item is not None
@@ -193,6 +302,15 @@ def cmd_opacity(args: argparse.Namespace) -> int:
                 layer.fade(args.value, args.fade, args.steps)
             except ValueError as e:
                 raise UsageError(_fade_error(e)) from None
+            except showctl.ShowctlError as e:
+                # A fade reads the opacity it starts from (its only GET), then sends its steps
+                # (POST): a failed GET means that no step was sent.
+                if e.method == "GET":
+                    raise _not_sent(
+                        e,
+                        "reading the opacity to fade from failed, so no step of the fade was sent",
+                    ) from None
+                raise
         else:
             layer.set_opacity(args.value)
     how = f" over {args.fade} s" if args.fade is not None else ""

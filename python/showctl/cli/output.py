@@ -3,7 +3,9 @@ server text escaped so that it cannot move the cursor, recolour or retitle the t
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
@@ -38,6 +40,17 @@ def dumps(obj: Any, **kw: Any) -> str:
 def emit_json(obj: Any) -> None:
     """One JSON document on one line."""
     print(dumps(obj, separators=(",", ":")), flush=True)
+
+
+def warn(args: argparse.Namespace, text: str) -> None:
+    """A warning about the command line: a line on stderr at once; with ``--json``, kept for
+    the one JSON object stderr gets at the end (``warnings``, a list of texts: in the error
+    object of a command that failed, alone in an object after one that succeeded)."""
+    if getattr(args, "json", False):
+        kept: list[str] = args.__dict__.setdefault("warnings", [])
+        kept.append(text)
+        return
+    print(f"showctl: warning: {text}", file=sys.stderr, flush=True)
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], indent: str = "") -> None:

@@ -6,7 +6,16 @@ from __future__ import annotations
 import argparse
 
 import showctl
-from showctl.cli import demo, media_commands, osc, preshow, score_commands, sequence, servers, venues
+from showctl.cli import (
+    demo,
+    media_commands,
+    osc,
+    preshow,
+    score_commands,
+    sequence,
+    servers,
+    venues,
+)
 from showctl.cli.connection import add_connection_options
 from showctl.cli.subcommands import Parser, Subcommands, json_option, log_option, url_help
 

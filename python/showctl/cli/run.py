@@ -14,7 +14,7 @@ from showctl.cli import keys
 from showctl.cli.connection import cli_message, key_source, option
 from showctl.cli.errors import EXIT_APP, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, UsageError
 from showctl.cli.logfile import CommandLog, open_log
-from showctl.cli.output import dumps, safe
+from showctl.cli.output import dumps, safe, warn
 from showctl.cli.parser import build_parser
 from showctl.exceptions import ConnectError, Delivery, ShowctlError, UnauthorizedError
 
@@ -40,8 +40,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_OK
         keys.resolve(args)
-        with _command_log(getattr(args, "log", None)):
-            return _run_scrubbed(args)
+        with _command_log(args), _json_log_warnings(args):
+            code = _run_scrubbed(args)
+        _warnings_after(args)
+        return code
     except (UsageError, ValueError) as e:
         _fail(f"error: {cli_message(str(e))}", args)
         return EXIT_USAGE
@@ -102,10 +104,12 @@ def _run_scrubbed(args: argparse.Namespace) -> int:
 
 
 @contextmanager
-def _command_log(path: str | None) -> Iterator[None]:
+def _command_log(args: argparse.Namespace) -> Iterator[None]:
     """With ``--log FILE``: each command's record (see docs/show-day.md) appended to FILE as a
     JSON line while the command runs (``showctl.cli.logfile``: which files are refused, and
-    what a record that cannot be written does)."""
+    what a record that cannot be written does). Records lost are one warning (``warn``: with
+    ``--json``, inside the one JSON object on stderr)."""
+    path: str | None = getattr(args, "log", None)
     if path is None:
         yield
         return
@@ -120,7 +124,40 @@ def _command_log(path: str | None) -> Iterator[None]:
         logger.removeHandler(handler)
         logger.setLevel(level)
         handler.close()
-        handler.report()
+        lost = handler.report()
+        if lost:
+            warn(args, lost)
+
+
+class _KeptWarnings(logging.Handler):
+    """The warnings showctl logs, kept for the one JSON object of ``--json`` (``warn``)."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        super().__init__(logging.WARNING)
+        self.args = args
+
+    def emit(self, record: logging.LogRecord) -> None:
+        warn(self.args, record.getMessage())
+
+
+@contextmanager
+def _json_log_warnings(args: argparse.Namespace) -> Iterator[None]:
+    """With ``--json``, the warnings showctl logs while the command runs (a short API key...)
+    go into the one JSON object on stderr, not before it as plain lines (Python prints a
+    warning of a logger without a handler). The commands that listen (``simulate``, ``feed``)
+    log as they run, warnings included: they have no end to wait for."""
+    listens = getattr(getattr(args, "func", None), "__module__", "") == "showctl.cli.servers"
+    if not getattr(args, "json", False) or listens:
+        yield
+        return
+    handler = _KeptWarnings(args)
+    logger = logging.getLogger("showctl")
+    logger.addHandler(handler)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+
 
 
 def _key_hint(args: argparse.Namespace) -> str:
@@ -140,9 +177,13 @@ def _connect_line(e: ConnectError) -> str:
         return cli_message(text)
     origin = e.url.split("/api/", 1)[0]
     note = text[text.rfind(" (") :] if text.endswith(" attempts)") else ""
+    # What a command put before its request's failure ("reading the cue failed, so the
+    # trigger was not sent: GET ...") stays.
+    request = f"{e.method} {e.url}"
+    lead = text[: text.index(request)] if e.method and request in text else ""
     return (
-        f"cannot connect to {origin}: connection refused (is the application running, "
-        f"with its API enabled, on this port?){note}"
+        f"{cli_message(lead)}cannot connect to {origin}: connection refused (is the "
+        f"application running, with its API enabled, on this port?){note}"
     )
 
 
@@ -176,13 +217,23 @@ def _fail(
     delivery: Delivery | None = "not_sent",
 ) -> None:
     """The error line on stderr; with ``--json``, a JSON object: ``error`` (the line),
-    ``type`` (the exception's class) and ``delivery`` (``not_sent`` for a usage error, null
-    where it cannot be told)."""
+    ``type`` (the exception's class), ``delivery`` (``not_sent`` for a usage error, null
+    where it cannot be told) and, when there were any, ``warnings``."""
     line = " ".join(message.split())
     if getattr(args, "json", False):
-        print(dumps({"error": line, "type": kind, "delivery": delivery}), file=sys.stderr)
+        error: dict[str, object] = {"error": line, "type": kind, "delivery": delivery}
+        if getattr(args, "warnings", None):
+            error["warnings"] = args.warnings
+        print(dumps(error), file=sys.stderr)
         return
     print(f"showctl: {safe(line)}", file=sys.stderr)
+
+
+def _warnings_after(args: argparse.Namespace) -> None:
+    """With ``--json``, the warnings kept while the command ran (``output.warn``), as the one
+    JSON object on stderr: ``{"warnings": [...]}``."""
+    if getattr(args, "warnings", None):
+        print(dumps({"warnings": args.warnings}), file=sys.stderr)
 
 
 def _silence_stdout() -> None:
