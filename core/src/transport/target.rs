@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use reqwest::header::HeaderValue;
+use hyper::header::HeaderValue;
 
 use super::{auth_header, http1, normalize_base};
 use crate::error::{Result, BODY_EXCERPT};
