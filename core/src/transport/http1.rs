@@ -22,7 +22,7 @@ use std::future::Future;
 use std::mem::MaybeUninit;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::Context;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -260,7 +260,9 @@ pub(super) struct Conn {
 }
 
 /// Poll `fut` with the connection driven beside it (hyper's half that reads and writes),
-/// noting after each turn how far the exchange got.
+/// noting after each turn how far the exchange got. In one turn: `fut`, then (when it is not
+/// done) the connection, then `fut` again: a request handed to hyper is written, and an answer
+/// hyper has read is taken, in the same turn, without a wake-up of the task in between.
 async fn driven<F: Future + Unpin>(
     link: &mut Option<Link>,
     tally: &Tally,
@@ -268,6 +270,10 @@ async fn driven<F: Future + Unpin>(
     mut fut: F,
 ) -> F::Output {
     std::future::poll_fn(|cx: &mut Context<'_>| {
+        if let Poll::Ready(out) = Pin::new(&mut fut).poll(cx) {
+            note(tally, progress);
+            return Poll::Ready(out);
+        }
         if let Some(l) = link.as_mut() {
             if Pin::new(l).poll(cx).is_ready() {
                 *link = None;
@@ -391,9 +397,17 @@ impl Conn {
             }
         }
         tally.settle();
-        // One more turn: hyper reads the end of a connection that ended with its answer and
-        // gets ready for the next request.
-        driven(link, tally, progress, std::future::ready(())).await;
+        // One more turn of the connection: hyper reads the end of a connection that ended with
+        // its answer, and gets ready for the next request.
+        std::future::poll_fn(|cx| {
+            if let Some(l) = link.as_mut() {
+                if Pin::new(l).poll(cx).is_ready() {
+                    *link = None;
+                }
+            }
+            Poll::Ready(())
+        })
+        .await;
         // An answer that came while the request could not be written whole (a `413` before
         // the server closed) is the outcome; its connection is not used again.
         let again = link.is_some() && sender.is_ready() && tally.write_failure().is_none();
