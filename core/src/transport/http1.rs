@@ -223,6 +223,13 @@ impl Failure {
         let mut source = std::error::Error::source(e);
         while let Some(cause) = source {
             if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+                if matches!(
+                    io.kind(),
+                    std::io::ErrorKind::InvalidData | std::io::ErrorKind::InvalidInput
+                ) {
+                    // hyper's words for a body it cannot frame (a chunk not ending in CRLF).
+                    return Failure::Invalid(io.to_string());
+                }
                 if io.kind() == std::io::ErrorKind::UnexpectedEof {
                     // A body cut short by the end of the connection.
                     return Failure::Closed {
