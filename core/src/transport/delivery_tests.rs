@@ -1,5 +1,5 @@
 //! The re-send rule, the connection cap and `delivery`, on the lanes and the process runtime
-//! (the paths of showctl's own exchange), against raw servers on loopback.
+//! (the transport's one exchange), against raw servers on loopback.
 
 use super::*;
 
