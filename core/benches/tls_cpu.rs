@@ -1,20 +1,15 @@
-//! CPU per HTTPS call: showctl's own HTTP/1.1 exchange over TLS against reqwest, in one build.
+//! CPU per HTTPS call of the transport's exchange (hyper's HTTP/1.1 client connection over
+//! tokio-rustls).
 //!
 //!     cargo bench --bench tls_cpu -- [CALLS] [ROUNDS] [PACE_MS]
 //!
 //! Serves a fixed JSON answer over TLS 1.3 (a certificate made here, pinned by the client;
 //! HTTP/1.1 keep-alive) from a thread of its own, then makes the same blocking GET on this
-//! thread's lane both ways, in interleaved rounds so that a burst of load on a shared machine
-//! hits both alike:
-//!
-//! - own: `/data/scores`, which the own exchange sends;
-//! - reqwest: `/data/%2e/scores`, a dot segment, which the transport leaves to reqwest (its URL
-//!   parser resolves it to the same path), on the same client and options.
-//!
-//! Each figure is this thread's CPU time per call (`RUSAGE_THREAD`: a lane drives its calls,
-//! and reqwest's connection tasks, on the calling thread; the server's thread is not counted),
-//! back to back and paced (a sleep between calls, as cues are spaced). Prints the median of the
-//! rounds and the ratio own / reqwest.
+//! thread's lane, back to back and paced (a sleep between calls, as cues are spaced), in
+//! interleaved rounds. Each figure is this thread's CPU time per call (`RUSAGE_THREAD`: a lane
+//! drives its calls on the calling thread; the server's thread is not counted); it prints the
+//! median of the rounds. To compare two builds (another revision), run each one's `tls_cpu`
+//! one after the other, alternately: docs/decisions/0011-one-exchange-on-hyper.md did so.
 
 use std::io::{Read, Write};
 use std::sync::Arc;
@@ -40,7 +35,7 @@ fn serve() -> (u16, String) {
         .with_no_client_auth()
         .with_single_cert(vec![der], key)
         .unwrap();
-    // reqwest offers h2 too: the server speaks HTTP/1.1 only, as the applications do.
+    // The server speaks HTTP/1.1 only, as the applications do.
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     let config = Arc::new(config);
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -114,23 +109,17 @@ fn main() {
     let mut config = Config::new(format!("https://127.0.0.1:{port}"));
     config.tls_fingerprint = Some(showctl::tls::Fingerprint::parse(&pin).unwrap());
     let t = Transport::new(&config).unwrap();
-    let ways = [("own", "/data/scores"), ("reqwest", "/data/%2e/scores")];
     let modes = [("back-to-back", Duration::ZERO), ("paced", pace)];
-    let mut figures = vec![Vec::new(); 4];
+    let mut figures = vec![Vec::new(); modes.len()];
     for _ in 0..rounds {
         for (m, (_, pace)) in modes.iter().enumerate() {
-            for (w, (_, path)) in ways.iter().enumerate() {
-                figures[m * 2 + w].push(cpu_per_call(&t, path, calls, *pace));
-            }
+            figures[m].push(cpu_per_call(&t, "/data/scores", calls, *pace));
         }
     }
     for (m, (mode, _)) in modes.iter().enumerate() {
-        let own = median(figures[m * 2].clone());
-        let other = median(figures[m * 2 + 1].clone());
         println!(
-            "{mode:>12}: own {own:7.1} us/call, reqwest {other:7.1} us/call, ratio {:.2} \
-             (median of {rounds} rounds of {calls} calls)",
-            own / other
+            "{mode:>12}: {:7.1} us/call (median of {rounds} rounds of {calls} calls)",
+            median(figures[m].clone())
         );
     }
 }

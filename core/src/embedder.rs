@@ -162,11 +162,9 @@ where
 /// showctl's own records say what a user needs (each attempt, retry and failure).
 pub const QUIET_LOG_TARGETS: &[&str] = &[
     "axum",
-    "h2",
     "hyper",
     "hyper_util",
     "mio",
-    "reqwest",
     "rustls",
     "tokio",
     "tower",

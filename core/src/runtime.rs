@@ -156,26 +156,12 @@ thread_local! {
     static LANE: RefCell<Option<(u32, Rc<Runtime>)>> = const { RefCell::new(None) };
     /// True while this thread drives its lane.
     static IN_LANE: Cell<bool> = const { Cell::new(false) };
-    /// When this thread's last call on its lane ended.
-    static LANE_LEFT: Cell<Option<Instant>> = const { Cell::new(None) };
     /// Whether this thread's calls look for their answer before sleeping (see [`WaitRule`]).
     static LANE_WAIT: Cell<WaitRule> = const { Cell::new(WaitRule::new()) };
     /// True on the process runtime's own threads (its workers and blocking pool).
     static PROCESS_THREAD: Cell<bool> = const { Cell::new(false) };
-    /// Whether this thread's lane has connection tasks (reqwest's): only they need
-    /// to catch up after a pause (see [`block_on_here`]).
-    static LANE_TASKS: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Note that the calling thread's lane now runs connection tasks (an HTTP client whose
-/// connections are driven by tasks spawned on the lane): after a pause, its calls let those
-/// tasks see their sockets first.
-pub fn lane_has_tasks() {
-    LANE_TASKS.with(|t| t.set(true));
-}
-
-/// A lane idle for longer than this catches up before a call (see [`block_on_here`]).
-const LANE_IDLE: Duration = Duration::from_millis(5);
 /// How long a call looks for its answer before its thread sleeps (see [`block_on_here`]).
 const LANE_SPIN: Duration = Duration::from_micros(100);
 /// A lane stops looking for its answers once this many calls in a row took longer than
@@ -267,11 +253,9 @@ fn lane() -> Rc<Runtime> {
 /// documentation). Must not be called from inside a runtime (see [`inside_runtime`]).
 ///
 /// While the thread was away, nothing watched the lane's connections: a server may have closed
-/// an idle one. A lane's own connections (plain or TLS) are checked when they are taken
-/// (`transport::http1`); a lane that runs connection tasks (reqwest's:
-/// [`lane_has_tasks`]) first lets them see their sockets after a pause (two turns of its
-/// driver, about a microsecond), and a closed connection leaves the pool before the call could
-/// pick it (a command sent on it would fail, and is not retried).
+/// an idle one. A lane's connections (plain or TLS) are checked when they are taken
+/// (`transport::http1`); no task runs on a lane (a call drives its own connection), so a call
+/// after a pause has nothing to catch up on.
 ///
 /// For its first 100 µs a call looks for its answer without sleeping (each look is one
 /// non-blocking `epoll_wait`): an answer that comes within that time (loopback, a fast LAN)
@@ -282,14 +266,9 @@ pub fn block_on_here<F: Future>(fut: F) -> F::Output {
     impl Drop for Leave {
         fn drop(&mut self) {
             IN_LANE.with(|f| f.set(self.0));
-            LANE_LEFT.with(|t| t.set(Some(Instant::now())));
         }
     }
     let rt = lane();
-    let paused = LANE_TASKS.with(|t| t.get())
-        && LANE_LEFT
-            .with(|t| t.get())
-            .is_some_and(|t| t.elapsed() > LANE_IDLE);
     let spin = LANE_WAIT.with(|w| {
         let mut rule = w.get();
         let spin = rule.spins();
@@ -302,11 +281,6 @@ pub fn block_on_here<F: Future>(fut: F) -> F::Output {
     // the call itself, those two copies were a quarter of a call's instructions: callgrind).
     let mut fut = std::pin::pin!(fut);
     let (out, took) = rt.block_on(async {
-        if paused {
-            // The first turn wakes the tasks whose sockets changed, the second runs them.
-            tokio::task::yield_now().await;
-            tokio::task::yield_now().await;
-        }
         let started = Instant::now();
         if spin {
             loop {

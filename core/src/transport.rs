@@ -1,18 +1,17 @@
 //! The HTTP transport: base URL forms, the `/api/0` prefix, the Bearer key, TLS options,
 //! per-attempt timeouts, retries with backoff and jitter, a cap on body size, and keep-alive
-//! connection reuse: showctl's own HTTP/1.1 exchange for both schemes ([`http1`]), its
-//! connections kept by the process runtime and by each thread that makes blocking calls (see
-//! [`crate::runtime`]); reqwest for what that exchange does not take (see
-//! [`Transport::exchange`]).
+//! connection reuse: one HTTP/1.1 exchange for both schemes and every runtime, hyper's client
+//! connection over showctl's own connections ([`http1`]), kept by the process runtime and by
+//! each thread that makes blocking calls (see [`crate::runtime`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
+use hyper::header::HeaderValue;
 
-use crate::error::{chain, shown_url, Delivery, Error, Result};
+use crate::error::{shown_url, Delivery, Error, Result};
 
 /// API path prefix the client adds to every base URL.
 pub const API_PREFIX: &str = "/api/0";
@@ -56,7 +55,7 @@ pub use config::{
     resolve_key, resolve_pin, resolve_url, url_env, ClientArgs, Config, CONFIRM_TIMEOUT_RANGE,
     MAX_BODY_RANGE, MAX_CONNECTIONS_RANGE, RETRIES_RANGE, TIMEOUT_RANGE,
 };
-use errors::{failure_error, reply_too_large, short, too_large, transport_error};
+use errors::{failure_error, head_refused, reply_too_large, short, too_large};
 use gate::Gate;
 use progress::{Progress, Stage};
 pub use request::{Method, Request};
@@ -185,25 +184,6 @@ fn install_crypto_provider() {
 
 /// The `User-Agent` of every request.
 const USER_AGENT_VALUE: &str = concat!("showctl/", env!("CARGO_PKG_VERSION"));
-
-/// Build the reqwest client for a configuration (no redirects, no proxy) on its TLS
-/// configuration (built once per client by [`crate::tls::client_config`]).
-pub fn build_client(config: &Config, tls: &rustls::ClientConfig) -> Result<reqwest::Client> {
-    install_crypto_provider();
-    let mut headers = HeaderMap::new();
-    headers.insert(USER_AGENT, HeaderValue::from_static(USER_AGENT_VALUE));
-    reqwest::Client::builder()
-        .default_headers(headers)
-        .redirect(reqwest::redirect::Policy::none())
-        .no_proxy()
-        .tcp_nodelay(true)
-        .pool_idle_timeout(Duration::from_secs(60))
-        .pool_max_idle_per_host(config.max_connections)
-        .connect_timeout(config.timeout)
-        .tls_backend_preconfigured(tls.clone())
-        .build()
-        .map_err(|e| Error::Internal(format!("cannot build the HTTP client: {}", chain(&e))))
-}
 
 /// A client for one application (plus the options shared by its requests).
 pub struct Transport {
@@ -401,7 +381,7 @@ impl Transport {
         let progress = Progress::default();
         // On the heap: a blocking call runs this future on the caller's own thread, whose stack
         // may be small (a connection over TLS, racing its addresses, is a large future).
-        let exchange = Box::pin(self.exchange(req, &path_and_query, &url, &progress));
+        let exchange = Box::pin(self.exchange(req, &url, &progress));
         // A command's record learns how far it got as it goes (written as it stood if the
         // caller drops it: see `crate::journal`).
         let (base, key, post) = (
@@ -465,24 +445,20 @@ impl Transport {
     }
 
     /// One exchange (`url` is the base followed by `path_and_query`), noting in `progress`
-    /// how far it got: showctl's own, over TCP or TLS, on the lanes and the process runtime;
-    /// reqwest on a tokio runtime of the caller's own (whose connections must stay there) and
-    /// for a path its URL parser would rewrite.
-    async fn exchange(
-        &self,
-        req: &Request,
-        path_and_query: &str,
-        url: &str,
-        progress: &Progress,
-    ) -> Result<Bytes> {
-        let gate = self.clients.gates.of(&self.target.origin);
-        let answer = match (&self.target.address, Keeper::here()) {
-            (Some(address), Some(keeper)) if http1::sent_as_is(path_and_query) => {
-                let call = Attempt { req, url, progress };
-                self.exchange_own(address, keeper, &gate, call).await?
-            }
-            _ => self.exchange_reqwest(req, url, &gate, progress).await?,
+    /// how far it got, over TCP or TLS, on the connections of the calling thread's lane, of
+    /// the process runtime, or (a runtime of the caller's own) on one of its own.
+    async fn exchange(&self, req: &Request, url: &str, progress: &Progress) -> Result<Bytes> {
+        let Some(address) = &self.target.address else {
+            return Err(Error::invalid(format!(
+                "url: {:?} names no host and port to connect to",
+                self.target.base
+            )));
         };
+        let gate = self.clients.gates.of(&self.target.origin);
+        let call = Attempt { req, url, progress };
+        let answer = self
+            .exchange_own(address, Keeper::here(), &gate, call)
+            .await?;
         self.accept(req, url, answer)
     }
 
@@ -502,77 +478,16 @@ impl Transport {
         }
     }
 
-    /// One exchange through reqwest (a request made on a tokio runtime of the
-    /// caller's own, or whose path reqwest's URL parser would rewrite: see
-    /// [`http1::sent_as_is`]), holding a
-    /// permit of the application's gate throughout (reqwest keeps no more idle connections
-    /// than the gate has permits).
-    async fn exchange_reqwest(
-        &self,
-        req: &Request,
-        url: &str,
-        gate: &Arc<Gate>,
-        progress: &Progress,
-    ) -> Result<http1::Answer> {
-        let method = req.method.as_str();
-        let client = self.clients.get()?;
-        let _permit = gate.acquire().await;
-        // reqwest does not say when the request went out: once past connecting, it may have.
-        progress.set(Stage::Writing);
-        let mut builder = match req.method {
-            Method::Get => client.get(url),
-            Method::Post => client.post(url),
-        };
-        if let Some(auth) = &self.target.auth {
-            builder = builder.header(AUTHORIZATION, auth.clone());
-        }
-        if let Some(body) = &req.body {
-            builder = builder
-                .header(CONTENT_TYPE, "application/json")
-                .body(body.clone());
-        }
-        let mut resp = builder
-            .send()
-            .await
-            .map_err(|e| transport_error(method, url, &e))?;
-        progress.set(Stage::Answered);
-        let status = resp.status().as_u16();
-        let max = self.reply_cap(req, status).0;
-        if let Some(len) = resp.content_length() {
-            if len as usize > max {
-                return Err(self.refuse(req, url, status));
-            }
-        }
-        let mut buf = Vec::with_capacity(resp.content_length().unwrap_or(0) as usize);
-        while let Some(chunk) = resp
-            .chunk()
-            .await
-            .map_err(|e| transport_error(method, url, &e).delivered_at_least(Delivery::Answered))?
-        {
-            if buf.len() + chunk.len() > max {
-                return Err(self.refuse(req, url, status));
-            }
-            buf.extend_from_slice(&chunk);
-        }
-        let location = resp
-            .headers()
-            .get(reqwest::header::LOCATION)
-            .map(|l| l.as_bytes().to_vec());
-        Ok(http1::Answer {
-            status,
-            location,
-            body: buf,
-        })
-    }
-
-    /// One exchange of showctl's own (over TCP or TLS), on a connection kept by the calling
-    /// thread's lane or by the process runtime (see [`http1`]), or a new one once the
-    /// application's gate gives a permit for it.
+    /// One exchange over TCP or TLS, on a connection kept by the calling thread's lane or by
+    /// the process runtime (see [`http1`]), or a new one once the application's gate gives a
+    /// permit for it.
     ///
     /// A request that fails on a kept connection before a byte of its answer arrived (reset,
     /// end of stream, broken pipe) is sent once more, at once, on a new connection, commands
-    /// included: the application closed that connection without reading it (curl's rule). A
-    /// new connection's request is never sent again here.
+    /// included: the application closed that connection without reading it (curl's rule). When
+    /// hyper hands the request back (it found the connection closed before writing it), that
+    /// request goes, and the attempt stays `not_sent` until it does. A new connection's request
+    /// is never sent again here.
     async fn exchange_own(
         &self,
         address: &http1::Address,
@@ -583,6 +498,15 @@ impl Transport {
         let Attempt { req, url, progress } = call;
         let method = req.method.as_str();
         let failed = |f| failure_error(method, url, &address.host, f, progress.delivery());
+        let outgoing = http1::Outgoing {
+            method,
+            target: address.target_of(url),
+            host: &address.host_header,
+            auth: self.target.auth.as_ref(),
+            body: req.body.as_deref(),
+        };
+        // Refused before anything is sent.
+        let mut message = Some(outgoing.message().map_err(Error::invalid)?);
         let kept = || self.clients.take_kept(keeper, &address.authority);
         let (mut conn, lease, mut reused) = match gate.acquire_or(kept).await {
             gate::Got::Kept((conn, lease)) => (conn, lease, true),
@@ -592,22 +516,20 @@ impl Transport {
                 (self.connect(address).await.map_err(failed)?, lease, false)
             }
         };
-        let outgoing = http1::Outgoing {
-            method,
-            target: address.target_of(url),
-            authority: &address.authority,
-            auth: self.target.auth.as_ref().map(|a| a.as_bytes()),
-            body: req.body.as_deref(),
-        };
         let caps = http1::Caps {
             success: self.reply_cap(req, 200).0,
             other: self.reply_cap(req, 500).0,
         };
         let (answer, again) = loop {
-            match conn.exchange_noting(&outgoing, caps, progress).await {
+            match conn.exchange(&mut message, caps, progress).await {
                 Ok(done) => break done,
                 Err(http1::Failure::TooLarge { status }) => {
                     return Err(self.refuse(req, url, status))
+                }
+                Err(http1::Failure::HeadTooLarge(what))
+                    if progress.delivery() == Delivery::Answered =>
+                {
+                    return Err(head_refused(method, url, &what))
                 }
                 Err(f @ (http1::Failure::Io(_) | http1::Failure::Closed { .. }))
                     if reused && progress.stage() <= Stage::Sent =>
@@ -617,7 +539,13 @@ impl Transport {
                          sending it again on a new connection",
                         failed(f)
                     );
-                    progress.send_again();
+                    if message.is_none() {
+                        // A copy went out: whatever happens next, it may have been read.
+                        progress.send_again();
+                        message = Some(outgoing.message().map_err(Error::invalid)?);
+                    } else {
+                        progress.set(Stage::Connecting);
+                    }
                     conn = self.connect(address).await.map_err(failed)?;
                     reused = false;
                 }

@@ -1,8 +1,8 @@
 """Proxy environment variables are ignored over both schemes: showctl talks to the application
 directly (a show network has no proxy, and a proxy set for the desktop's browser must not carry
-cues). Every call from Python goes through the own exchange, which reads no proxy variable; the
-requests left to reqwest (a Rust caller's own runtime) are made by a client built with
-`no_proxy()`."""
+cues). Every call, from Python or from a Rust caller's own runtime, goes through the transport's
+one exchange (hyper's client connection over connections the transport makes itself), which
+reads no proxy variable."""
 
 from __future__ import annotations
 

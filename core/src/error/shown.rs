@@ -81,7 +81,7 @@ fn html_title(body: &str) -> Option<String> {
     })
 }
 
-/// The whole `source()` chain of an error, joined with ": " (reqwest's top message alone says
+/// The whole `source()` chain of an error, joined with ": " (a library's top message alone says
 /// little: "error sending request" hides "connection refused").
 pub fn chain(err: &(dyn std::error::Error + 'static)) -> String {
     let mut out = err.to_string();

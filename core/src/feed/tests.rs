@@ -413,11 +413,16 @@ fn fifty_readers_never_get_a_torn_or_older_document() {
         };
         let url = feed.url().unwrap();
         let deadline = Instant::now() + Duration::from_secs(3);
-        // One client (made once: it loads the system's roots), a connection per reader.
-        let client = reqwest::Client::new();
+        // A connection per reader (hyper's client connection), kept for all its requests.
+        let parsed = url::Url::parse(&url).unwrap();
+        let authority = format!("{}:{}", parsed.host_str().unwrap(), parsed.port().unwrap());
         let readers = (0..50).map(|reader| {
-            let (url, shared, client) = (url.clone(), shared.clone(), client.clone());
+            let (url, shared, authority) = (url.clone(), shared.clone(), authority.clone());
             tokio::spawn(async move {
+                let tcp = tokio::net::TcpStream::connect(&authority).await.unwrap();
+                let io = hyper_util::rt::TokioIo::new(tcp);
+                let (mut client, conn) = hyper::client::conn::http1::handshake(io).await.unwrap();
+                tokio::spawn(conn);
                 let mut last: Option<(String, i64)> = None;
                 // Per document: its ETag as the reader got it, whether gzipped, and its data.
                 type Held = Option<(String, bool, (String, i64))>;
@@ -430,7 +435,8 @@ fn fifty_readers_never_get_a_torn_or_older_document() {
                     let which = (reader + i) % 3;
                     let path = ["scores.json", "scores.xml", "scores.csv"][which];
                     let fed = shared.scores[0].rx.borrow().polled_at.map(super::iso);
-                    let mut ask = client.get(format!("{url}{path}"));
+                    let target = url::Url::parse(&format!("{url}{path}")).unwrap();
+                    let mut ask = hyper::Request::get(target.path()).header("host", &authority);
                     match (i / 3) % 3 {
                         0 => ask = ask.header("accept-encoding", "gzip"),
                         1 => {
@@ -444,11 +450,18 @@ fn fifty_readers_never_get_a_torn_or_older_document() {
                         }
                         _ => {}
                     }
-                    let r = ask.send().await.unwrap();
+                    client.ready().await.unwrap();
+                    let ask = ask
+                        .body(http_body_util::Empty::<bytes::Bytes>::new())
+                        .unwrap();
+                    let r = client.send_request(ask).await.unwrap();
                     let status = r.status().as_u16();
                     let gzip = r.headers().get("content-encoding").is_some();
                     let etag = r.headers()["etag"].to_str().unwrap().to_string();
-                    let body = r.bytes().await.unwrap();
+                    let body = http_body_util::BodyExt::collect(r.into_body())
+                        .await
+                        .unwrap()
+                        .to_bytes();
                     let got = if status == 304 {
                         not_modified += 1;
                         held[which]

@@ -1,71 +1,65 @@
-//! The HTTP clients of a transport and its mirrors, and the connections they keep: reqwest's
-//! (a caller's own runtime, a path it would rewrite) and showctl's own ones (`http1`, over TCP
-//! or TLS), each kept by the process runtime and by every lane (a thread's blocking calls)
-//! apart, and forgotten in a forked child.
+//! What the transport and its mirrors share: the TLS configuration, the gates, and the
+//! connections of the exchange (`http1`, over TCP or TLS), kept by the process runtime and by
+//! every lane (a thread's blocking calls) apart, and forgotten in a forked child.
 
 use std::cell::RefCell;
 use std::sync::{Arc, Mutex, Weak};
 
 use super::gate::{Gate, Gates, Lease};
-use super::{build_client, http1, install_crypto_provider, Config};
+use super::{http1, install_crypto_provider, Config};
 use crate::error::Result;
 
-/// The reqwest clients of a transport and its mirrors: one for the process runtime, and one per
-/// lane (a thread's blocking calls), built there on first use, since a lane's connections are
-/// only driven by its own thread. Both are rebuilt in a forked child: the parent's pooled
-/// connections are driven by threads that do not exist there (a request on one would wait for
-/// its timeout) and their sockets are still the parent's.
+/// The connections of a transport and its mirrors: the process runtime's, and one set per lane
+/// (a thread's blocking calls), since a lane's connections are only driven by its own thread.
+/// Both are forgotten in a forked child: the parent's connections are registered with its
+/// runtimes, and their sockets are still the parent's.
 pub(super) struct Clients {
     pub(super) config: Config,
-    /// The TLS configuration, built once (loading the system's trust store takes tens of
-    /// milliseconds) and shared by every client built from it.
-    tls: Arc<rustls::ClientConfig>,
-    /// The same, offering HTTP/1.1 only (ALPN), for showctl's own exchange over TLS.
+    /// The client's TLS configuration (built once: loading the system's trust store takes
+    /// tens of milliseconds), offering HTTP/1.1 only (ALPN).
     tls_h1: Arc<rustls::ClientConfig>,
-    /// The process runtime's client, and the process it was built in.
-    shared: Mutex<(u32, reqwest::Client)>,
-    /// The process runtime's connections of showctl's own exchange (see [`http1`]), and the process they
-    /// were made in.
+    /// The process runtime's connections (see [`http1`]), and the process they were made in.
     kept: Mutex<(u32, http1::Kept)>,
     /// The cap on connections per application (`max_connections`), shared by the process
-    /// runtime and every lane.
+    /// runtime, every lane and the runtimes of the caller's own.
     pub(super) gates: Gates,
 }
 
-/// Where the connections of showctl's own exchange made on the calling thread are kept.
+/// Where the connections made on the calling thread are kept.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Keeper {
     /// The thread's lane (a blocking call).
     Lane,
     /// The process runtime (awaitable calls, mirrors, the feed).
     Process,
+    /// Nowhere: a tokio runtime of the caller's own (a Rust user of the core), whose
+    /// connections belong to that runtime, which may end at any time: each request has a
+    /// connection of its own, closed after its answer.
+    Nowhere,
 }
 
 impl Keeper {
-    /// The keeper for the calling thread; `None` off the lanes and the process runtime (a
-    /// runtime of the caller's own, whose connections must stay there: reqwest then).
-    pub(super) fn here() -> Option<Keeper> {
+    /// The keeper for the calling thread.
+    pub(super) fn here() -> Keeper {
         if crate::runtime::in_lane() {
-            Some(Keeper::Lane)
+            Keeper::Lane
         } else if crate::runtime::on_process_runtime() {
-            Some(Keeper::Process)
+            Keeper::Process
         } else {
-            None
+            Keeper::Nowhere
         }
     }
 }
 
-/// A thread's lane clients, and the process they were built in.
+/// A thread's lane connections, and the process they were made in.
 struct LaneClients {
     pid: u32,
     clients: Vec<LaneEntry>,
 }
 
-/// What one thread's lane keeps for one [`Clients`]: its reqwest client (built on first use,
-/// for a path reqwest would rewrite) and its own connections (see [`http1`]).
+/// What one thread's lane keeps for one [`Clients`]: its connections (see [`http1`]).
 struct LaneEntry {
     owner: Weak<Clients>,
-    reqwest: Option<reqwest::Client>,
     kept: http1::Kept,
 }
 
@@ -83,52 +77,14 @@ impl Clients {
         Ok(Clients {
             tls_h1: Arc::new(h1),
             config: config.clone(),
-            shared: Mutex::new((std::process::id(), build_client(config, &tls)?)),
             kept: Mutex::new((crate::runtime::pid(), http1::Kept::for_process())),
             gates: Gates::new(config.max_connections),
-            tls,
         })
     }
 
-    /// The TLS configuration of showctl's own exchange (ALPN `http/1.1`).
+    /// The TLS configuration of the exchange (ALPN `http/1.1`).
     pub(super) fn tls_h1(&self) -> &Arc<rustls::ClientConfig> {
         &self.tls_h1
-    }
-
-    /// The process runtime's client, in this process.
-    pub(super) fn shared(&self) -> Result<reqwest::Client> {
-        let pid = std::process::id();
-        let slot = || self.shared.lock().unwrap_or_else(|p| p.into_inner());
-        {
-            let slot = slot();
-            if slot.0 == pid {
-                return Ok(slot.1.clone());
-            }
-        }
-        // Built unlocked (building logs, and a log record may wait for the embedding interpreter's lock).
-        let fresh = build_client(&self.config, &self.tls)?;
-        let mut slot = slot();
-        if slot.0 != pid {
-            // Never dropped here: its connections belong to the parent.
-            std::mem::forget(std::mem::replace(&mut *slot, (pid, fresh)));
-        }
-        Ok(slot.1.clone())
-    }
-
-    /// The client for work running on the calling thread.
-    pub(super) fn get(self: &Arc<Self>) -> Result<reqwest::Client> {
-        if !crate::runtime::in_lane() {
-            return self.shared();
-        }
-        self.on_lane(|entry| match &entry.reqwest {
-            Some(client) => Ok(client.clone()),
-            None => {
-                let client = build_client(&self.config, &self.tls)?;
-                entry.reqwest = Some(client.clone());
-                crate::runtime::lane_has_tasks();
-                Ok(client)
-            }
-        })
     }
 
     /// A usable kept connection (TCP or TLS) to `authority`, and its lease.
@@ -140,11 +96,12 @@ impl Clients {
         match keeper {
             Keeper::Lane => self.on_lane(|e| e.kept.take(authority)),
             Keeper::Process => self.process_kept(|k| k.take(authority)),
+            Keeper::Nowhere => None,
         }
     }
 
     /// Keep a connection (TCP or TLS) for the next request to `authority` (see
-    /// [`http1::Kept::put`]).
+    /// [`http1::Kept::put`]); off the lanes and the process runtime, close it.
     pub(super) fn put_kept(
         self: &Arc<Self>,
         keeper: Keeper,
@@ -156,6 +113,12 @@ impl Clients {
         match keeper {
             Keeper::Lane => self.on_lane(|e| e.kept.put(authority, conn, lease, gate)),
             Keeper::Process => self.process_kept(|k| k.put(authority, conn, lease, gate)),
+            Keeper::Nowhere => {
+                // Closed before its permit goes back (the server counts it open until then).
+                let permit = lease.retire();
+                drop(conn);
+                drop(permit);
+            }
         }
     }
 
@@ -194,7 +157,6 @@ impl Clients {
                     lane.clients.retain(|e| e.owner.strong_count() > 0);
                     lane.clients.push(LaneEntry {
                         owner: Arc::downgrade(self),
-                        reqwest: None,
                         kept: http1::Kept::for_lane(),
                     });
                     lane.clients.len() - 1
@@ -202,11 +164,5 @@ impl Clients {
             };
             f(&mut lane.clients[at])
         })
-    }
-
-    /// Whether the calling thread's lane built a reqwest client for these clients (tests).
-    #[cfg(test)]
-    pub(super) fn lane_built_reqwest(self: &Arc<Self>) -> bool {
-        self.on_lane(|e| e.reqwest.is_some())
     }
 }

@@ -1,5 +1,5 @@
 //! The re-send rule, the connection cap and `delivery`, on the lanes and the process runtime
-//! (the paths of showctl's own exchange), against raw servers on loopback.
+//! (the transport's one exchange), against raw servers on loopback.
 
 use super::*;
 
@@ -404,4 +404,50 @@ fn a_read_sent_once_then_refused_stays_sent_no_answer() {
     let e = crate::runtime::block_on_here(t.send(&Request::get("/x"))).unwrap_err();
     assert!(e.to_string().contains("(3 attempts)"), "{e}");
     assert_eq!(e.delivery(), Delivery::SentNoAnswer, "{e}");
+}
+
+/// A server that reads each connection's request and never answers; sends how the next read
+/// of that connection ended: `"reset"` (ECONNRESET) or `"closed"` (the end of the stream).
+async fn never_answers() -> (String, std::sync::mpsc::Receiver<&'static str>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let tx = tx.clone();
+            tokio::spawn(async move {
+                if read_one(&mut stream).await.is_none() {
+                    return;
+                }
+                let mut byte = [0u8; 1];
+                let end = match stream.read(&mut byte).await {
+                    Ok(0) => "closed",
+                    Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => "reset",
+                    other => panic!("{other:?}"),
+                };
+                let _ = tx.send(end);
+            });
+        }
+    });
+    (url, rx)
+}
+
+/// A request given up at its timeout, after it was written, ends its connection with a reset
+/// (never a normal close, which would leave it for the kernel to deliver later), on a lane
+/// and on the process runtime alike.
+#[test]
+fn a_request_given_up_at_its_timeout_resets_its_connection() {
+    let rt = crate::runtime::get();
+    let (url, ends) = rt.block_on(rt.spawn(never_answers())).unwrap();
+    let mut config = Config::new(&url);
+    config.timeout = Duration::from_millis(300);
+    config.retries = 0;
+    let t = Arc::new(Transport::new(&config).unwrap());
+    for lane in [true, false] {
+        let errors = commands(&t, 1, lane);
+        assert!(matches!(errors[..], [Error::Timeout { .. }]), "{errors:?}");
+        assert_eq!(errors[0].delivery(), Delivery::SentNoAnswer);
+        let end = ends.recv_timeout(Duration::from_secs(10)).unwrap();
+        assert_eq!(end, "reset", "on a lane: {lane}");
+    }
 }

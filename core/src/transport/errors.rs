@@ -1,9 +1,8 @@
-//! How a failed exchange becomes the core's [`Error`]: reqwest's errors and those of showctl's
-//! own exchange (with their whole cause chain and a hint at the likely fix), and answers larger
-//! than the caps. How far an attempt got is [`super::progress`].
+//! How a failed exchange becomes the core's [`Error`] (with the operating system's words and a
+//! hint at the likely fix), and answers larger than the caps or with a head beyond the limits. How far an attempt got is [`super::progress`].
 
 use super::http1::Failure;
-use crate::error::{chain, shown_url, Cause, Delivery, Error};
+use crate::error::{shown_url, Cause, Delivery, Error};
 
 pub(super) fn too_large(method: &str, url: &str, max: usize) -> Error {
     Error::Decode {
@@ -40,57 +39,18 @@ pub(super) fn short(e: &Error) -> String {
     }
 }
 
-/// Map a reqwest error to the core's error, keeping the whole cause chain.
-pub(super) fn transport_error(method: &str, url: &str, e: &reqwest::Error) -> Error {
-    let mut detail = chain(e);
-    // The message starts with the URL already; reqwest's own " for url (…)" would repeat it.
-    if let Some(u) = e.url() {
-        detail = detail.replace(&format!(" for url ({u})"), "");
-    }
-    let shown = shown_url(url);
-    // reqwest says only whether connecting failed; anything later may have been sent.
-    let delivery = if e.is_connect() {
-        Delivery::NotSent
-    } else {
-        Delivery::SentNoAnswer
-    };
-    if e.is_timeout() {
-        return Error::Timeout {
-            method: method.into(),
-            url: url.into(),
-            message: format!("{method} {shown} timed out: {detail}"),
-            delivery,
-        };
-    }
-    if let Some(why) = crate::tls::refusal(e) {
-        // The verifier said why and what would connect (see `crate::tls`).
-        return Error::Connect {
-            method: method.into(),
-            url: url.into(),
-            message: format!("{method} {shown} failed: invalid peer certificate: {why}"),
-            delivery: Delivery::NotSent,
-        };
-    }
-    let cause = crate::error::cause(e);
-    if cause == Cause::PlainHttp {
-        // The library's words ("received corrupt message of type InvalidContentType") say
-        // nothing a user can act on: the fix alone, and what was seen.
-        return Error::Connect {
-            method: method.into(),
-            url: url.into(),
-            message: format!(
-                "{method} {shown} failed: {} (the answer to the TLS handshake was not TLS)",
-                plain_http_hint(url)
-            ),
-            delivery,
-        };
-    }
-    let hint = hint(cause, url);
-    Error::Connect {
-        method: method.into(),
-        url: url.into(),
-        message: format!("{method} {shown} failed: {detail}{hint}"),
-        delivery,
+/// The error for an answer whose head is beyond the limits (`what`) after its status line
+/// came: the application answered, so it is no failure to connect.
+pub(super) fn head_refused(method: &str, url: &str, what: &str) -> Error {
+    Error::Decode {
+        method: method.to_string(),
+        url: url.to_string(),
+        body: String::new(),
+        message: format!(
+            "the answer to {method} {} was refused: {what} (its status line came: the \
+             application acted on the request)",
+            shown_url(url)
+        ),
     }
 }
 
@@ -122,9 +82,8 @@ fn hint(cause: Cause, url: &str) -> &'static str {
     }
 }
 
-/// Map a failure of showctl's own exchange, over TCP or TLS (see `http1`), to the core's error,
-/// worded as the failures of reqwest are: what failed, the operating system's words, and the
-/// hint; `delivery` is how far the attempt got.
+/// Map a failure of an exchange, over TCP or TLS (see `http1`), to the core's error: what
+/// failed, the operating system's words, and the hint; `delivery` is how far the attempt got.
 pub(super) fn failure_error(
     method: &str,
     url: &str,
@@ -142,8 +101,7 @@ pub(super) fn failure_error(
             (format!("cannot connect: {e}"), cause)
         }
         Failure::Tls(e) => match crate::tls::refusal(&e) {
-            // The verifier said why and what would connect (see `crate::tls`), as through
-            // reqwest.
+            // The verifier said why and what would connect (see `crate::tls`).
             Some(why) => (format!("invalid peer certificate: {why}"), Cause::Other),
             None => match crate::error::cause(&e) {
                 // The library's words ("received corrupt message of type InvalidContentType")
@@ -166,7 +124,9 @@ pub(super) fn failure_error(
             format!("connection closed {what} ({received} bytes of the answer received)"),
             Cause::Dropped,
         ),
-        Failure::Invalid(what) => (format!("invalid HTTP answer: {what}"), Cause::Other),
+        Failure::Invalid(what) | Failure::HeadTooLarge(what) => {
+            (format!("invalid HTTP answer: {what}"), Cause::Other)
+        }
         Failure::TooLarge { status } => (
             format!("the answer (status {status}) is larger than the reply cap"),
             Cause::Other,

@@ -106,16 +106,19 @@ impl Gate {
         self.cap - self.permits.available_permits()
     }
 
-    /// A permit for one connection: at once when one is free or a kept idle connection can be
-    /// closed for it, else the first freed after the calls already waiting.
+    /// A permit for one connection, as [`Gate::acquire_or`] gives it (the tests' way to hold
+    /// one).
+    #[cfg(test)]
     pub(super) async fn acquire(self: &Arc<Self>) -> Lease {
         match self.acquire_or(|| None::<((), Lease)>).await {
             Got::New(lease) | Got::Kept(((), lease)) => lease,
         }
     }
 
-    /// A kept connection (what `kept` finds) or a permit for a new one, as [`Gate::acquire`];
-    /// a waiting call looks for a kept one again each time one comes back.
+    /// A kept connection (what `kept` finds) or a permit for a new one: at once when one is
+    /// free or a kept idle connection can be closed for it, else the first freed after the
+    /// calls already waiting; a waiting call looks for a kept one again each time one comes
+    /// back.
     pub(super) async fn acquire_or<T>(
         self: &Arc<Self>,
         mut kept: impl FnMut() -> Option<(T, Lease)>,

@@ -1,10 +1,10 @@
 //! One application endpoint as the transport addresses it: its base URL, its key (and how a
-//! body the application sent is scrubbed of it), its own pin, and where showctl's own exchange
+//! body the application sent is scrubbed of it), its own pin, and where the transport's exchange
 //! connects.
 
 use std::borrow::Cow;
 
-use reqwest::header::HeaderValue;
+use hyper::header::HeaderValue;
 
 use super::{auth_header, http1, normalize_base};
 use crate::error::{Result, BODY_EXCERPT};
@@ -17,7 +17,7 @@ pub struct Target {
     pub(super) auth: Option<HeaderValue>,
     /// Its own pinned certificate (a mirror's), instead of the primary's TLS options.
     pub(super) pin: Option<Fingerprint>,
-    /// Where the target is, for showctl's own exchange (`http://` and `https://`).
+    /// Where the target is, for the transport's exchange (`http://` and `https://`).
     pub(super) address: Option<http1::Address>,
     /// `scheme://host:port`: the application, as its connections are counted (see
     /// `max_connections`).

@@ -156,16 +156,11 @@ fn counted() -> (Config, Arc<std::sync::atomic::AtomicUsize>) {
     (config, connections)
 }
 
-/// Whether the calling thread's lane built a reqwest client for `t`.
-fn lane_built_reqwest(t: &Transport) -> bool {
-    t.clients.lane_built_reqwest()
-}
-
-/// A blocking call to an http:// target is made by the lane itself (core/src/transport/http1.rs):
-/// no reqwest client is built for it, and one connection carries the calls. A path reqwest
-/// would rewrite still goes through reqwest.
+/// A blocking call is made on the lane's own connections (core/src/transport/http1.rs): one
+/// connection carries the calls. A target hyper cannot send as it is given is refused before
+/// anything is sent.
 #[test]
-fn a_lane_speaks_plain_http_itself_on_one_connection() {
+fn a_lane_makes_its_calls_on_one_connection() {
     let (config, connections) = counted();
     let t = Transport::new(&config).unwrap();
     for _ in 0..5 {
@@ -173,17 +168,18 @@ fn a_lane_speaks_plain_http_itself_on_one_connection() {
         assert_eq!(&body[..], b"{}");
     }
     assert_eq!(connections.load(Ordering::SeqCst), 1);
-    assert!(!lane_built_reqwest(&t));
-    let body = crate::runtime::block_on_here(t.send(&Request::get("/a b"))).unwrap();
-    assert_eq!(&body[..], b"{}");
-    assert!(lane_built_reqwest(&t));
+    let err = crate::runtime::block_on_here(t.send(&Request::get("/a b"))).unwrap_err();
+    assert!(matches!(err, Error::InvalidInput(_)), "{err:?}");
+    assert!(err.to_string().contains("\"/api/0/a b\""), "{err}");
+    assert_eq!(err.delivery(), Delivery::NotSent);
+    assert_eq!(connections.load(Ordering::SeqCst), 1);
 }
 
-/// A request made on the process runtime (an awaitable call, a mirror, the feed) to an
-/// http:// target uses the runtime's own kept connections; on a runtime of the caller's
-/// own it goes through reqwest, and the process runtime keeps nothing for it.
+/// A request made on the process runtime (an awaitable call, a mirror, the feed) uses the
+/// runtime's own kept connections; on a runtime of the caller's own it goes through the same
+/// exchange on a connection of its own, which nothing keeps.
 #[test]
-fn the_process_runtime_speaks_plain_http_itself_on_kept_connections() {
+fn the_process_runtime_keeps_its_connections_and_a_callers_runtime_none() {
     let rt = crate::runtime::get();
     let (config, connections) = counted();
     let t = Arc::new(Transport::new(&config).unwrap());
@@ -199,14 +195,26 @@ fn the_process_runtime_speaks_plain_http_itself_on_kept_connections() {
         .build()
         .unwrap();
     let elsewhere = Transport::new(&config).unwrap();
-    own.block_on(elsewhere.send(&Request::get("/x"))).unwrap();
+    for _ in 0..2 {
+        let body = own.block_on(elsewhere.send(&Request::get("/x"))).unwrap();
+        assert_eq!(&body[..], b"{}");
+    }
     assert_eq!(elsewhere.clients.process_kept(|k| k.len()), 0);
+    assert_eq!(
+        connections.load(Ordering::SeqCst),
+        3,
+        "one per call on its runtime"
+    );
+    assert_eq!(
+        elsewhere.clients.gates.of(&elsewhere.target.origin).open(),
+        0
+    );
 }
 
-/// Every failure of a lane's own exchange is the error the same failure gave through
-/// reqwest (the fault matrix of tests/client/test_faults.py checks the binding's side).
+/// Every failure of a lane's exchange is typed and worded (the fault matrix of
+/// tests/client/test_faults.py checks the binding's side).
 #[test]
-fn a_lanes_failures_are_typed_as_reqwest_failures_were() {
+fn a_lanes_failures_are_typed_and_worded() {
     let rt = crate::runtime::get();
     let on_lane = |script: Vec<Reply>, tune: &dyn Fn(&mut Config)| {
         let server = rt.block_on(start(script));
@@ -214,9 +222,7 @@ fn a_lanes_failures_are_typed_as_reqwest_failures_were() {
         c.retries = 0;
         tune(&mut c);
         let t = Transport::new(&c).unwrap();
-        let err = crate::runtime::block_on_here(t.send(&Request::get("/x"))).unwrap_err();
-        assert!(!lane_built_reqwest(&t), "{err}");
-        err
+        crate::runtime::block_on_here(t.send(&Request::get("/x"))).unwrap_err()
     };
     let cut = on_lane(
         vec![Reply::Raw(

@@ -34,20 +34,6 @@ impl Stream {
             Stream::Tls(s) => s.get_ref().0,
         }
     }
-
-    /// Whether the TLS session holds nothing unread: no `close_notify` and no data were taken
-    /// in with the end of the answer (always true over plain TCP). Decrypted records are
-    /// processed here, so a session the server ended in the same read as its answer is seen
-    /// as ended.
-    pub(super) fn quiet(&mut self) -> bool {
-        match self {
-            Stream::Tcp(_) => true,
-            Stream::Tls(s) => match s.get_mut().1.process_new_packets() {
-                Ok(state) => !state.peer_has_closed() && state.plaintext_bytes_to_read() == 0,
-                Err(_) => false,
-            },
-        }
-    }
 }
 
 impl AsyncRead for Stream {
@@ -80,6 +66,24 @@ impl AsyncWrite for Stream {
         match self.get_mut() {
             Stream::Tcp(s) => Pin::new(s).poll_write(cx, buf),
             Stream::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        match self.get_mut() {
+            Stream::Tcp(s) => Pin::new(s).poll_write_vectored(cx, bufs),
+            Stream::Tls(s) => Pin::new(s.as_mut()).poll_write_vectored(cx, bufs),
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        match self {
+            Stream::Tcp(s) => s.is_write_vectored(),
+            Stream::Tls(s) => s.is_write_vectored(),
         }
     }
 

@@ -43,90 +43,8 @@ fn plain_targets_are_read_from_the_base() {
         ),
         ("h", 443, true, "/api/0/x")
     );
+    assert_eq!(p.host_header, "h");
     assert_eq!(Address::of("ftp://h/api/0"), None);
-}
-
-#[test]
-fn only_targets_reqwest_would_send_unchanged_go_as_they_are() {
-    for ok in [
-        "/opacity/layer/0",
-        "/skip/layer/0?forwards=true&offset=1.5",
-        "/trigger/cue/Intro%20%C3%89cran",
-        "/cue/..x/a.b",
-        "/cue/.../x",
-        "/cue/%2e%2e%2e",
-    ] {
-        assert!(sent_as_is(ok), "{ok}");
-    }
-    for other in [
-        "/a b",
-        "/cue/..",
-        "/cue/./x",
-        "/cue/%2E%2e/x",
-        "/cue/.%2e",
-        "/cue/%2e",
-        "/a\r\nX: y",
-        "/é",
-        "/a#b",
-    ] {
-        assert!(!sent_as_is(other), "{other:?}");
-    }
-}
-
-fn head(raw: &[u8]) -> Head {
-    parse_head(raw).ok().flatten().expect("a complete head")
-}
-
-#[test]
-fn a_head_says_how_its_body_ends_and_whether_the_connection_stays() {
-    let h = head(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello");
-    assert_eq!(
-        (h.status, h.framing, h.keep_alive),
-        (200, Framing::Length(5), true)
-    );
-    assert_eq!(h.len, 38);
-    let h = head(b"HTTP/1.1 200 OK\r\ntransfer-encoding: gzip, Chunked\r\n\r\n");
-    assert_eq!((h.framing, h.keep_alive), (Framing::Chunked, true));
-    // Chunked before another coding, or a length beside the coding: read to the end.
-    let h = head(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n");
-    assert_eq!((h.framing, h.keep_alive), (Framing::Close, false));
-    let h = head(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n");
-    assert_eq!((h.framing, h.keep_alive), (Framing::Chunked, false));
-    let h = head(b"HTTP/1.1 200 OK\r\n\r\n");
-    assert_eq!((h.framing, h.keep_alive), (Framing::Close, false));
-    let h = head(b"HTTP/1.1 200 OK\r\nConnection: keep-alive, Close\r\nContent-Length: 0\r\n\r\n");
-    assert!(!h.keep_alive);
-    let h = head(b"HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n");
-    assert!(!h.keep_alive);
-    for status in [204, 304] {
-        let raw = format!("HTTP/1.1 {status} X\r\nContent-Length: 9\r\n\r\n");
-        assert_eq!(head(raw.as_bytes()).framing, Framing::Empty);
-    }
-    let h = head(b"HTTP/1.1 301 Moved\nLocation: /x\nContent-Length: 0\n\n");
-    assert_eq!((h.status, h.location.as_deref()), (301, Some(&b"/x"[..])));
-}
-
-#[test]
-fn a_head_that_is_incomplete_waits_and_a_broken_one_is_refused() {
-    assert!(matches!(
-        parse_head(b"HTTP/1.1 200 OK\r\nContent-"),
-        Ok(None)
-    ));
-    assert!(matches!(parse_head(b""), Ok(None)));
-    let invalid = |raw: &[u8]| match parse_head(raw) {
-        Err(Failure::Invalid(what)) => what,
-        other => panic!("{:?}", other.map(|h| h.map(|h| h.status))),
-    };
-    assert!(invalid(b"\x00\xffthis is not HTTP\r\n\r\n").contains("invalid HTTP version"));
-    let twice = b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n";
-    assert!(invalid(twice).contains("conflicting"));
-    assert!(invalid(b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n").contains("Content-Length"));
-    let mut endless = b"HTTP/1.1 200 OK\r\n".to_vec();
-    let pad = format!("X-Pad: {}\r\n", "0".repeat(4000));
-    while endless.len() <= MAX_HEAD {
-        endless.extend_from_slice(pad.as_bytes());
-    }
-    assert!(invalid(&endless).contains("larger than"));
 }
 
 /// What the scripted server does with a request.
@@ -138,6 +56,8 @@ enum Then {
     AnswerAndClose(&'static [u8]),
     /// Close without answering.
     Close,
+    /// Answer these bytes, then close when the test says so (see [`Scripted::close_now`]).
+    AnswerThenCloseWhenTold(&'static [u8]),
 }
 use Then::{Answer as Reply, AnswerAndClose, Close};
 
@@ -147,6 +67,10 @@ struct Scripted {
     address: Address,
     connections: Arc<AtomicUsize>,
     requests: Arc<Mutex<Vec<Vec<u8>>>>,
+    /// Told each time the server closed a connection.
+    closed: Arc<tokio::sync::Notify>,
+    /// Tells a connection waiting in [`Then::AnswerThenCloseWhenTold`] to close.
+    close_now: Arc<tokio::sync::Notify>,
 }
 
 async fn scripted(replies: Vec<Then>) -> Scripted {
@@ -156,12 +80,24 @@ async fn scripted(replies: Vec<Then>) -> Scripted {
     let connections = Arc::new(AtomicUsize::new(0));
     let requests = Arc::new(Mutex::new(Vec::new()));
     let script = Arc::new(Mutex::new(replies));
-    let (count, seen) = (connections.clone(), requests.clone());
+    let closed = Arc::new(tokio::sync::Notify::new());
+    let close_now = Arc::new(tokio::sync::Notify::new());
+    let (count, seen, told) = (connections.clone(), requests.clone(), closed.clone());
+    let when = close_now.clone();
     tokio::spawn(async move {
         while let Ok((mut stream, _)) = listener.accept().await {
             count.fetch_add(1, Ordering::SeqCst);
-            let (seen, script) = (seen.clone(), script.clone());
+            let (seen, script, told) = (seen.clone(), script.clone(), told.clone());
+            let when = when.clone();
             tokio::spawn(async move {
+                // Told once the connection is closed, however the script ends.
+                struct Tell(Arc<tokio::sync::Notify>);
+                impl Drop for Tell {
+                    fn drop(&mut self) {
+                        self.0.notify_one();
+                    }
+                }
+                let _tell = Tell(told);
                 let mut buf = Vec::new();
                 loop {
                     let end = loop {
@@ -199,9 +135,16 @@ async fn scripted(replies: Vec<Then>) -> Scripted {
                         }
                         AnswerAndClose(bytes) => {
                             let _ = stream.write_all(bytes).await;
+                            drop(stream);
                             return;
                         }
                         Close => return,
+                        Then::AnswerThenCloseWhenTold(bytes) => {
+                            let _ = stream.write_all(bytes).await;
+                            when.notified().await;
+                            drop(stream);
+                            return;
+                        }
                     }
                 }
             });
@@ -211,6 +154,8 @@ async fn scripted(replies: Vec<Then>) -> Scripted {
         address: Address::of(&format!("http://{addr}/api/0")).unwrap(),
         connections,
         requests,
+        closed,
+        close_now,
     }
 }
 
@@ -221,14 +166,25 @@ const CAPS: Caps = Caps {
     other: 1 << 20,
 };
 
-fn get<'a>(target: &'a str, authority: &'a str) -> Outgoing<'a> {
+fn get<'a>(target: &'a str, address: &'a Address) -> Outgoing<'a> {
     Outgoing {
         method: "GET",
         target,
-        authority,
+        host: &address.host_header,
         auth: None,
         body: None,
     }
+}
+
+/// One exchange of `out` on `conn`.
+async fn send(
+    conn: Conn,
+    out: &Outgoing<'_>,
+    caps: Caps,
+) -> Result<(Answer, Option<Conn>), Failure> {
+    let mut message = Some(out.message().unwrap());
+    conn.exchange(&mut message, caps, &Progress::default())
+        .await
 }
 
 /// One exchange on a new connection to the scripted server.
@@ -236,27 +192,27 @@ async fn once(server: &Scripted, caps: Caps) -> Result<(Answer, Option<Conn>), F
     let conn = connect(&server.address, None, LIMIT)
         .await
         .map_err(|_| Failure::Invalid("connect".into()))?;
-    conn.exchange(&get("/api/0/x", &server.address.authority), caps)
-        .await
+    send(conn, &get("/api/0/x", &server.address), caps).await
 }
 
 #[tokio::test]
-async fn the_request_is_written_as_reqwest_wrote_it() {
+async fn the_request_is_written_header_for_header() {
     let server = scripted(vec![Reply(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")]).await;
     let authority = server.address.authority.clone();
     let conn = connect(&server.address, None, LIMIT).await.unwrap();
+    let key = HeaderValue::from_static("Bearer k");
     let post = Outgoing {
         method: "POST",
         target: "/api/0/opacity/layer/0",
-        authority: &authority,
-        auth: Some(b"Bearer k"),
+        host: &server.address.host_header,
+        auth: Some(&key),
         body: Some(br#"{"value":0.25}"#),
     };
-    let (_, conn) = conn.exchange(&post, CAPS).await.unwrap();
-    let get = get("/api/0/opacity/layer/0", &authority);
-    conn.unwrap().exchange(&get, CAPS).await.unwrap();
+    let (_, conn) = send(conn, &post, CAPS).await.unwrap();
+    let get = get("/api/0/opacity/layer/0", &server.address);
+    send(conn.unwrap(), &get, CAPS).await.unwrap();
     let seen = server.requests.lock().unwrap().clone();
-    // The bytes reqwest 0.13 wrote for these two requests (captured on the wire).
+    // The headers the applications have always been sent, in the same order.
     let agent = super::super::USER_AGENT_VALUE;
     let expected_post = format!(
         "POST /api/0/opacity/layer/0 HTTP/1.1\r\nauthorization: Bearer k\r\n\
@@ -270,6 +226,14 @@ async fn the_request_is_written_as_reqwest_wrote_it() {
     assert_eq!(String::from_utf8_lossy(&seen[0]), expected_post);
     assert_eq!(String::from_utf8_lossy(&seen[1]), expected_get);
     assert_eq!(server.connections.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn a_target_that_cannot_be_sent_is_refused_before_anything_is() {
+    let address = Address::of("http://h:1/api/0").unwrap();
+    let refused = get("/api/0/a b", &address).message().unwrap_err();
+    assert!(refused.contains("cannot be sent"), "{refused}");
+    assert!(get("/api/0/cue/%2e%2e/x?y=1", &address).message().is_ok());
 }
 
 #[tokio::test]
@@ -302,6 +266,10 @@ async fn a_connection_is_kept_only_when_the_answer_ended_cleanly() {
             false,
         ),
         (b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n{}", false),
+        (
+            b"HTTP/1.1 200 OK\r\nConnection: keep-alive, Close\r\nContent-Length: 2\r\n\r\n{}",
+            false,
+        ),
     ] {
         let server = scripted(vec![Reply(reply)]).await;
         let (answer, again) = once(&server, CAPS).await.unwrap();
@@ -326,16 +294,10 @@ async fn a_large_body_read_past_the_buffer_leaves_the_connection_usable() {
     );
     let reply: &'static [u8] = Box::leak(reply.into_bytes().into_boxed_slice());
     let server = scripted(vec![Reply(reply)]).await;
-    let authority = server.address.authority.clone();
     let (answer, again) = once(&server, CAPS).await.unwrap();
     assert_eq!(answer.body, body.as_bytes());
     let conn = again.expect("the answer ended cleanly");
-    assert!(
-        conn.buf.capacity() <= KEEP_BUFFER,
-        "the body was not kept in the buffer"
-    );
-    let (answer, again) = conn
-        .exchange(&get("/api/0/x", &authority), CAPS)
+    let (answer, again) = send(conn, &get("/api/0/x", &server.address), CAPS)
         .await
         .unwrap();
     assert_eq!((answer.body.len(), again.is_some()), (body.len(), true));
@@ -355,8 +317,9 @@ async fn bodies_over_the_cap_are_refused_without_being_read_whole() {
         once(&announced.await, small).await,
         Err(Failure::TooLarge { status: 200 })
     ));
+    // Refused as soon as what was read passes the cap (the connection stays open).
     let chunked = scripted(vec![Reply(
-        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n3\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n3\r\ndef\r\n",
     )]);
     assert!(matches!(
         once(&chunked.await, small).await,
@@ -391,15 +354,18 @@ async fn an_answer_cut_short_is_a_closed_connection() {
             b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: 1\r\n",
             0,
         ),
+        // A head and one whole chunk, then the close.
+        (
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n",
+            0,
+        ),
     ] {
+        let _ = received;
         let server = scripted(vec![AnswerAndClose(cut)]).await;
         match once(&server, CAPS).await {
+            // Every byte the server sent was received, and is counted.
             Err(Failure::Closed { received: r, .. }) => {
-                assert!(
-                    r >= received,
-                    "{r} < {received}: {}",
-                    String::from_utf8_lossy(cut)
-                )
+                assert_eq!(r, cut.len(), "{}", String::from_utf8_lossy(cut))
             }
             other => panic!("{}: {:?}", String::from_utf8_lossy(cut), other.map(|a| a.0)),
         }
@@ -415,7 +381,7 @@ async fn an_answer_cut_short_is_a_closed_connection() {
 async fn a_kept_connection_closed_by_the_server_is_not_used_again() {
     let server = scripted(vec![
         Reply(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"),
-        AnswerAndClose(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"),
+        Then::AnswerThenCloseWhenTold(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"),
     ])
     .await;
     let authority = server.address.authority.clone();
@@ -426,15 +392,15 @@ async fn a_kept_connection_closed_by_the_server_is_not_used_again() {
     let (conn, lease) = kept
         .take(&authority)
         .expect("an open connection is used again");
-    // The second answer is followed by the server's close: once it has arrived, the kept
-    // connection is not handed out.
-    let (_, conn) = conn
-        .exchange(&get("/api/0/x", &authority), CAPS)
+    let (_, conn) = send(conn, &get("/api/0/x", &server.address), CAPS)
         .await
         .unwrap();
     let conn = conn.expect("the answer itself left the connection usable");
-    conn.stream.tcp().readable().await.unwrap();
     kept.put(&authority, conn, lease, &gate);
+    // The server closes the connection while it is kept: once the close has arrived, it is
+    // not handed out.
+    server.close_now.notify_one();
+    server.closed.notified().await;
     assert!(kept.take(&authority).is_none());
     assert!(kept.idle.is_empty());
 }
@@ -485,4 +451,100 @@ fn addresses_are_tried_families_interleaved_from_the_first_ones() {
     );
     assert_eq!(stream::interleave(vec![v4b, v4a]), vec![v4b, v4a]);
     assert!(stream::interleave(Vec::new()).is_empty());
+}
+
+/// A server that reads one request and never answers; says how its next read of that
+/// connection ended: `Ok(())` at the end of the stream, or the error.
+async fn reads_and_never_answers() -> (
+    Address,
+    tokio::sync::oneshot::Receiver<()>,
+    tokio::sync::oneshot::Receiver<std::io::Result<()>>,
+) {
+    use tokio::io::AsyncReadExt;
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (read_tx, read_rx) = tokio::sync::oneshot::channel();
+    let (end_tx, end_rx) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        let (mut stream, _) = listener.accept().await.unwrap();
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 4096];
+        while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = stream.read(&mut chunk).await.unwrap();
+            assert!(n > 0, "the request came whole");
+            buf.extend_from_slice(&chunk[..n]);
+        }
+        let _ = read_tx.send(());
+        let end = match stream.read(&mut chunk).await {
+            Ok(0) => Ok(()),
+            Ok(n) => panic!("{n} more bytes"),
+            Err(e) => Err(e),
+        };
+        let _ = end_tx.send(end);
+    });
+    let address = Address::of(&format!("http://{addr}/api/0")).unwrap();
+    (address, read_rx, end_rx)
+}
+
+/// How the server saw a connection end: `"reset"` or `"closed"`.
+fn ending(end: std::io::Result<()>) -> &'static str {
+    match end {
+        Ok(()) => "closed",
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => "reset",
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[tokio::test]
+async fn a_request_given_up_resets_its_connection() {
+    // A cancelled exchange (the future dropped once the server has read the request).
+    let (address, read, end) = reads_and_never_answers().await;
+    let conn = connect(&address, None, LIMIT).await.unwrap();
+    let exchange = tokio::spawn(async move {
+        send(conn, &get("/api/0/x", &address), CAPS)
+            .await
+            .map(|_| ())
+    });
+    read.await.unwrap();
+    exchange.abort();
+    assert!(exchange.await.unwrap_err().is_cancelled());
+    assert_eq!(ending(end.await.unwrap()), "reset");
+    // Its time running out (the same as a timeout of the transport's attempt).
+    let (address, _read, end) = reads_and_never_answers().await;
+    let conn = connect(&address, None, LIMIT).await.unwrap();
+    let out = get("/api/0/x", &address);
+    let timed = tokio::time::timeout(Duration::from_millis(200), send(conn, &out, CAPS)).await;
+    assert!(timed.is_err(), "no answer came");
+    assert_eq!(ending(end.await.unwrap()), "reset");
+}
+
+#[tokio::test]
+async fn a_connection_closed_between_requests_is_closed_normally() {
+    use tokio::io::AsyncReadExt;
+    // Answered in full, then dropped (not kept): a normal close, which the server reads as the
+    // end of the stream.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move {
+        use tokio::io::AsyncWriteExt;
+        let (mut stream, _) = listener.accept().await.unwrap();
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 4096];
+        while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = stream.read(&mut chunk).await.unwrap();
+            buf.extend_from_slice(&chunk[..n]);
+        }
+        let ok = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
+        stream.write_all(ok).await.unwrap();
+        match stream.read(&mut chunk).await {
+            Ok(n) => Ok(n),
+            Err(e) => Err(e),
+        }
+    });
+    let address = Address::of(&format!("http://{addr}/api/0")).unwrap();
+    let conn = connect(&address, None, LIMIT).await.unwrap();
+    let (answer, again) = send(conn, &get("/api/0/x", &address), CAPS).await.unwrap();
+    assert_eq!(answer.body, b"{}");
+    drop(again.expect("kept"));
+    assert_eq!(server.await.unwrap().unwrap(), 0, "the end of the stream");
 }
