@@ -29,13 +29,6 @@ fn build() -> Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
         .thread_name("showctl-io")
-        // A command's future nests deep (a sequence's step, its read-back, its record, the
-        // transport's attempt). An unoptimised build keeps every temporary of each poll frame
-        // apart: a sequence's step took 1.3 MiB of a 2 MiB thread (tokio's default) and the next
-        // frames overflowed it, a SIGSEGV in the embedding process (a cdylib gets no overflow
-        // handler of Rust's). 8 MiB is a main thread's size on Linux; it is address space,
-        // touched only as deep as a poll goes.
-        .thread_stack_size(8 << 20)
         .on_thread_start(|| {
             leave_signals_to_the_caller();
             PROCESS_THREAD.with(|p| p.set(true));

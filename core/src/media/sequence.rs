@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures::future::BoxFuture;
 use futures::StreamExt;
 use serde_json::Value;
 use tokio::sync::Notify;
@@ -256,13 +257,7 @@ pub async fn run(
         }
         let started = Instant::now();
         let result = match step {
-            Step::Command(c) => {
-                let send = super::confirm::reading((**c).clone().send(client));
-                match &name {
-                    Some(n) => crate::journal::in_sequence(n.clone(), index, send).await,
-                    None => send.await,
-                }
-            }
+            Step::Command(c) => command(client, c, name.clone(), index).await,
             Step::Wait(d) => {
                 tokio::select! {
                     _ = tokio::time::sleep(*d) => Ok(None),
@@ -273,7 +268,7 @@ pub async fn run(
             }
             Step::Until(u) => {
                 tokio::select! {
-                    r = until(client, u) => r.map(|_| None),
+                    r = boxed_until(client, u) => r.map(|_| None),
                     _ = stop.wait() => {
                         return cancelled(&progress, index, steps.len(), &label);
                     }
@@ -294,6 +289,28 @@ pub async fn run(
     }
     let run = progress.lock().unwrap_or_else(|p| p.into_inner());
     run.clone()
+}
+
+/// A command step's future, on the heap. A command's future nests deep (the send, its
+/// read-back, its record): built inside the sequence's own body, an unoptimised build kept
+/// several copies of it in the sequence's poll frame (200 KiB each) and a 2 MiB thread's stack
+/// overflowed. Built here, the copies live only until this returns.
+fn command<'a>(
+    client: &'a MediaClient,
+    c: &Confirmable,
+    name: Option<Arc<str>>,
+    index: usize,
+) -> BoxFuture<'a, Result<Option<Value>>> {
+    let send = super::confirm::reading(c.clone().send(client));
+    match name {
+        Some(n) => Box::pin(crate::journal::in_sequence(n, index, send)),
+        None => Box::pin(send),
+    }
+}
+
+/// [`until`]'s future on the heap, for the same reason as [`command`]'s.
+fn boxed_until<'a>(client: &'a MediaClient, u: &'a Until) -> BoxFuture<'a, Result<()>> {
+    Box::pin(until(client, u))
 }
 
 fn cancelled(progress: &Progress, next: usize, total: usize, label: &str) -> Run {
