@@ -193,7 +193,8 @@ fn read_pem(path: &Path) -> Result<Vec<CertificateDer<'static>>> {
     Ok(certs)
 }
 
-/// The rustls client configuration for `options` (ALPN h2 and HTTP/1.1, as reqwest's own).
+/// The rustls client configuration for `options` (ALPN `http/1.1`: the one protocol the
+/// transport speaks).
 pub fn client_config(options: &TlsOptions) -> Result<Arc<rustls::ClientConfig>> {
     options.check()?;
     let provider = provider();
@@ -245,7 +246,7 @@ fn config_with(
         .dangerous()
         .with_custom_certificate_verifier(Arc::new(verifier))
         .with_no_client_auth();
-    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(Arc::new(config))
 }
 

@@ -71,11 +71,8 @@ thread_local! {
 impl Clients {
     pub(super) fn new(config: &Config) -> Result<Self> {
         install_crypto_provider();
-        let tls = crate::tls::client_config(&config.tls_options())?;
-        let mut h1 = (*tls).clone();
-        h1.alpn_protocols = vec![b"http/1.1".to_vec()];
         Ok(Clients {
-            tls_h1: Arc::new(h1),
+            tls_h1: crate::tls::client_config(&config.tls_options())?,
             config: config.clone(),
             kept: Mutex::new((crate::runtime::pid(), http1::Kept::for_process())),
             gates: Gates::new(config.max_connections),
