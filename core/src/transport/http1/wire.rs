@@ -37,6 +37,9 @@ pub(in crate::transport) struct Tally {
     line: AtomicU8,
     /// The tenth byte of the answer was `1` (a `1xx` status).
     informational: AtomicBool,
+    /// How many of the answer's first bytes were `HTTP/`'s (5: the first line may be a status
+    /// line; fewer: it is not, whenever it ends).
+    prefix: AtomicU8,
     /// Writing failed because the server closed or reset the connection: the operating
     /// system's error number (0: no failure; -1: one without a number).
     write_failed: AtomicI32,
@@ -47,6 +50,8 @@ const LINE_OPEN: u8 = 0;
 const LINE_FINAL: u8 = 1;
 /// The first line ended and is a `1xx`: the final status line is hyper's to find.
 const LINE_INFORMATIONAL: u8 = 2;
+/// The first line ended and is not a status line (it does not begin with `HTTP/`).
+const LINE_NOT_HTTP: u8 = 3;
 
 impl Tally {
     /// A new request goes out on the connection.
@@ -55,6 +60,7 @@ impl Tally {
         self.read.store(0, Ordering::Relaxed);
         self.line.store(LINE_OPEN, Ordering::Relaxed);
         self.informational.store(false, Ordering::Relaxed);
+        self.prefix.store(0, Ordering::Relaxed);
         self.write_failed.store(0, Ordering::Relaxed);
     }
 
@@ -116,8 +122,20 @@ impl Tally {
         if before <= 9 && bytes.len() > 9 - before && bytes[9 - before] == b'1' {
             self.informational.store(true, Ordering::Relaxed);
         }
+        // Whether the line begins with `HTTP/`: garbage that ends a line is no status line,
+        // whether hyper refuses it at its first byte or after the line ended (TCP may bring
+        // the line in one read or in several).
+        let mut prefix = self.prefix.load(Ordering::Relaxed);
+        for (at, byte) in (before..).zip(bytes.iter()).take_while(|(at, _)| *at < 5) {
+            if usize::from(prefix) == at && *byte == b"HTTP/"[at] {
+                prefix += 1;
+            }
+        }
+        self.prefix.store(prefix, Ordering::Relaxed);
         if memchr::memchr(b'\n', bytes).is_some() {
-            let line = if self.informational.load(Ordering::Relaxed) {
+            let line = if prefix < 5 {
+                LINE_NOT_HTTP
+            } else if self.informational.load(Ordering::Relaxed) {
                 LINE_INFORMATIONAL
             } else {
                 LINE_FINAL
@@ -214,5 +232,37 @@ impl AsyncWrite for Wire {
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Tally;
+
+    /// A first line is a status line when it begins with `HTTP/`, however the reads cut it.
+    #[test]
+    fn a_status_line_is_told_from_garbage_however_the_answer_arrives() {
+        for (answer, status) in [
+            (&b"HTTP/1.1 200 OK\r\n\r\n"[..], true),
+            (b"\0this is not HTTP\r\n\r\n", false),
+            (b"HTTX/1.1 200 OK\r\n\r\n", false),
+            (b"HTTP/1.1 100 Continue\r\n\r\n", false),
+        ] {
+            for piece in [1, 2, 4, 7, answer.len()] {
+                let t = Tally::default();
+                t.start();
+                let mut before = 0;
+                for chunk in answer.chunks(piece) {
+                    t.note_read(before, chunk);
+                    before += chunk.len();
+                }
+                assert_eq!(
+                    t.status_line(),
+                    status,
+                    "{:?} in pieces of {piece}",
+                    String::from_utf8_lossy(answer)
+                );
+            }
+        }
     }
 }
