@@ -123,7 +123,8 @@ def test_commands_given_up_on_a_frozen_application_run_and_are_recorded(
         "/api/0" + p
         for p in ("/trigger/layer/0/playlist/0/cue/0", CUE_GIVEN_UP, "/opacity/layer/0")
     ), records
-    assert ran <= recorded, (ran, recorded)
+    # Each command ran at most as often as it was recorded (Counter's <= is 3.10's).
+    assert all(n <= recorded[path] for path, n in ran.items()), (ran, recorded)
     given_up = [(r["path"], r["outcome"], r["delivery"]) for r in records[1:]]
     assert given_up == [
         (CUE_GIVEN_UP, "abandoned", "sent_no_answer"),
