@@ -12,9 +12,8 @@
 # reads it), and README.md, mkdocs.yml, docs/ and scripts/ (what the docs tests and the
 # public-surface test read) are copied to STAGE_DIR/showctl and pytest runs there with
 # --import-mode=importlib; SHOWCTL_TEST_INSTALLED=1 makes the suite's conftest refuse to run
-# unless showctl and its extension come from the interpreter's site-packages. The API contract that
-# test_media_api_table reads from shared/ beside the repository gets the same neighbour in
-# STAGE_DIR when there is one (SHOWCTL_SHARED_DIR overrides where it is taken from).
+# unless showctl and its extension come from the interpreter's site-packages. No test reads a file
+# outside the repository, so nothing beside it is linked in.
 # POSIX sh: scripts/test-wheel.sh and the release workflow (Linux, macOS, Windows, Alpine) use it.
 set -eu
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,10 +30,6 @@ cp -r "$repo/tests" "$repo/examples" "$repo/pyproject.toml" "$repo/Cargo.toml" \
 find "$stage" -name __pycache__ -prune -exec rm -rf {} +
 # An editable build leaves the extension in python/showctl: the stage keeps none of it.
 find "$stage/showctl/python" \( -name '*.so' -o -name '*.pyd' -o -name '*.dylib' \) -exec rm -f {} +
-shared=${SHOWCTL_SHARED_DIR:-$repo/../shared}
-if [ -d "$shared" ]; then
-    ln -s "$(cd "$shared" && pwd)" "$stage/shared"
-fi
 
 cd "$stage/showctl"
 SHOWCTL_TEST_INSTALLED=1 exec "$python" -m pytest -q -p no:cacheprovider --import-mode=importlib "$@"

@@ -16,8 +16,6 @@
 #
 # It prints a table, each version with its result, names the supported versions it found no
 # interpreter for, and exits non-zero when a version failed or none could be tested.
-# test_media_api_table reads the API contract from shared/ beside the repository (see
-# scripts/test-installed.sh for SHOWCTL_SHARED_DIR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
