@@ -360,10 +360,16 @@ def measure(
         key = KEY[bench]
         print(f"  {bench:26} {client:26} {figures[key]:10.2f} {key}", flush=True)
 
-    def cases(bench: str, clients: list[str], url: str = base, case: str | None = None) -> None:
+    def cases(
+        bench: str,
+        clients: list[str],
+        url: str = base,
+        case: str | None = None,
+        with_variants: bool = True,
+    ) -> None:
         for c in clients:
             add(bench, c, run_case(case or bench, c, url))
-            if c == "showctl":  # each variant right after the build it is compared with
+            if c == "showctl" and with_variants:  # each variant right after the build
                 for label, path in variants.items():
                     add(bench, f"showctl {label}", run_case(case or bench, c, url, path))
 
@@ -389,7 +395,8 @@ def measure(
                 for mode in CPU_MODES:
                     cases(cpu_bench(mode, server), CPU_CLIENTS, url, f"cpu-{mode}")
         if "sequence" in only and sequence_url is not None:
-            cases("sequence", ["showctl"], sequence_url)
+            # The installed build only: a variant built before sequences has none to run.
+            cases("sequence", ["showctl"], sequence_url, with_variants=False)
     return {b: {c: combine(s) for c, s in clients.items()} for b, clients in per_round.items()}
 
 
