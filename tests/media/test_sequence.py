@@ -201,7 +201,9 @@ def test_ctrl_c_stops_between_steps(sim: showctl.Simulator) -> None:
         said = threading.Event()
         class Said(logging.Handler):
             def emit(self, record):
-                print("LOG", record.getMessage(), flush=True)
+                # One write: the main thread prints too (print writes each argument apart).
+                sys.stdout.write(f"LOG {{record.getMessage()}}\\n")
+                sys.stdout.flush()
                 said.set()
         logging.getLogger("showctl.sequence").addHandler(Said())
         player = showctl.MediaPlayer({sim.url!r})
