@@ -61,13 +61,16 @@ HAND_EDITS = [
     ("core/src/media/table.rs", "            layer_commands {\n", TABLE_ENTRY),
     ("core/src/simulator/routes.rs", "        // Layer properties\n", SIMULATOR_ROUTE),
 ]
-# Each generated copy, and the lines it must hold once the operation is added.
+# Each generated copy, and the text it must hold once the operation is added.
 GENERATED = {
     "python/showctl/_core.pyi": [
-        "    def scratch_dim(self, value: float, *, confirm: bool = False) -> None:",
-        "    async def scratch_dim_async(self, value: float, *, confirm: bool = False) -> None:",
-        "    def scratch_dim(layer: int | str | Layer, value: float, *, confirm: bool = False)"
-        " -> Command:",
+        "    def scratch_dim(self, value: SupportsFloat, *, confirm: bool = False) -> None:\n",
+        "    async def scratch_dim_async(self, value: SupportsFloat, *, confirm: bool = False)"
+        " -> None:\n",
+        "    def scratch_dim(\n"
+        "        layer: SupportsIndex | str | Layer, value: SupportsFloat, *,"
+        " confirm: bool = False\n"
+        "    ) -> Command:\n",
     ],
     "docs/api.md": [
         "| `Layer.scratch_dim(value, *, confirm=False)` | POST /scratchDim/layer/{id} | `None` | "
@@ -218,9 +221,9 @@ def main() -> int:
         problems.append(f"{rel} did not change: the new operation does not reach it")
     for rel in sorted(changed - wanted):
         problems.append(f"{rel} changed, but only the two hand edits and the generated copies may")
-    for rel, lines in GENERATED.items():
-        have = (TREE / rel).read_text(encoding="utf-8").splitlines()
-        problems += [f"{rel} lacks the line {line!r}" for line in lines if line not in have]
+    for rel, texts in GENERATED.items():
+        have = (TREE / rel).read_text(encoding="utf-8")
+        problems += [f"{rel} lacks {text!r}" for text in texts if text not in have]
     check = run([sys.executable, "scripts/gen_stubs.py", "--check"])
     if check.returncode != 0:
         problems.append("gen_stubs.py --check fails after generating:\n" + check.stdout)
