@@ -10,7 +10,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,19 +17,10 @@ from typing import Any
 import pytest
 import showctl
 
+from tests.kit.clikit import showctl_cli as cli
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = 4096  # tmpfs gives a file its space a page at a time
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    environ = {k: v for k, v in os.environ.items() if not k.startswith("SHOWCTL_")}
-    return subprocess.run(
-        [sys.executable, "-m", "showctl", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=environ,
-    )
 
 
 def after_show_reader() -> Callable[[str, str], list[dict[str, Any]]]:
